@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+// vtk: VideoToolbox-shaped H.264 encode and decode on Linux through VA-API.
+import PackageDescription
+
+let package = Package(
+    name: "vtk",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "vtk", targets: ["vtk"]),
+        .library(name: "VTKMedia", targets: ["VTKMedia"]),
+        .library(name: "H264Bitstream", targets: ["H264Bitstream"]),
+        // libva loads this as driver "libvtksoft" (LIBVA_DRIVER_NAME=libvtksoft) from LIBVA_DRIVERS_PATH.
+        .library(name: "vtksoft_drv_video", type: .dynamic, targets: ["VTKSoft"]),
+    ],
+    targets: [
+        // MARK: C libraries (Debian packages; `make deps` installs them)
+        .systemLibrary(
+            name: "CLibVA", pkgConfig: "libva-drm",
+            providers: [.apt(["libva-dev", "libdrm-dev"])]),
+        .systemLibrary(
+            name: "CLibYUV",  // Debian's libyuv-dev has no .pc file: the module map links `yuv` directly.
+            providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(
+            name: "COpenH264", pkgConfig: "openh264",
+            providers: [.apt(["libopenh264-dev"])]),
+        .systemLibrary(
+            name: "CLibAVCodec", pkgConfig: "libavcodec",
+            providers: [.apt(["libavcodec-dev"])]),
+
+        // MARK: Pure Swift layers
+        .target(name: "VTKMedia"),
+        .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
+
+        // MARK: vtksoft, the software VA-API driver
+        .target(
+            name: "VTKSoft",
+            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream"],
+            linkerSettings: [
+                // libva dlopens the driver from a process that may not carry the Swift runtime's path.
+                .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
+                // libva dlcloses the driver at vaTerminate; Swift images must not be unloaded and reloaded.
+                .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"]),
+            ]),
+
+        // MARK: The command
+        .executableTarget(name: "vtk", dependencies: ["H264Bitstream", "VTKMedia"]),
+
+        // MARK: Tools (benchmarks)
+        .executableTarget(name: "bitstream-bench", dependencies: ["H264Bitstream"], path: "Tools/BitstreamBench"),
+
+        // MARK: Tests
+        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream"], path: "Tests/VTKTestSupport"),
+        .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
+        .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
+        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA"]),
+    ]
+)

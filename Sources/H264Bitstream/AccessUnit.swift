@@ -1,0 +1,30 @@
+/// One coded slice NAL unit with its parsed header.
+public struct Slice: Hashable, Sendable {
+    public var nalUnit: NALUnit
+    public var header: SliceHeader
+}
+
+/// The NAL units of one access unit (7.4.1.2): one primary coded picture with the parameter sets, SEI and
+/// delimiters that come with it.
+public struct AccessUnit: Hashable, Sendable {
+    /// All NAL units in stream order.
+    public var nalUnits: [NALUnit] = []
+    /// The coded slices of the primary picture (and any redundant ones), in stream order.
+    public var slices: [Slice] = []
+    /// Parameter sets in force once this access unit's own SPS/PPS NAL units have been read.
+    public var parameterSets = ParameterSets()
+    public var recoveryPoint: RecoveryPoint?
+    /// Problems met while assembling it (a slice with a missing PPS, a damaged SPS, ...). The access unit
+    /// is still delivered, so that a decoder can decide what to do.
+    public var problems: [BitstreamError] = []
+
+    public init() {}
+
+    /// Byte offset of its first NAL unit in the stream.
+    public var offset: Int { nalUnits.first.map { $0.offset } ?? 0 }
+    public var isIDR: Bool { slices.first?.header.idrPicFlag ?? false }
+    public var primarySliceHeader: SliceHeader? { slices.first?.header }
+    public var hasPicture: Bool { !slices.isEmpty }
+    /// Size in bytes of its NAL units, without start codes.
+    public var byteCount: Int { nalUnits.reduce(0) { $0 + $1.bytes.count } }
+}

@@ -1,0 +1,127 @@
+/// Groups NAL units into access units by the rules of 7.4.1.2.3 (order of NAL units) and 7.4.1.2.4
+/// (detection of the first VCL NAL unit of a primary coded picture).
+///
+/// Feed it NAL units with ``push(_:)`` or raw byte-stream chunks with ``append(_:)``; it returns each
+/// access unit once the first NAL unit of the next one has arrived, and the last at ``finish()``.
+/// Parameter sets are parsed as they pass, because the slice-header comparison needs them.
+public struct AccessUnitAssembler {
+    public private(set) var parameterSets = ParameterSets()
+    private var current = AccessUnit()
+    private var lastSliceHeader: SliceHeader?
+    /// True once the current access unit has a VCL NAL unit, parsable or not.
+    private var currentHasVCL = false
+    private var reader = AnnexBStreamReader()
+
+    public init() {}
+
+    /// Adds a chunk of an Annex B byte stream.
+    public mutating func append<C: Collection>(_ chunk: C) -> [AccessUnit] where C.Element == UInt8 {
+        var done: [AccessUnit] = []
+        for unit in reader.append(chunk) { if let au = push(unit) { done.append(au) } }
+        return done
+    }
+
+    /// Ends the stream: returns what is left.
+    public mutating func finish() -> [AccessUnit] {
+        var done: [AccessUnit] = []
+        for unit in reader.finish() { if let au = push(unit) { done.append(au) } }
+        if !current.nalUnits.isEmpty { done.append(current) }
+        current = AccessUnit()
+        currentHasVCL = false
+        lastSliceHeader = nil
+        return done
+    }
+
+    /// All access units of a whole byte stream held in memory (NAL units are slices of `bytes`).
+    public static func accessUnits(in bytes: [UInt8]) -> [AccessUnit] {
+        var assembler = AccessUnitAssembler()
+        var done: [AccessUnit] = []
+        for unit in AnnexBScanner.nalUnits(in: bytes) { if let au = assembler.push(unit) { done.append(au) } }
+        return done + assembler.finish()
+    }
+
+    /// Adds one NAL unit; returns the access unit it completed, if it starts a new one.
+    public mutating func push(_ unit: NALUnit) -> AccessUnit? {
+        var completed: AccessUnit?
+        let type = unit.type.rawValue
+        let hasVCL = currentHasVCL
+
+        if unit.header.forbiddenZeroBit {
+            current.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: "forbidden_zero_bit is 1"))
+            current.nalUnits.append(unit)
+            return nil
+        }
+
+        // 7.4.1.2.3: AUD, SPS, PPS, SEI and types 14...18 after the last VCL NAL unit begin the next one.
+        if hasVCL && (type == 6 || type == 7 || type == 8 || type == 9 || (14...18).contains(type)) {
+            completed = takeCurrent()
+        }
+
+        switch unit.type {
+        case .sequenceParameterSet, .pictureParameterSet:
+            do { try parameterSets.store(unit) } catch { current.problems.append(error) }
+        case .sei:
+            do {
+                if let point = try RecoveryPoint.find(in: unit) { current.recoveryPoint = point }
+            } catch {
+                current.problems.append(error)
+            }
+        default:
+            break
+        }
+
+        if unit.type.isVCL {
+            if unit.type.isSlice {
+                do {
+                    let header = try SliceHeader(nalUnit: unit, parameterSets: parameterSets)
+                    if currentHasVCL {
+                        // After an unparsable slice only first_mb_in_slice == 0 can tell a new picture.
+                        let isNew = lastSliceHeader.map { Self.startsNewPicture(header, after: $0) } ?? (header.firstMbInSlice == 0)
+                        if isNew { completed = takeCurrent() }
+                    }
+                    current.slices.append(Slice(nalUnit: unit, header: header))
+                    lastSliceHeader = header
+                } catch {
+                    // Without a parsable header only first_mb_in_slice == 0 can tell a new picture.
+                    if currentHasVCL, Self.firstMbInSlice(unit) == 0 { completed = takeCurrent() }
+                    current.problems.append(error)
+                    lastSliceHeader = nil
+                }
+            } else {
+                current.problems.append(.unsupported("slice data partitioning (NAL type \(type)) at byte \(unit.offset)"))
+            }
+        }
+        if unit.type.isVCL { currentHasVCL = true }
+        current.nalUnits.append(unit)
+        current.parameterSets = parameterSets
+        return completed
+    }
+
+    private mutating func takeCurrent() -> AccessUnit {
+        let done = current
+        current = AccessUnit()
+        currentHasVCL = false
+        current.parameterSets = parameterSets
+        return done
+    }
+
+    private static func firstMbInSlice(_ unit: NALUnit) -> Int? {
+        var r = BitReader(EmulationPrevention.remove(unit.bytes.dropFirst().prefix(8)))
+        return (try? r.ue()).map { Int($0) }
+    }
+
+    /// 7.4.1.2.4: does `slice` begin a new primary coded picture after `previous`?
+    static func startsNewPicture(_ slice: SliceHeader, after previous: SliceHeader) -> Bool {
+        if slice.redundantPicCnt > 0 { return false }  // redundant slices belong to the primary picture
+        if slice.frameNum != previous.frameNum { return true }
+        if slice.picParameterSetId != previous.picParameterSetId { return true }
+        if slice.fieldPicFlag != previous.fieldPicFlag { return true }
+        if slice.fieldPicFlag && slice.bottomFieldFlag != previous.bottomFieldFlag { return true }
+        if (slice.nalRefIdc == 0) != (previous.nalRefIdc == 0) { return true }
+        if slice.picOrderCntLsb != previous.picOrderCntLsb || slice.deltaPicOrderCntBottom != previous.deltaPicOrderCntBottom { return true }
+        if slice.deltaPicOrderCnt != previous.deltaPicOrderCnt { return true }
+        if slice.idrPicFlag != previous.idrPicFlag { return true }
+        if slice.idrPicFlag && previous.idrPicFlag && slice.idrPicId != previous.idrPicId { return true }
+        return false
+    }
+}

@@ -1,0 +1,86 @@
+/// One sei_message() (7.3.2.3.1): its payloadType and payload bytes (RBSP).
+public struct SEIMessage: Hashable, Sendable {
+    public var payloadType: Int
+    public var payload: [UInt8]
+
+    public static let recoveryPointType = 6
+
+    /// Splits an SEI NAL unit into its messages (7.3.2.3).
+    public static func messages(in unit: NALUnit) throws(BitstreamError) -> [SEIMessage] {
+        guard unit.type == .sei else {
+            throw .malformedNALUnit(byteOffset: unit.offset, reason: "expected SEI, found \(unit.type)")
+        }
+        let rbsp = unit.rbsp
+        var messages: [SEIMessage] = []
+        var i = 0
+        // Stop at the rbsp_trailing_bits byte (0x80) that ends the last message.
+        while i < rbsp.count && !(i == rbsp.count - 1 && rbsp[i] == 0x80) {
+            var type = 0
+            while i < rbsp.count && rbsp[i] == 0xFF { type += 255; i += 1 }
+            guard i < rbsp.count else { throw .overrun(bitOffset: 8 * (unit.offset + 1 + i), needed: 8) }
+            type += Int(rbsp[i]); i += 1
+            var size = 0
+            while i < rbsp.count && rbsp[i] == 0xFF { size += 255; i += 1 }
+            guard i < rbsp.count else { throw .overrun(bitOffset: 8 * (unit.offset + 1 + i), needed: 8) }
+            size += Int(rbsp[i]); i += 1
+            guard size <= rbsp.count - i else {
+                throw .overrun(bitOffset: 8 * (unit.offset + 1 + i), needed: 8 * (size - (rbsp.count - i)))
+            }
+            messages.append(SEIMessage(payloadType: type, payload: Array(rbsp[i..<(i + size)])))
+            i += size
+        }
+        return messages
+    }
+}
+
+/// recovery_point() SEI (D.1.8): decoding can start at this access unit; pictures are right from
+/// recovery_frame_cnt frames on.
+public struct RecoveryPoint: Hashable, Sendable {
+    public var recoveryFrameCnt: Int
+    public var exactMatchFlag: Bool
+    public var brokenLinkFlag: Bool
+    public var changingSliceGroupIdc: Int
+
+    public init(recoveryFrameCnt: Int, exactMatchFlag: Bool = true, brokenLinkFlag: Bool = false, changingSliceGroupIdc: Int = 0) {
+        self.recoveryFrameCnt = recoveryFrameCnt
+        self.exactMatchFlag = exactMatchFlag
+        self.brokenLinkFlag = brokenLinkFlag
+        self.changingSliceGroupIdc = changingSliceGroupIdc
+    }
+
+    public init(message: SEIMessage) throws(BitstreamError) {
+        var r = BitReader(message.payload)
+        recoveryFrameCnt = try r.ue(max: 65535, "recovery_frame_cnt")
+        exactMatchFlag = try r.flag()
+        brokenLinkFlag = try r.flag()
+        changingSliceGroupIdc = Int(try r.u(2))
+    }
+
+    /// The recovery point of an SEI NAL unit, if it has one.
+    public static func find(in unit: NALUnit) throws(BitstreamError) -> RecoveryPoint? {
+        for message in try SEIMessage.messages(in: unit) where message.payloadType == SEIMessage.recoveryPointType {
+            return try RecoveryPoint(message: message)
+        }
+        return nil
+    }
+}
+
+/// access_unit_delimiter_rbsp() (7.3.2.4).
+public struct AccessUnitDelimiter: Hashable, Sendable {
+    /// primary_pic_type (Table 7-5): which slice types the picture may contain.
+    public var primaryPicType: Int
+
+    public init(primaryPicType: Int) { self.primaryPicType = primaryPicType }
+
+    public init(nalUnit: NALUnit) throws(BitstreamError) {
+        guard nalUnit.type == .accessUnitDelimiter else {
+            throw .malformedNALUnit(byteOffset: nalUnit.offset, reason: "expected AUD, found \(nalUnit.type)")
+        }
+        var r = BitReader(nalUnit.rbsp, reportingBase: 8 * (nalUnit.offset + 1))
+        primaryPicType = Int(try r.u(3))
+    }
+
+    public var nalUnit: NALUnit {
+        NALUnit([NALUnitHeader(nalRefIdc: 0, nalUnitType: .accessUnitDelimiter).byte, UInt8(primaryPicType << 5) | 0x10])
+    }
+}

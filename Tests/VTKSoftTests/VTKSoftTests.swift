@@ -1,0 +1,1 @@
+// vtksoft: the software VA-API driver arrives with issue 3.
