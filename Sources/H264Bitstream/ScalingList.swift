@@ -34,7 +34,7 @@ public enum CodedScalingList: Hashable, Sendable {
             if nextScale != 0 {
                 let delta = try r.se(in: -128...127, "delta_scale")
                 nextScale = (lastScale + delta + 256) % 256
-                if j == 0 && nextScale == 0 { return .notPresent }
+                if j == 0 && nextScale == 0 { return .useDefault }
             }
             list[j] = UInt8(nextScale == 0 ? lastScale : nextScale)
             lastScale = Int(list[j])

@@ -180,10 +180,12 @@ public struct SliceHeader: Hashable, Sendable {
         if pps.numSliceGroupsMinus1 > 0 && (3...5).contains(pps.sliceGroupMapType) {
             let picSizeInMapUnits = sps.picWidthInMbs * sps.picHeightInMapUnits
             let rate = pps.sliceGroupChangeRateMinus1 + 1
-            let bits = PictureParameterSet.ceilLog2(picSizeInMapUnits / rate + 1)  // 7.4.3: Ceil(Log2(PicSizeInMapUnits ÷ SliceGroupChangeRate + 1))
+            // 7.4.3: Ceil(Log2(PicSizeInMapUnits ÷ SliceGroupChangeRate + 1)) bits, where ÷ is exact division
+            // (5.7), not integer division; that equals Ceil(Log2(Ceil(PicSizeInMapUnits ÷ SliceGroupChangeRate) + 1)).
+            let bits = PictureParameterSet.ceilLog2((picSizeInMapUnits + rate - 1) / rate + 1)
             sliceGroupChangeCycle = Int(try r.u(bits))
         }
-        headerBitLengthInRBSP = r.bitPosition + (sliceQpDelta == 2 ? 1 : 0)
+        headerBitLengthInRBSP = r.bitPosition
         // Map the RBSP bit position back into the escaped payload: each emulation prevention byte
         // before that position adds 8 bits.
         let byteInRBSP = headerBitLengthInRBSP / 8
@@ -222,7 +224,7 @@ public struct SliceHeader: Hashable, Sendable {
                 e.lumaWeightFlag = try r.flag()
                 if e.lumaWeightFlag {
                     e.lumaWeight = try r.se(in: -128...127, "luma_weight")
-                    e.lumaOffset = -try r.se(in: -128...127, "luma_offset")
+                    e.lumaOffset = try r.se(in: -128...127, "luma_offset")
                 }
                 if sps.chromaArrayType != 0 {
                     e.chromaWeight = [1 << t.chromaLog2WeightDenom, 1 << t.chromaLog2WeightDenom]

@@ -109,7 +109,7 @@ public struct VUIParameters: Hashable, Sendable {
             log2MaxMvLengthHorizontal = try r.ue(max: 16, "log2_max_mv_length_horizontal")
             log2MaxMvLengthVertical = try r.ue(max: 16, "log2_max_mv_length_vertical")
             maxNumReorderFrames = try r.ue(max: 16, "max_num_reorder_frames")
-            maxDecFrameBuffering = try r.ue(max: 16, "max_dec_frame_buffering") + 1
+            maxDecFrameBuffering = try r.ue(max: 16, "max_dec_frame_buffering")
         }
     }
 
