@@ -30,6 +30,7 @@ let package = Package(
         // MARK: Pure Swift layers
         .target(name: "VTKMedia"),
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
+        .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
 
         // MARK: vtksoft, the software VA-API driver
         .target(
@@ -52,6 +53,7 @@ let package = Package(
         .target(name: "VTKTestSupport", dependencies: ["H264Bitstream"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
+        .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA"]),
     ]
 )

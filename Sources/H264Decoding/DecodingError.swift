@@ -1,0 +1,34 @@
+import H264Bitstream
+
+/// Why the decoding process refused or marked a picture.
+public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Field pictures and MBAFF: vtk decodes frame pictures only.
+    case interlacedNotSupported(byteOffset: Int)
+    /// A profile or chroma format vtk does not decode.
+    case unsupportedStream(String)
+    /// The access unit could not be parsed.
+    case bitstream(BitstreamError, byteOffset: Int)
+    /// A P or B picture before the first IDR or recovery point: it has nothing to refer to and is skipped.
+    case waitingForKeyframe(byteOffset: Int)
+    /// A reference the slice needs is not in the DPB (lost or damaged picture).
+    case missingReference(byteOffset: Int, detail: String)
+    /// frame_num jumped although gaps_in_frame_num_value_allowed_flag is 0: pictures were lost.
+    case lostPictures(byteOffset: Int, count: Int)
+
+    public var description: String {
+        switch self {
+        case let .interlacedNotSupported(offset):
+            return "interlaced coding (field pictures or MBAFF) at byte \(offset) is not supported"
+        case let .unsupportedStream(what):
+            return "unsupported stream: \(what)"
+        case let .bitstream(error, offset):
+            return "access unit at byte \(offset): \(error)"
+        case let .waitingForKeyframe(offset):
+            return "picture at byte \(offset) skipped: no IDR or recovery point yet"
+        case let .missingReference(offset, detail):
+            return "picture at byte \(offset) refers to a missing picture: \(detail)"
+        case let .lostPictures(offset, count):
+            return "\(count) picture(s) lost before byte \(offset) (frame_num gap)"
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import VTKTestSupport
+import VTKMedia
+import H264Bitstream
+@testable import H264Decoding
+
+/// Runs the decoding process over a whole stream and records what it asked for.
+struct DecodingRun {
+    var outputs: [DecodedPicture] = []
+    var decodes: [PictureDecodeRequest] = []
+    var problems: [DecodingError] = []
+    var sequences = 0
+    var maxLivePictures = 0
+    var accessUnits: [AccessUnit] = []
+
+    init(bytes: [UInt8]) {
+        accessUnits = AccessUnitAssembler.accessUnits(in: bytes).filter(\.hasPicture)
+        var process = H264DecodingProcess()
+        var live = Set<PictureID>()
+        func handle(_ events: [H264DecoderEvent]) {
+            for event in events {
+                switch event {
+                case .newSequence: sequences += 1
+                case .decode(let request): decodes.append(request); live.insert(request.picture.id)
+                case .output(let picture): outputs.append(picture)
+                case .discarded: break
+                case .released(let id): live.remove(id)
+                case .problem(let problem): problems.append(problem)
+                }
+                maxLivePictures = max(maxLivePictures, live.count)
+            }
+        }
+        for (index, unit) in accessUnits.enumerated() {
+            handle(process.decode(unit, presentationTime: MediaTime(value: Int64(index), timescale: 25)))
+        }
+        handle(process.flush())
+    }
+}
+
+@Suite("H.264 decoding process: output order and DPB")
+struct OutputOrderTests {
+    /// FFmpeg's display order as indices of access units in decoding order (ffprobe's pkt_pos of each
+    /// output frame is the offset of its access unit's first start code).
+    static func ffprobeDisplayOrder(_ url: URL, accessUnits: [AccessUnit]) throws -> [Int] {
+        let result = try ProcessRunner.run("ffprobe", ["-v", "error", "-show_frames", "-show_entries", "frame=pkt_pos", "-of", "csv=p=0", url.path])
+        // Side-data names may follow the position on the same line ("0,H.26[45] User Data ...").
+        let positions = result.stdoutText.split(separator: "\n").compactMap { line in
+            Int(line.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")
+        }
+        let starts = accessUnits.map(\.offset)
+        return positions.map { pos in starts.firstIndex { $0 > pos && $0 <= pos + 5 } ?? -1 }
+    }
+
+    static func check(_ url: URL, frames: Int) throws {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let run = DecodingRun(bytes: bytes)
+        #expect(run.problems.isEmpty, "\(run.problems.prefix(3))")
+        #expect(run.decodes.count == frames)
+        #expect(run.outputs.count == frames)
+        let order = run.outputs.map(\.decodeIndex)
+        let expected = try ffprobeDisplayOrder(url, accessUnits: run.accessUnits)
+        #expect(order == expected, "display order differs from FFmpeg's")
+        // The presentation time travels with the picture.
+        #expect(run.outputs.allSatisfy { $0.presentationTime == MediaTime(value: Int64($0.decodeIndex), timescale: 25) })
+        // The DPB never holds more than its capacity (+1 for the picture being decoded).
+        let capacity = DecodedPictureBuffer.capacity(for: try #require(run.accessUnits.first?.parameterSets.sps.values.first))
+        #expect(run.maxLivePictures <= capacity + 1)
+    }
+
+    @Test("Conformance streams: every picture is output once, in FFmpeg's display order",
+          .enabled(if: !ConformanceStream.all.isEmpty && ProcessRunner.hasFFmpeg, Comment(rawValue: TestPaths.sharedMissingMessage)),
+          arguments: ConformanceStream.all)
+    func conformance(stream: ConformanceStream) throws {
+        try Self.check(stream.url, frames: stream.frames)
+    }
+
+    @Test("libx264 streams (B-pyramid, MMCO, several references): FFmpeg's display order",
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          arguments: GeneratedStream.standard)
+    func generated(stream: GeneratedStream) throws {
+        try Self.check(try stream.url(), frames: stream.frames)
+    }
+}
