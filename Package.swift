@@ -32,6 +32,15 @@ let package = Package(
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
 
+        // MARK: The VA layer
+        .target(name: "VideoAcceleration", dependencies: ["CLibVA", "VTKMedia"]),
+
+        .target(name: "PixelConversion", dependencies: ["CLibYUV", "VTKMedia"]),
+
+        // MARK: Sessions
+        .target(name: "DecompressionSession",
+                dependencies: ["H264Bitstream", "H264Decoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
+
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
@@ -54,6 +63,9 @@ let package = Package(
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
-        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA"]),
+        .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport"]),
+        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream"]),
+        .executableTarget(
+            name: "VTKSoftBench", dependencies: ["VTKTestSupport", "COpenH264"], path: "Tools/VTKSoftBench"),
     ]
 )

@@ -50,3 +50,31 @@ struct MediaTimeTests {
         #expect(MediaTime(value: -1, timescale: 3).converted(to: 10).value == -4)
     }
 }
+
+@Suite("MD5")
+struct MD5Tests {
+    @Test("RFC 1321 test suite")
+    func rfcVectors() {
+        let vectors: [(String, String)] = [
+            ("", "d41d8cd98f00b204e9800998ecf8427e"),
+            ("a", "0cc175b9c0f1b6a831c399e269772661"),
+            ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+            ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+            ("abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"),
+            ("12345678901234567890123456789012345678901234567890123456789012345678901234567890", "57edf4a22be3c955ac49da2e2107b67a"),
+        ]
+        for (text, digest) in vectors { #expect(MD5.hex(Array(text.utf8)) == digest, "\(text)") }
+    }
+
+    @Test("Fed in pieces of any size, the digest is the same")
+    func incremental() {
+        let data = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let whole = MD5.hex(data)
+        for piece in [1, 3, 63, 64, 65, 1000] {
+            var md5 = MD5()
+            var i = 0
+            while i < data.count { md5.update(data[i..<min(i + piece, data.count)]); i += piece }
+            #expect(md5.finalize() == whole)
+        }
+    }
+}

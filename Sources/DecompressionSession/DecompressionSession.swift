@@ -1,0 +1,185 @@
+import Dispatch
+import H264Bitstream
+import H264Decoding
+import PixelConversion
+import VideoAcceleration
+import VTKMedia
+
+/// H.264 decoding through VA-API, shaped like VideoToolbox's VTDecompressionSession.
+///
+/// Create it from a format description (from avcC, or from in-band SPS/PPS), then hand it samples in
+/// decoding order: synchronously with ``decode(_:)``, which returns the frames that became ready, or
+/// asynchronously with ``decodeAsync(_:)``, whose frames arrive through the output handler and ``frames``.
+/// Frames come out in display order as pixel buffers of the display (cropped) size, carrying the
+/// sample's presentation time. New SPS/PPS that change the size or profile drain the old pictures and
+/// re-create the VA context; nothing is lost.
+public final class DecompressionSession: @unchecked Sendable {
+    public let connection: VADisplayConnection
+    public let outputFormat: PixelFormat
+    public private(set) var formatDescription: FormatDescription?
+    public private(set) var statistics = DecodeStatistics()
+
+    private let accelerator: H264VAAccelerator
+    private var process = H264DecodingProcess()
+    private var assembler = AccessUnitAssembler()
+    private var crop = (x: 0, y: 0, width: 0, height: 0)
+    private var isInvalidated = false
+    private let queue = DispatchQueue(label: "vtk.decompression")
+    private let group = DispatchGroup()
+    private var continuation: AsyncStream<DecodedFrame>.Continuation?
+    /// Called for each frame decoded through ``decodeAsync(_:)`` (and for errors).
+    public var outputHandler: (@Sendable (Result<DecodedFrame, Error>) -> Void)?
+
+    /// Frames from ``decodeAsync(_:)``, in display order; ends at ``invalidate()``.
+    public private(set) lazy var frames: AsyncStream<DecodedFrame> = AsyncStream { self.continuation = $0 }
+
+    /// - Parameters:
+    ///   - formatDescription: parameter sets known before the first sample (nil when they come in band).
+    ///   - device: the VA device; `.automatic` prefers hardware, then vtksoft.
+    ///   - outputFormat: NV12 (VA's own layout) or I420.
+    public convenience init(formatDescription: FormatDescription?, device: VADeviceChoice = .automatic,
+                            outputFormat: PixelFormat = .nv12) throws {
+        try self.init(formatDescription: formatDescription, connection: VADisplayConnection.open(device), outputFormat: outputFormat)
+    }
+
+    public init(formatDescription: FormatDescription?, connection: VADisplayConnection, outputFormat: PixelFormat = .nv12) throws {
+        self.connection = connection
+        self.outputFormat = outputFormat
+        self.accelerator = H264VAAccelerator(connection: connection)
+        if let formatDescription {
+            _ = try H264VAAccelerator.profile(for: formatDescription.sps)
+            self.formatDescription = formatDescription
+            for unit in formatDescription.sequenceParameterSets + formatDescription.pictureParameterSets { _ = assembler.push(unit) }
+            _ = assembler.finish()
+        }
+    }
+
+    /// "vtksoft (vtksoft ...)" or "/dev/dri/renderD128 (Intel iHD driver ...)".
+    public var deviceDescription: String { "\(connection.devicePath) (\(connection.vendor))" }
+
+    /// True when this session can decode samples of `format` without being re-created.
+    public func canAccept(_ format: FormatDescription) -> Bool {
+        guard let current = formatDescription else { return true }
+        return !format.requiresNewDecoder(comparedTo: current)
+    }
+
+    /// Decodes one sample (one access unit) and returns the frames it made ready, in display order.
+    public func decode(_ sample: SampleBuffer) throws -> [DecodedFrame] {
+        let units: [NALUnit]
+        do { units = try sample.nalUnits() } catch {
+            record("sample at \(sample.presentationTime): \(error)")
+            statistics.accessUnitsSkipped += 1
+            return []
+        }
+        var frames: [DecodedFrame] = []
+        for unit in units { if let au = assembler.push(unit) { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) } }
+        for au in assembler.finish() { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) }
+        return frames
+    }
+
+    /// Decodes one access unit (from ``AccessUnitAssembler``, e.g. for an Annex B stream).
+    public func decode(accessUnit: AccessUnit, presentationTime: MediaTime = .invalid) throws -> [DecodedFrame] {
+        guard !isInvalidated else { throw DecompressionError.invalidated }
+        guard accessUnit.hasPicture else {
+            for problem in accessUnit.problems { record("byte \(accessUnit.offset): \(problem)") }
+            return []
+        }
+        statistics.accessUnits += 1
+        return try run(process.decode(accessUnit, presentationTime: presentationTime))
+    }
+
+    /// Outputs the frames still held for reordering (end of stream), like
+    /// VTDecompressionSessionFinishDelayedFrames.
+    public func finishDelayedFrames() throws -> [DecodedFrame] {
+        guard !isInvalidated else { return [] }
+        return try run(process.flush())
+    }
+
+    // MARK: Asynchronous use
+
+    /// Queues a sample; its frames go to ``outputHandler`` and ``frames``.
+    public func decodeAsync(_ sample: SampleBuffer) {
+        group.enter()
+        queue.async { [self] in
+            defer { group.leave() }
+            deliver { try decode(sample) }
+        }
+    }
+
+    /// Queues the end of the stream: the delayed frames are delivered.
+    public func finishDelayedFramesAsync() {
+        group.enter()
+        queue.async { [self] in
+            defer { group.leave() }
+            deliver { try finishDelayedFrames() }
+        }
+    }
+
+    /// Blocks until every queued sample has been decoded and delivered.
+    public func waitForAsynchronousFrames() {
+        group.wait()
+    }
+
+    private func deliver(_ work: () throws -> [DecodedFrame]) {
+        do {
+            for frame in try work() {
+                outputHandler?(.success(frame))
+                continuation?.yield(frame)
+            }
+        } catch {
+            outputHandler?(.failure(error))
+        }
+    }
+
+    /// Releases the VA objects; later calls fail with ``DecompressionError/invalidated``.
+    public func invalidate() {
+        waitForAsynchronousFrames()
+        guard !isInvalidated else { return }
+        isInvalidated = true
+        accelerator.releaseAll()
+        accelerator.shutdown()
+        continuation?.finish()
+    }
+
+    deinit { accelerator.shutdown() }
+
+    // MARK: Events of the decoding process
+
+    private func run(_ events: [H264DecoderEvent]) throws -> [DecodedFrame] {
+        var frames: [DecodedFrame] = []
+        for event in events {
+            switch event {
+            case let .newSequence(format, dpbCapacity):
+                formatDescription = format
+                crop = format.cleanAperture
+                // The DPB, the picture being decoded, and one picture being read back.
+                try accelerator.configure(format: format, surfaceCount: dpbCapacity + 2)
+            case .decode(let request):
+                try accelerator.decode(request)
+                statistics.picturesDecoded += 1
+            case .output(let picture):
+                var pixels = try accelerator.read(picture.id, crop: crop)
+                pixels.presentationTime = picture.presentationTime
+                if outputFormat != .nv12 { pixels = PixelConverter.convert(pixels, to: outputFormat) }
+                statistics.framesOutput += 1
+                if picture.isDamaged { statistics.damagedFrames += 1 }
+                frames.append(DecodedFrame(pixelBuffer: pixels, isDamaged: picture.isDamaged, decodeIndex: picture.decodeIndex))
+            case .discarded:
+                statistics.framesDiscarded += 1
+            case .released(let id):
+                accelerator.release(id)
+            case .problem(let problem):
+                if case .waitingForKeyframe = problem { statistics.accessUnitsSkipped += 1 }
+                if case .interlacedNotSupported = problem { statistics.accessUnitsSkipped += 1 }
+                if case .unsupportedStream = problem { statistics.accessUnitsSkipped += 1 }
+                record(problem.description)
+            }
+        }
+        return frames
+    }
+
+    private func record(_ problem: String) {
+        statistics.problemCount += 1
+        if statistics.problems.count < 100 { statistics.problems.append(problem) }
+    }
+}

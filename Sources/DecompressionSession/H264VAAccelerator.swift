@@ -1,0 +1,119 @@
+import CLibVA
+import H264Bitstream
+import H264Decoding
+import VideoAcceleration
+import VTKMedia
+
+/// The VA half of the decoder: it only turns the decoding process's requests into VA buffers, owns the
+/// surfaces, and reads decoded pictures back. It knows nothing of the H.264 decoding process.
+final class H264VAAccelerator {
+    let connection: VADisplayConnection
+    private var configuration: VAConfiguration?
+    private var context: VAContext?
+    private var pool: VASurfacePool?
+    private var surfaceOf: [PictureID: VASurfaceID] = [:]
+    private var codedWidth = 0
+    private var codedHeight = 0
+
+    init(connection: VADisplayConnection) {
+        self.connection = connection
+    }
+
+    /// The VA profile for a stream: Constrained Baseline streams decode with the ConstrainedBaseline
+    /// profile, Baseline ones (which may use FMO/ASO) need Main or High support in practice as VA has no
+    /// plain Baseline decode; Extended is not offered.
+    static func profile(for sps: SequenceParameterSet) throws(DecompressionError) -> VAProfile {
+        switch sps.profileIdc {
+        case 66: return sps.constraintSet1Flag ? VAProfileH264ConstrainedBaseline : VAProfileH264Main
+        case 77: return VAProfileH264Main
+        case 100: return VAProfileH264High
+        default: throw .unsupportedFormat("H.264 profile_idc \(sps.profileIdc) (\(H264Profile(sps: sps).name))")
+        }
+    }
+
+    /// (Re)creates the configuration, surfaces and context for a sequence. `surfaceCount` covers the DPB,
+    /// the picture being decoded and one waiting for output.
+    func configure(format: FormatDescription, surfaceCount: Int) throws {
+        releaseAll()
+        context = nil
+        pool = nil
+        configuration = nil
+        let profile = try Self.profile(for: format.sps)
+        let available = connection.profiles()
+        var chosen = profile
+        if !available.contains(profile) {
+            // A Constrained Baseline stream decodes with Main or High, which are supersets of it.
+            if profile == VAProfileH264ConstrainedBaseline, let superset = [VAProfileH264Main, VAProfileH264High].first(where: available.contains) {
+                chosen = superset
+            } else if profile == VAProfileH264Main && available.contains(VAProfileH264High) {
+                chosen = VAProfileH264High
+            } else {
+                throw DecompressionError.unsupportedFormat("the driver (\(connection.vendor)) has no \(String(cString: vaProfileStr(profile))) decoder")
+            }
+        }
+        let config = try VAConfiguration(connection, profile: chosen, entrypoint: VAEntrypointVLD)
+        codedWidth = format.codedWidth
+        codedHeight = format.codedHeight
+        let surfaces = try VASurfaceSet(connection, width: codedWidth, height: codedHeight, count: surfaceCount)
+        context = try VAContext(connection, configuration: config, surfaces: surfaces, width: codedWidth, height: codedHeight)
+        pool = VASurfacePool(surfaces)
+        configuration = config
+    }
+
+    /// Sends one picture to the hardware.
+    func decode(_ request: PictureDecodeRequest) throws {
+        guard let context, var pool else { throw DecompressionError.invalidated }
+        guard let target = pool.acquire() else {
+            // Cannot happen when the pool is sized from the DPB; fail loudly rather than overwrite a reference.
+            throw DecompressionError.internalInconsistency("no free surface for \(request.picture.id)")
+        }
+        self.pool = pool
+        surfaceOf[request.picture.id] = target
+        let lookup: (PictureID) -> VASurfaceID? = { [surfaceOf] in surfaceOf[$0] }
+        var buffers: [VABufferID] = []
+        do {
+            var picture = H264VAParameters.pictureParameters(request, surface: lookup)
+            buffers.append(try context.buffer(VAPictureParameterBufferType, &picture))
+            var matrix = H264VAParameters.iqMatrix(sps: request.sps, pps: request.pps)
+            buffers.append(try context.buffer(VAIQMatrixBufferType, &matrix))
+            for slice in request.slices {
+                var parameters = H264VAParameters.sliceParameters(slice, pps: request.pps, surface: lookup)
+                buffers.append(try context.buffer(VASliceParameterBufferType, &parameters))
+                let id = try slice.slice.nalUnit.bytes.withUnsafeBytes { bytes throws(VAError) in
+                    try context.buffer(VASliceDataBufferType, bytes: bytes)
+                }
+                buffers.append(id)
+            }
+        } catch {
+            context.destroy(buffers: buffers)
+            throw error
+        }
+        try context.render(target: target, buffers: buffers)
+    }
+
+    /// Reads a decoded picture back, cropped to the display rectangle.
+    func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int)) throws -> PixelBuffer {
+        guard let surface = surfaceOf[picture] else { throw DecompressionError.internalInconsistency("no surface for \(picture)") }
+        return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
+    }
+
+    /// The picture left the DPB and has been output (or never will be): its surface is free again.
+    func release(_ picture: PictureID) {
+        guard let surface = surfaceOf.removeValue(forKey: picture) else { return }
+        pool?.release(surface)
+    }
+
+    func releaseAll() {
+        for picture in Array(surfaceOf.keys) { release(picture) }
+    }
+
+    var surfacesInUse: Int { surfaceOf.count }
+
+    /// Destroys the context, surfaces and configuration (in that order).
+    func shutdown() {
+        surfaceOf.removeAll()
+        context = nil
+        pool = nil
+        configuration = nil
+    }
+}

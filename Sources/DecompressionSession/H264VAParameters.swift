@@ -1,0 +1,200 @@
+import CLibVA
+import H264Bitstream
+import H264Decoding
+
+/// Fills VA-API's H.264 decode parameter buffers (va.h: VAPictureParameterBufferH264, VAIQMatrixBufferH264,
+/// VASliceParameterBufferH264) from the decoding process's request. Pure: no VA calls.
+///
+/// `surface` maps a picture to the surface that holds it; pictures without one (non-existing frames made for
+/// a frame_num gap) are passed as invalid entries.
+enum H264VAParameters {
+    static let invalidPicture: VAPictureH264 = {
+        var p = VAPictureH264()
+        p.picture_id = VASurfaceID(VA_INVALID_SURFACE)
+        p.flags = UInt32(VA_PICTURE_H264_INVALID)
+        return p
+    }()
+
+    /// A picture as VA describes it: frame_idx is FrameNum for short-term and LongTermFrameIdx for
+    /// long-term references.
+    static func vaPicture(_ picture: DecodedPicture, surface: VASurfaceID?, flags: UInt32) -> VAPictureH264 {
+        guard let surface else { return invalidPicture }
+        var p = VAPictureH264()
+        p.picture_id = surface
+        p.frame_idx = UInt32(picture.reference == .longTerm ? picture.longTermFrameIdx : picture.frameNum)
+        p.flags = flags
+        p.TopFieldOrderCnt = Int32(picture.topFieldOrderCnt)
+        p.BottomFieldOrderCnt = Int32(picture.bottomFieldOrderCnt)
+        return p
+    }
+
+    static func referenceFlags(_ picture: DecodedPicture) -> UInt32 {
+        switch picture.reference {
+        case .shortTerm: return UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
+        case .longTerm: return UInt32(VA_PICTURE_H264_LONG_TERM_REFERENCE)
+        case .unused: return 0
+        }
+    }
+
+    static func pictureParameters(_ request: PictureDecodeRequest, surface: (PictureID) -> VASurfaceID?) -> VAPictureParameterBufferH264 {
+        let sps = request.sps, pps = request.pps
+        var pp = VAPictureParameterBufferH264()
+        // The current picture: a reference (short-term until marking says otherwise) when nal_ref_idc != 0.
+        pp.CurrPic = vaPicture(request.picture, surface: surface(request.picture.id),
+                               flags: request.picture.nalRefIdc != 0 ? UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE) : 0)
+        // Short-term references, most recent first, then long-term ones by LongTermFrameIdx (as the DPB
+        // orders them); the rest invalid.
+        let shortTerm = request.referenceFrames.filter { $0.reference == .shortTerm }.sorted { $0.decodeIndex > $1.decodeIndex }
+        let longTerm = request.referenceFrames.filter { $0.reference == .longTerm }.sorted { $0.longTermFrameIdx < $1.longTermFrameIdx }
+        let references = (shortTerm + longTerm).compactMap { picture -> VAPictureH264? in
+            guard let id = surface(picture.id) else { return nil }
+            return vaPicture(picture, surface: id, flags: referenceFlags(picture))
+        }
+        withUnsafeMutableBytes(of: &pp.ReferenceFrames) { raw in
+            let frames = raw.bindMemory(to: VAPictureH264.self)
+            for i in 0..<frames.count { frames[i] = i < references.count ? references[i] : invalidPicture }
+        }
+        pp.picture_width_in_mbs_minus1 = UInt16(sps.picWidthInMbsMinus1)
+        pp.picture_height_in_mbs_minus1 = UInt16(sps.frameHeightInMbs - 1)
+        pp.bit_depth_luma_minus8 = UInt8(sps.bitDepthLumaMinus8)
+        pp.bit_depth_chroma_minus8 = UInt8(sps.bitDepthChromaMinus8)
+        pp.num_ref_frames = UInt8(sps.maxNumRefFrames)
+        pp.seq_fields.bits.chroma_format_idc = UInt32(sps.chromaFormatIdc)
+        pp.seq_fields.bits.residual_colour_transform_flag = sps.separateColourPlaneFlag ? 1 : 0
+        pp.seq_fields.bits.gaps_in_frame_num_value_allowed_flag = sps.gapsInFrameNumValueAllowedFlag ? 1 : 0
+        pp.seq_fields.bits.frame_mbs_only_flag = sps.frameMbsOnlyFlag ? 1 : 0
+        pp.seq_fields.bits.mb_adaptive_frame_field_flag = sps.mbAdaptiveFrameFieldFlag ? 1 : 0
+        pp.seq_fields.bits.direct_8x8_inference_flag = sps.direct8x8InferenceFlag ? 1 : 0
+        pp.seq_fields.bits.MinLumaBiPredSize8x8 = sps.levelIdc >= 31 ? 1 : 0  // A.3.3.2, Table A-4
+        pp.seq_fields.bits.log2_max_frame_num_minus4 = UInt32(sps.log2MaxFrameNumMinus4)
+        pp.seq_fields.bits.pic_order_cnt_type = UInt32(sps.picOrderCntType)
+        pp.seq_fields.bits.log2_max_pic_order_cnt_lsb_minus4 = UInt32(sps.log2MaxPicOrderCntLsbMinus4)
+        pp.seq_fields.bits.delta_pic_order_always_zero_flag = sps.deltaPicOrderAlwaysZeroFlag ? 1 : 0
+        pp.num_slice_groups_minus1 = UInt8(pps.numSliceGroupsMinus1)
+        pp.slice_group_map_type = UInt8(pps.sliceGroupMapType)
+        pp.slice_group_change_rate_minus1 = UInt16(pps.sliceGroupChangeRateMinus1)
+        pp.pic_init_qp_minus26 = Int8(pps.picInitQpMinus26)
+        pp.pic_init_qs_minus26 = Int8(pps.picInitQsMinus26)
+        pp.chroma_qp_index_offset = Int8(pps.chromaQpIndexOffset)
+        pp.second_chroma_qp_index_offset = Int8(pps.secondChromaQpIndexOffset)
+        pp.pic_fields.bits.entropy_coding_mode_flag = pps.entropyCodingModeFlag ? 1 : 0
+        pp.pic_fields.bits.weighted_pred_flag = pps.weightedPredFlag ? 1 : 0
+        pp.pic_fields.bits.weighted_bipred_idc = UInt32(pps.weightedBipredIdc)
+        pp.pic_fields.bits.transform_8x8_mode_flag = pps.transform8x8ModeFlag ? 1 : 0
+        pp.pic_fields.bits.field_pic_flag = 0
+        pp.pic_fields.bits.constrained_intra_pred_flag = pps.constrainedIntraPredFlag ? 1 : 0
+        pp.pic_fields.bits.pic_order_present_flag = pps.bottomFieldPicOrderInFramePresentFlag ? 1 : 0
+        pp.pic_fields.bits.deblocking_filter_control_present_flag = pps.deblockingFilterControlPresentFlag ? 1 : 0
+        pp.pic_fields.bits.redundant_pic_cnt_present_flag = pps.redundantPicCntPresentFlag ? 1 : 0
+        pp.pic_fields.bits.reference_pic_flag = request.picture.nalRefIdc != 0 ? 1 : 0
+        pp.frame_num = UInt16(request.frameNum)
+        return pp
+    }
+
+    /// The scaling matrices after the fall-back rules, in raster order as va.h documents.
+    static func iqMatrix(sps: SequenceParameterSet, pps: PictureParameterSet) -> VAIQMatrixBufferH264 {
+        let matrices = ScalingMatrices(sps: sps, pps: pps)
+        var iq = VAIQMatrixBufferH264()
+        withUnsafeMutableBytes(of: &iq.ScalingList4x4) { raw in
+            for i in 0..<6 {
+                let list = ScalingMatrices.raster(matrices.list4x4[i])
+                for j in 0..<16 { raw[i * 16 + j] = list[j] }
+            }
+        }
+        withUnsafeMutableBytes(of: &iq.ScalingList8x8) { raw in
+            for i in 0..<2 {  // Intra Y, Inter Y
+                let list = ScalingMatrices.raster(matrices.list8x8[i])
+                for j in 0..<64 { raw[i * 64 + j] = list[j] }
+            }
+        }
+        return iq
+    }
+
+    static func sliceParameters(_ request: SliceDecodeRequest, pps: PictureParameterSet, surface: (PictureID) -> VASurfaceID?) -> VASliceParameterBufferH264 {
+        let h = request.slice.header
+        var sp = VASliceParameterBufferH264()
+        sp.slice_data_size = UInt32(request.slice.nalUnit.bytes.count)
+        sp.slice_data_offset = 0
+        sp.slice_data_flag = UInt32(VA_SLICE_DATA_FLAG_ALL)
+        sp.slice_data_bit_offset = UInt16(clamping: h.sliceDataBitOffset)
+        sp.first_mb_in_slice = UInt16(clamping: h.firstMbInSlice)
+        sp.slice_type = UInt8(h.sliceType.rawValue)
+        sp.direct_spatial_mv_pred_flag = h.directSpatialMvPredFlag ? 1 : 0
+        let type = h.sliceType
+        sp.num_ref_idx_l0_active_minus1 = type.isIntra ? 0 : UInt8(h.numRefIdxL0ActiveMinus1)
+        sp.num_ref_idx_l1_active_minus1 = type == .b ? UInt8(h.numRefIdxL1ActiveMinus1) : 0
+        sp.cabac_init_idc = UInt8(h.cabacInitIdc)
+        sp.slice_qp_delta = Int8(h.sliceQpDelta)
+        sp.disable_deblocking_filter_idc = UInt8(h.disableDeblockingFilterIdc)
+        sp.slice_alpha_c0_offset_div2 = Int8(h.sliceAlphaC0OffsetDiv2)
+        sp.slice_beta_offset_div2 = Int8(h.sliceBetaOffsetDiv2)
+        func fill(_ tuple: inout (VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264,
+                                  VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264,
+                                  VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264,
+                                  VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264),
+                  _ list: [DecodedPicture?]) {
+            withUnsafeMutableBytes(of: &tuple) { raw in
+                let entries = raw.bindMemory(to: VAPictureH264.self)
+                for i in 0..<entries.count {
+                    if i < list.count, let picture = list[i] {
+                        entries[i] = vaPicture(picture, surface: surface(picture.id), flags: referenceFlags(picture))
+                    } else {
+                        entries[i] = invalidPicture
+                    }
+                }
+            }
+        }
+        fill(&sp.RefPicList0, request.lists.list0)
+        fill(&sp.RefPicList1, request.lists.list1)
+        fillWeights(&sp, header: h, pps: pps)
+        return sp
+    }
+
+    /// Explicit weights from pred_weight_table (defaults where an entry's flag is 0, 7.4.3.2); for
+    /// implicit bi-prediction (weighted_bipred_idc 2) the hardware derives the weights itself (8.4.2.3.1).
+    static func fillWeights(_ sp: inout VASliceParameterBufferH264, header h: SliceHeader, pps: PictureParameterSet) {
+        guard let table = h.predWeightTable else { return }
+        sp.luma_log2_weight_denom = UInt8(table.lumaLog2WeightDenom)
+        sp.chroma_log2_weight_denom = UInt8(table.chromaLog2WeightDenom)
+        func write(_ entries: [PredWeightTable.Entry], lumaFlag: inout UInt8, chromaFlag: inout UInt8,
+                   lumaWeight: UnsafeMutableRawBufferPointer, lumaOffset: UnsafeMutableRawBufferPointer,
+                   chromaWeight: UnsafeMutableRawBufferPointer, chromaOffset: UnsafeMutableRawBufferPointer) {
+            let lw = lumaWeight.bindMemory(to: Int16.self), lo = lumaOffset.bindMemory(to: Int16.self)
+            let cw = chromaWeight.bindMemory(to: Int16.self), co = chromaOffset.bindMemory(to: Int16.self)
+            lumaFlag = entries.contains { $0.lumaWeightFlag } ? 1 : 0
+            chromaFlag = entries.contains { $0.chromaWeightFlag } ? 1 : 0
+            for (i, e) in entries.prefix(32).enumerated() {
+                lw[i] = Int16(e.lumaWeight)
+                lo[i] = Int16(e.lumaOffset)
+                for j in 0..<2 {
+                    cw[i * 2 + j] = Int16(e.chromaWeight[j])
+                    co[i * 2 + j] = Int16(e.chromaOffset[j])
+                }
+            }
+        }
+        var lf: UInt8 = 0, cf: UInt8 = 0
+        withUnsafeMutableBytes(of: &sp.luma_weight_l0) { lw in
+            withUnsafeMutableBytes(of: &sp.luma_offset_l0) { lo in
+                withUnsafeMutableBytes(of: &sp.chroma_weight_l0) { cw in
+                    withUnsafeMutableBytes(of: &sp.chroma_offset_l0) { co in
+                        write(table.l0, lumaFlag: &lf, chromaFlag: &cf, lumaWeight: lw, lumaOffset: lo, chromaWeight: cw, chromaOffset: co)
+                    }
+                }
+            }
+        }
+        sp.luma_weight_l0_flag = lf
+        sp.chroma_weight_l0_flag = cf
+        guard h.sliceType == .b else { return }
+        withUnsafeMutableBytes(of: &sp.luma_weight_l1) { lw in
+            withUnsafeMutableBytes(of: &sp.luma_offset_l1) { lo in
+                withUnsafeMutableBytes(of: &sp.chroma_weight_l1) { cw in
+                    withUnsafeMutableBytes(of: &sp.chroma_offset_l1) { co in
+                        write(table.l1, lumaFlag: &lf, chromaFlag: &cf, lumaWeight: lw, lumaOffset: lo, chromaWeight: cw, chromaOffset: co)
+                    }
+                }
+            }
+        }
+        sp.luma_weight_l1_flag = lf
+        sp.chroma_weight_l1_flag = cf
+    }
+}

@@ -1,0 +1,84 @@
+/// Pixel layouts vtk moves frames in.
+public enum PixelFormat: String, Hashable, Sendable, CaseIterable {
+    /// Y plane, then one plane of interleaved U and V at half resolution (VA-API's native layout).
+    case nv12
+    /// Y, U, V planes; U and V at half resolution.
+    case i420
+
+    public var planeCount: Int { self == .nv12 ? 2 : 3 }
+}
+
+/// One image in memory, like CVPixelBuffer: its format, size, planes with their strides, and the time it
+/// belongs to. A value type: copies share storage until one is written.
+public struct PixelBuffer: Hashable, Sendable {
+    public struct Plane: Hashable, Sendable {
+        public var bytes: [UInt8]
+        public let bytesPerRow: Int
+        /// Rows of this plane.
+        public let rows: Int
+        /// Bytes of a row that hold pixels (the rest of bytesPerRow is padding).
+        public let rowLength: Int
+    }
+
+    public let format: PixelFormat
+    public let width: Int
+    public let height: Int
+    public var planes: [Plane]
+    public var presentationTime: MediaTime = .invalid
+    public var duration: MediaTime = .invalid
+
+    /// Chroma size for 4:2:0: rounded up, so odd sizes keep their last column and row.
+    public var chromaWidth: Int { (width + 1) / 2 }
+    public var chromaHeight: Int { (height + 1) / 2 }
+
+    /// A zeroed buffer with rows of exactly the pixel width (no padding).
+    public init(format: PixelFormat, width: Int, height: Int) {
+        precondition(width > 0 && height > 0, "pixel buffer size must be positive")
+        self.format = format
+        self.width = width
+        self.height = height
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        switch format {
+        case .nv12:
+            planes = [Plane(bytes: [UInt8](repeating: 0, count: width * height), bytesPerRow: width, rows: height, rowLength: width),
+                      Plane(bytes: [UInt8](repeating: 0, count: 2 * cw * ch), bytesPerRow: 2 * cw, rows: ch, rowLength: 2 * cw)]
+        case .i420:
+            planes = [Plane(bytes: [UInt8](repeating: 0, count: width * height), bytesPerRow: width, rows: height, rowLength: width),
+                      Plane(bytes: [UInt8](repeating: 0, count: cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw),
+                      Plane(bytes: [UInt8](repeating: 0, count: cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw)]
+        }
+    }
+
+    /// Bytes of one frame of this format and size with no padding (the raw file frame size).
+    public static func frameSize(format: PixelFormat, width: Int, height: Int) -> Int {
+        width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+    }
+
+    /// The frame as contiguous planar bytes with no row padding, in its own format.
+    public var packedBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.frameSize(format: format, width: width, height: height))
+        for plane in planes {
+            if plane.bytesPerRow == plane.rowLength {
+                out.append(contentsOf: plane.bytes.prefix(plane.rowLength * plane.rows))
+            } else {
+                for row in 0..<plane.rows {
+                    out.append(contentsOf: plane.bytes[(row * plane.bytesPerRow)..<(row * plane.bytesPerRow + plane.rowLength)])
+                }
+            }
+        }
+        return out
+    }
+
+    /// A buffer holding `bytes` (a packed frame of this format and size).
+    public init?(format: PixelFormat, width: Int, height: Int, packed bytes: ArraySlice<UInt8>) {
+        guard bytes.count == Self.frameSize(format: format, width: width, height: height) else { return nil }
+        self.init(format: format, width: width, height: height)
+        var offset = bytes.startIndex
+        for i in planes.indices {
+            let size = planes[i].bytes.count
+            planes[i].bytes = Array(bytes[offset..<(offset + size)])
+            offset += size
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import CLibVA
+import CLibYUV
+import COpenH264
+
+/// An encode context's codec state: reads each picture's VA parameters, refuses what openh264 cannot
+/// honour, sets openh264 up accordingly and encodes the source surface.
+final class H264EncodeSession {
+    private let profile: VAProfile
+    private let rateControl: UInt32
+    private var sequence: VAEncSequenceParameterBufferH264?
+    private var rateControlParameters: VAEncMiscParameterRateControl?
+    private var frameRateParameters: VAEncMiscParameterFrameRate?
+    private var encoder: OpenH264Encoder?
+    /// I420 copy of the source: openh264 takes planar input.
+    private var scratch: PlaneMemory?
+
+    init(profile: VAProfile, rateControl: UInt32) {
+        self.profile = profile
+        self.rateControl = rateControl
+    }
+
+    func codedBufferID(in buffers: [RenderedBuffer]) throws(VAError) -> VABufferID {
+        guard let picture = buffers.last(where: { $0.type == VAEncPictureParameterBufferType }) else { throw .invalidParameter }
+        return picture.element(as: VAEncPictureParameterBufferH264.self).coded_buf
+    }
+
+    func encode(_ buffers: [RenderedBuffer], source: Surface) throws(VAError) -> [UInt8] {
+        var picture: VAEncPictureParameterBufferH264?
+        var slices: [VAEncSliceParameterBufferH264] = []
+        for buffer in buffers {
+            switch buffer.type {
+            case VAEncSequenceParameterBufferType:
+                sequence = buffer.element(as: VAEncSequenceParameterBufferH264.self)
+            case VAEncPictureParameterBufferType:
+                picture = buffer.element(as: VAEncPictureParameterBufferH264.self)
+            case VAEncSliceParameterBufferType:
+                slices += (0..<buffer.elementCount).map { buffer.element($0, as: VAEncSliceParameterBufferH264.self) }
+            case VAEncMiscParameterBufferType:
+                try readMisc(buffer.bytes)
+            default:
+                throw .invalidBuffer
+            }
+        }
+        guard let sequence, let picture, let firstSlice = slices.first else { throw .invalidParameter }
+        let settings = try self.settings(sequence, picture, slices, firstSlice)
+        guard source.width >= Int(settings.width), source.height >= Int(settings.height) else { throw .invalidSurface }
+
+        if encoder?.settings != settings {
+            encoder = nil
+            guard let fresh = OpenH264Encoder(settings) else { throw .invalidParameter }
+            encoder = fresh
+        }
+        let width = Int(settings.width), height = Int(settings.height)
+        let lumaSize = width * height, chromaStride = (width + 1) / 2, chromaSize = chromaStride * ((height + 1) / 2)
+        if scratch == nil || scratch!.size < lumaSize + 2 * chromaSize { scratch = PlaneMemory(size: lumaSize + 2 * chromaSize) }
+        let base = scratch!.base.assumingMemoryBound(to: UInt8.self)
+        let planes = (base, base + lumaSize, base + lumaSize + chromaSize)
+        NV12ToI420(source.luma, Int32(source.pitch), source.chroma, Int32(source.pitch),
+                   planes.0, Int32(width), planes.1, Int32(chromaStride), planes.2, Int32(chromaStride), Int32(width), Int32(height))
+        // openh264 makes no non-IDR I pictures on request: an I picture becomes an IDR.
+        let intra = picture.pic_fields.bits.idr_pic_flag != 0 || slices.allSatisfy { $0.slice_type % 5 == 2 }
+        guard let stream = encoder!.encode(planes: planes, strides: (Int32(width), Int32(chromaStride), Int32(chromaStride)), forceIDR: intra) else {
+            throw .encodingError
+        }
+        return stream
+    }
+
+    private func readMisc(_ bytes: [UInt8]) throws(VAError) {
+        let header = MemoryLayout<VAEncMiscParameterBuffer>.size
+        let type = bytes.withUnsafeBytes { $0.loadUnaligned(as: VAEncMiscParameterBuffer.self) }.type
+        func payload<T>(_: T.Type) throws(VAError) -> T {
+            guard bytes.count >= header + MemoryLayout<T>.size else { throw .invalidParameter }
+            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: header, as: T.self) }
+        }
+        switch type {
+        case VAEncMiscParameterTypeRateControl: rateControlParameters = try payload(VAEncMiscParameterRateControl.self)
+        case VAEncMiscParameterTypeFrameRate: frameRateParameters = try payload(VAEncMiscParameterFrameRate.self)
+        case VAEncMiscParameterTypeHRD: _ = try payload(VAEncMiscParameterHRD.self)  // openh264 keeps its own buffer model
+        default: throw .unsupportedBufferType
+        }
+    }
+
+    private func settings(_ seq: VAEncSequenceParameterBufferH264, _ pic: VAEncPictureParameterBufferH264,
+                          _ slices: [VAEncSliceParameterBufferH264], _ first: VAEncSliceParameterBufferH264) throws(VAError) -> OpenH264Settings {
+        let s = seq.seq_fields.bits, f = pic.pic_fields.bits
+        guard s.chroma_format_idc == 1, seq.bit_depth_luma_minus8 == 0, seq.bit_depth_chroma_minus8 == 0 else { throw .unsupportedRTFormat }
+        // Things openh264 cannot do: interlace, B slices, more than one reference, weighted prediction,
+        // chroma QP offsets, constrained intra prediction, CABAC in Constrained Baseline.
+        guard s.frame_mbs_only_flag != 0,
+              pic.num_ref_idx_l1_active_minus1 == 0, pic.num_ref_idx_l0_active_minus1 == 0,
+              f.weighted_pred_flag == 0, f.weighted_bipred_idc == 0, f.constrained_intra_pred_flag == 0,
+              pic.chroma_qp_index_offset == 0, pic.second_chroma_qp_index_offset == 0,
+              !(profile == VAProfileH264ConstrainedBaseline && f.entropy_coding_mode_flag != 0) else { throw .invalidParameter }
+        for slice in slices {
+            let type = slice.slice_type % 5
+            guard type == 0 || type == 2,  // P or I
+                  slice.num_ref_idx_active_override_flag == 0 || slice.num_ref_idx_l0_active_minus1 == 0 else { throw .invalidParameter }
+        }
+        // openh264 crops only on the right and bottom, to the width and height it is given.
+        var width = Int32(seq.picture_width_in_mbs) * 16, height = Int32(seq.picture_height_in_mbs) * 16
+        if seq.frame_cropping_flag != 0 {
+            guard seq.frame_crop_left_offset == 0, seq.frame_crop_top_offset == 0 else { throw .invalidParameter }
+            width -= 2 * Int32(seq.frame_crop_right_offset)
+            height -= 2 * Int32(seq.frame_crop_bottom_offset)
+        }
+        guard width >= 16, height >= 16 else { throw .invalidParameter }
+
+        let rate: OpenH264Settings.RateControl
+        var qpRange: (min: Int32, max: Int32)?
+        switch rateControl {
+        case UInt32(VA_RC_CQP):
+            let qp = Int32(pic.pic_init_qp) + Int32(first.slice_qp_delta)
+            guard (0...51).contains(qp) else { throw .invalidParameter }
+            rate = .constantQP(qp)
+        default:
+            let bits = Int32(clamping: rateControlParameters.map { $0.bits_per_second } ?? seq.bits_per_second)
+            guard bits > 0 else { throw .invalidParameter }
+            if rateControl == UInt32(VA_RC_VBR) {
+                let percentage = Int32(rateControlParameters.map { $0.target_percentage } ?? 100)
+                let target = percentage > 0 && percentage <= 100 ? Int32(Int64(bits) * Int64(percentage) / 100) : bits
+                rate = .bitrate(target: target, peak: bits)
+            } else {
+                rate = .bitrate(target: bits, peak: bits)
+            }
+            if let rc = rateControlParameters, rc.min_qp > 0 || rc.max_qp > 0 {
+                qpRange = (Int32(rc.min_qp), rc.max_qp > 0 ? Int32(rc.max_qp) : 51)
+            }
+        }
+        return OpenH264Settings(
+            width: width, height: height, frameRate: frameRate(seq), rateControl: rate,
+            profile: profile == VAProfileH264ConstrainedBaseline ? PRO_BASELINE : (profile == VAProfileH264Main ? PRO_MAIN : PRO_HIGH),
+            level: Int32(seq.level_idc), cabac: f.entropy_coding_mode_flag != 0,
+            deblocking: (Int32(first.disable_deblocking_filter_idc), Int32(first.slice_alpha_c0_offset_div2) * 2, Int32(first.slice_beta_offset_div2) * 2),
+            qpRange: qpRange)
+    }
+
+    /// Frames per second from the frame-rate misc parameter (numerator | denominator << 16), else
+    /// the sequence's VUI timing (two ticks per frame, E.2.1), else 30.
+    private func frameRate(_ seq: VAEncSequenceParameterBufferH264) -> Float {
+        if let fr = frameRateParameters?.framerate, fr != 0 {
+            let numerator = Float(fr & 0xffff), denominator = Float(fr >> 16)
+            return denominator == 0 ? numerator : numerator / denominator
+        }
+        if seq.num_units_in_tick > 0, seq.time_scale > 0 {
+            return Float(seq.time_scale) / Float(2 * seq.num_units_in_tick)
+        }
+        return 30
+    }
+}

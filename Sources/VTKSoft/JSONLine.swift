@@ -1,0 +1,53 @@
+/// A minimal JSON value for capture lines; keeps key order so lines diff well.
+enum JSONValue {
+    case int(Int)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    static func ints<T: BinaryInteger>(_ values: [T]) -> JSONValue { .array(values.map { .int(Int($0)) }) }
+
+    /// The integers of a C fixed-size array (imported as a tuple), flattened in memory order.
+    static func ints<Tuple, T: BinaryInteger>(tuple: Tuple, of: T.Type) -> JSONValue {
+        ints(withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: T.self)) })
+    }
+
+    func write(into out: inout String) {
+        switch self {
+        case .int(let v): out += String(v)
+        case .string(let s):
+            out += "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            out += "\""
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(into: &out)
+            }
+            out += "]"
+        case .object(let fields):
+            out += "{"
+            for (i, (key, value)) in fields.enumerated() {
+                if i > 0 { out += "," }
+                JSONValue.string(key).write(into: &out)
+                out += ":"
+                value.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    var text: String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+}

@@ -1,0 +1,86 @@
+import CLibAVCodec
+
+/// The planes of the picture libavcodec decoded one access unit into (planar 4:2:0).
+struct DecodedPicture {
+    let planes: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>)
+    let strides: (Int32, Int32, Int32)
+    let width: Int
+    let height: Int
+}
+
+/// FFmpeg's H.264 decoder, fed one access unit at a time, single-threaded.
+///
+/// A VA decoder must have the picture in the render target when vaSyncSurface returns, but libavcodec
+/// holds pictures back for reordering. So a custom get_buffer2 notes the buffer libavcodec allocates
+/// for each picture: the last one allocated while a packet is decoded is that packet's picture (pictures
+/// invented for frame_num gaps are allocated before it). It is read straight after avcodec_send_packet,
+/// and the output queue is drained and ignored.
+final class LibavcodecDecoder {
+    private var context: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    fileprivate var lastAllocated: DecodedPicture?
+
+    init?() {
+        guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264), let context = avcodec_alloc_context3(codec) else { return nil }
+        self.context = context
+        context.pointee.thread_count = 1
+        context.pointee.thread_type = 0
+        // The client decides what to show; every picture it submits must be decoded, also ones
+        // libavcodec would judge as not yet recovered or damaged.
+        context.pointee.flags |= AV_CODEC_FLAG_OUTPUT_CORRUPT
+        context.pointee.flags2 |= AV_CODEC_FLAG2_SHOW_ALL
+        context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        context.pointee.get_buffer2 = { avctx, frame, flags in
+            let status = avcodec_default_get_buffer2(avctx, frame, flags)
+            guard status >= 0, let avctx, let frame, let opaque = avctx.pointee.opaque else { return status }
+            let decoder = Unmanaged<LibavcodecDecoder>.fromOpaque(opaque).takeUnretainedValue()
+            decoder.lastAllocated = DecodedPicture(frame: frame.pointee)
+            return status
+        }
+        guard avcodec_open2(context, codec, nil) >= 0 else { return nil }
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+        guard packet != nil, frame != nil else { return nil }
+    }
+
+    deinit {
+        avcodec_free_context(&context)
+        av_packet_free(&packet)
+        av_frame_free(&frame)
+    }
+
+    /// Decodes one access unit (Annex B) and hands `consume` the picture it was decoded into, while
+    /// libavcodec still holds it. Returns false when libavcodec made no picture.
+    func decode(_ accessUnit: [UInt8], consume: (DecodedPicture) -> Void) -> Bool {
+        guard let context, let packet, let frame else { return false }
+        drain(context, frame)
+        lastAllocated = nil
+        guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return false }
+        accessUnit.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: accessUnit.count) }
+        _ = avcodec_send_packet(context, packet)
+        av_packet_unref(packet)
+        let picture = lastAllocated
+        if let picture { consume(picture) }
+        lastAllocated = nil
+        drain(context, frame)
+        return picture != nil
+    }
+
+    private func drain(_ context: UnsafeMutablePointer<AVCodecContext>, _ frame: UnsafeMutablePointer<AVFrame>) {
+        while avcodec_receive_frame(context, frame) >= 0 { av_frame_unref(frame) }
+    }
+}
+
+extension DecodedPicture {
+    /// nil unless planar 4:2:0 8-bit, the only layout vtksoft converts.
+    init?(frame: AVFrame) {
+        let format = AVPixelFormat(rawValue: frame.format)
+        guard format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P,
+              let y = frame.data.0, let u = frame.data.1, let v = frame.data.2 else { return nil }
+        planes = (y, u, v)
+        strides = (frame.linesize.0, frame.linesize.1, frame.linesize.2)
+        width = Int(frame.width)
+        height = Int(frame.height)
+    }
+}

@@ -1,0 +1,59 @@
+import CLibVA
+import Glibc
+
+/// With VTKSOFT_CAPTURE=FILE, appends one JSON line per picture (at vaEndPicture) with every field of
+/// the parameter buffers the client rendered, so what two VA clients send can be compared.
+final class ParameterCapture {
+    private let path: String
+    private var pictureIndex = 0
+
+    private init(path: String) { self.path = path }
+
+    static func fromEnvironment() -> ParameterCapture? {
+        guard let value = getenv("VTKSOFT_CAPTURE"), value.pointee != 0 else { return nil }
+        return ParameterCapture(path: String(cString: value))
+    }
+
+    func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer]) {
+        let line = JSONValue.object([
+            ("picture", .int(pictureIndex)),
+            ("context", .int(Int(context))),
+            ("render_target", .int(Int(surface))),
+            ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
+            ("buffers", .array(buffers.map(Self.describe))),
+        ]).text + "\n"
+        pictureIndex += 1
+        // Opened per line, appended: several displays (or processes) may share the file.
+        guard let file = fopen(path, "a") else { return }
+        fputs(line, file)
+        fclose(file)
+    }
+
+    private static func describe(_ buffer: RenderedBuffer) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("type", .string(String(cString: vaBufferTypeStr(buffer.type)))),
+            ("num_elements", .int(buffer.elementCount)),
+            ("size", .int(buffer.elementSize)),
+        ]
+        let elements = 0..<buffer.elementCount
+        switch buffer.type {
+        case VAPictureParameterBufferType:
+            fields.append(("value", CaptureFields.picture(buffer.element(as: VAPictureParameterBufferH264.self))))
+        case VAIQMatrixBufferType:
+            fields.append(("value", CaptureFields.iqMatrix(buffer.element(as: VAIQMatrixBufferH264.self))))
+        case VASliceParameterBufferType:
+            fields.append(("value", .array(elements.map { CaptureFields.slice(buffer.element($0, as: VASliceParameterBufferH264.self)) })))
+        case VAEncSequenceParameterBufferType:
+            fields.append(("value", CaptureFields.encodeSequence(buffer.element(as: VAEncSequenceParameterBufferH264.self))))
+        case VAEncPictureParameterBufferType:
+            fields.append(("value", CaptureFields.encodePicture(buffer.element(as: VAEncPictureParameterBufferH264.self))))
+        case VAEncSliceParameterBufferType:
+            fields.append(("value", .array(elements.map { CaptureFields.encodeSlice(buffer.element($0, as: VAEncSliceParameterBufferH264.self)) })))
+        case VAEncMiscParameterBufferType:
+            fields.append(("value", CaptureFields.misc(buffer.bytes)))
+        default:
+            break  // Slice data: its size says enough; the bytes are the client's bitstream.
+        }
+        return .object(fields)
+    }
+}

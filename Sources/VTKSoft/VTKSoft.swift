@@ -1,1 +1,0 @@
-// vtksoft: the software VA-API driver arrives with issue 3.

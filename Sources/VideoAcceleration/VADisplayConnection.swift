@@ -1,0 +1,187 @@
+import CLibVA
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which VA device to use.
+public enum VADeviceChoice: Hashable, Sendable, CustomStringConvertible {
+    /// The first /dev/dri/renderD* whose driver initialises, else vtksoft.
+    case automatic
+    /// vtksoft, the software driver, even where hardware exists.
+    case software
+    /// A DRM render node or card, e.g. /dev/dri/renderD128.
+    case path(String)
+
+    /// Parses the CLI's `--device auto|soft|PATH`.
+    public init(_ text: String) {
+        switch text {
+        case "auto", "": self = .automatic
+        case "soft", "software", "vtksoft": self = .software
+        default: self = .path(text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .automatic: return "auto"
+        case .software: return "soft"
+        case .path(let p): return p
+        }
+    }
+}
+
+/// An initialised VA display: the device, its driver, and the display handle every VA call needs.
+/// Terminated (and the device closed) when the last reference goes away.
+public final class VADisplayConnection: @unchecked Sendable {
+    public let display: VADisplay
+    /// "/dev/dri/renderD128", or "vtksoft" for the software driver.
+    public let devicePath: String
+    public let vendor: String
+    public let version: (major: Int32, minor: Int32)
+    public var isSoftware: Bool { fd < 0 }
+    private let fd: Int32
+
+    private init(display: VADisplay, devicePath: String, fd: Int32) throws(VAError) {
+        self.display = display
+        self.devicePath = devicePath
+        self.fd = fd
+        var major: Int32 = 0, minor: Int32 = 0
+        let status = vaInitialize(display, &major, &minor)
+        if status != VA_STATUS_SUCCESS {
+            vaTerminate(display)
+            if fd >= 0 { close(fd) }
+            throw VAError("vaInitialize(\(devicePath))", status)
+        }
+        version = (major, minor)
+        vendor = vaQueryVendorString(display).map { String(cString: $0) } ?? "unknown"
+    }
+
+    deinit {
+        vaTerminate(display)
+        if fd >= 0 { close(fd) }
+    }
+
+    /// Opens the device the user chose; `automatic` prefers hardware.
+    public static func open(_ choice: VADeviceChoice) throws -> VADisplayConnection {
+        switch choice {
+        case .path(let path):
+            return try openDRM(path)
+        case .software:
+            return try openSoftware()
+        case .automatic:
+            var tried: [String] = []
+            for node in renderNodes() {
+                do { return try openDRM(node) } catch { tried.append("\(node): \(error)") }
+            }
+            do { return try openSoftware() } catch { tried.append("vtksoft: \(error)"); throw VADeviceError.noDriver(tried) }
+        }
+    }
+
+    /// /dev/dri/renderD* in order.
+    static func renderNodes() -> [String] {
+        guard let dir = opendir("/dev/dri") else { return [] }
+        defer { closedir(dir) }
+        var nodes: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("renderD") { nodes.append("/dev/dri/" + name) }
+        }
+        return nodes.sorted()
+    }
+
+    public static func openDRM(_ path: String) throws -> VADisplayConnection {
+        guard access(path, F_OK) == 0 else { throw VADeviceError.deviceNotFound(path) }
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw VADeviceError.cannotOpen(path, errno: errno) }
+        guard let display = vaGetDisplayDRM(fd) else {
+            close(fd)
+            throw VAError("vaGetDisplayDRM(\(path))", VAStatus(VA_STATUS_ERROR_INVALID_DISPLAY))
+        }
+        return try VADisplayConnection(display: display, devicePath: path, fd: fd)
+    }
+
+    /// A display with no device for vtksoft: what libva's DRM back end builds, without the file descriptor
+    /// (vtksoft never uses one). libva loads the driver named by the callbacks from LIBVA_DRIVERS_PATH.
+    public static func openSoftware() throws -> VADisplayConnection {
+        let directory = try SoftwareDriverLocation.directory()
+        setenv("LIBVA_DRIVERS_PATH", directory, 1)
+        guard let dctx = va_newDisplayContext() else { throw VAError("va_newDisplayContext", VAStatus(VA_STATUS_ERROR_ALLOCATION_FAILED)) }
+        guard let ctx = va_newDriverContext(dctx) else {
+            free(dctx)
+            throw VAError("va_newDriverContext", VAStatus(VA_STATUS_ERROR_ALLOCATION_FAILED))
+        }
+        ctx.pointee.native_dpy = nil
+        ctx.pointee.display_type = UInt(VA_DISPLAY_DRM)
+        ctx.pointee.drm_state = nil
+        dctx.pointee.vaIsValid = { dctx in dctx?.pointee.pDriverContext != nil ? 1 : 0 }
+        dctx.pointee.vaDestroy = { dctx in
+            guard let dctx else { return }
+            free(dctx.pointee.pDriverContext)
+            free(dctx)
+        }
+        dctx.pointee.vaGetNumCandidates = { _, count in
+            count?.pointee = 1
+            return VAStatus(VA_STATUS_SUCCESS)
+        }
+        dctx.pointee.vaGetDriverNameByIndex = { _, name, _ in
+            name?.pointee = strdup(SoftwareDriverLocation.driverName)
+            return VAStatus(VA_STATUS_SUCCESS)
+        }
+        return try VADisplayConnection(display: VADisplay(dctx), devicePath: "vtksoft", fd: -1)
+    }
+
+    // MARK: Capabilities
+
+    public func profiles() -> [VAProfile] {
+        var list = [VAProfile](repeating: VAProfileNone, count: Int(vaMaxNumProfiles(display)))
+        var count: Int32 = 0
+        guard vaQueryConfigProfiles(display, &list, &count) == VA_STATUS_SUCCESS else { return [] }
+        return Array(list.prefix(Int(count)))
+    }
+
+    public func entrypoints(for profile: VAProfile) -> [VAEntrypoint] {
+        var list = [VAEntrypoint](repeating: VAEntrypoint(0), count: Int(vaMaxNumEntrypoints(display)))
+        var count: Int32 = 0
+        guard vaQueryConfigEntrypoints(display, profile, &list, &count) == VA_STATUS_SUCCESS else { return [] }
+        return Array(list.prefix(Int(count)))
+    }
+
+    /// Attribute values (VA_ATTRIB_NOT_SUPPORTED where the driver has none).
+    public func attributes(_ types: [VAConfigAttribType], profile: VAProfile, entrypoint: VAEntrypoint) -> [VAConfigAttribType: UInt32] {
+        var list = types.map { VAConfigAttrib(type: $0, value: 0) }
+        guard vaGetConfigAttributes(display, profile, entrypoint, &list, Int32(list.count)) == VA_STATUS_SUCCESS else { return [:] }
+        var out: [VAConfigAttribType: UInt32] = [:]
+        for attribute in list { out[attribute.type] = attribute.value }
+        return out
+    }
+}
+
+extension VAConfigAttribType: @retroactive Hashable {}
+
+/// Where vtk finds libvtksoft_drv_video.so: $LIBVA_DRIVERS_PATH, beside the running executable, its
+/// ../lib, or the build directory it was built in.
+public enum SoftwareDriverLocation {
+    public static let driverName = "libvtksoft"
+    public static let fileName = "libvtksoft_drv_video.so"
+
+    public static func directory() throws -> String {
+        var candidates: [String] = []
+        if let path = getenv("VTKSOFT_DRIVERS_PATH").map({ String(cString: $0) }) { candidates.append(path) }
+        if let path = getenv("LIBVA_DRIVERS_PATH").map({ String(cString: $0) }) {
+            candidates += path.split(separator: ":").map(String.init)
+        }
+        if let exe = executableDirectory() {
+            candidates += [exe, exe + "/../lib", exe + "/../lib/vtk"]
+        }
+        for dir in candidates where access(dir + "/" + fileName, R_OK) == 0 { return dir }
+        throw VADeviceError.driverNotFound(candidates.isEmpty ? "(no candidate directory)" : candidates.joined(separator: ", "))
+    }
+
+    static func executableDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let path = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    }
+}

@@ -1,0 +1,195 @@
+import CLibVA
+import VTKMedia
+
+/// A VA configuration (profile + entrypoint + attributes), destroyed with the object.
+public final class VAConfiguration: @unchecked Sendable {
+    public let id: VAConfigID
+    public let profile: VAProfile
+    public let entrypoint: VAEntrypoint
+    let connection: VADisplayConnection
+
+    public init(_ connection: VADisplayConnection, profile: VAProfile, entrypoint: VAEntrypoint,
+                attributes: [VAConfigAttrib] = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))]) throws(VAError) {
+        var list = attributes
+        var id = VAConfigID(VA_INVALID_ID)
+        try VAError.check(vaCreateConfig(connection.display, profile, entrypoint, &list, Int32(list.count), &id),
+                          "vaCreateConfig(\(String(cString: vaProfileStr(profile))), \(String(cString: vaEntrypointStr(entrypoint))))")
+        self.id = id
+        self.profile = profile
+        self.entrypoint = entrypoint
+        self.connection = connection
+    }
+
+    deinit { vaDestroyConfig(connection.display, id) }
+}
+
+/// VA surfaces of one size and format, created together and destroyed together.
+public final class VASurfaceSet: @unchecked Sendable {
+    public let ids: [VASurfaceID]
+    public let width: Int
+    public let height: Int
+    let connection: VADisplayConnection
+
+    public init(_ connection: VADisplayConnection, width: Int, height: Int, count: Int,
+                rtFormat: UInt32 = UInt32(VA_RT_FORMAT_YUV420), fourcc: UInt32 = UInt32(VA_FOURCC_NV12)) throws(VAError) {
+        var ids = [VASurfaceID](repeating: VASurfaceID(VA_INVALID_SURFACE), count: count)
+        var attribute = VASurfaceAttrib()
+        attribute.type = VASurfaceAttribPixelFormat
+        attribute.flags = UInt32(VA_SURFACE_ATTRIB_SETTABLE)
+        attribute.value.type = VAGenericValueTypeInteger
+        attribute.value.value.i = Int32(bitPattern: fourcc)
+        try VAError.check(vaCreateSurfaces(connection.display, rtFormat, UInt32(width), UInt32(height), &ids, UInt32(count), &attribute, 1),
+                          "vaCreateSurfaces(\(count) x \(width)x\(height))")
+        self.ids = ids
+        self.width = width
+        self.height = height
+        self.connection = connection
+    }
+
+    deinit {
+        var list = ids
+        vaDestroySurfaces(connection.display, &list, Int32(list.count))
+    }
+}
+
+/// A VA context: a configuration bound to a picture size and render targets.
+public final class VAContext: @unchecked Sendable {
+    public let id: VAContextID
+    public let configuration: VAConfiguration
+    public let surfaces: VASurfaceSet
+    let connection: VADisplayConnection
+
+    public init(_ connection: VADisplayConnection, configuration: VAConfiguration, surfaces: VASurfaceSet,
+                width: Int, height: Int, progressive: Bool = true) throws(VAError) {
+        var targets = surfaces.ids
+        var id = VAContextID(VA_INVALID_ID)
+        try VAError.check(vaCreateContext(connection.display, configuration.id, Int32(width), Int32(height),
+                                          progressive ? VA_PROGRESSIVE : 0, &targets, Int32(targets.count), &id),
+                          "vaCreateContext(\(width)x\(height))")
+        self.id = id
+        self.configuration = configuration
+        self.surfaces = surfaces
+        self.connection = connection
+    }
+
+    deinit { vaDestroyContext(connection.display, id) }
+
+    /// Creates a parameter or data buffer holding a copy of `value`'s bytes (`count` elements).
+    public func buffer<T>(_ type: VABufferType, _ value: inout T, count: Int = 1) throws(VAError) -> VABufferID {
+        var id = VABufferID(VA_INVALID_ID)
+        let status = withUnsafeMutableBytes(of: &value) { raw in
+            vaCreateBuffer(connection.display, self.id, type, UInt32(MemoryLayout<T>.size), UInt32(count), raw.baseAddress, &id)
+        }
+        try VAError.check(status, "vaCreateBuffer(type \(type.rawValue))")
+        return id
+    }
+
+    /// Creates a buffer from raw bytes (slice data).
+    public func buffer(_ type: VABufferType, bytes: UnsafeRawBufferPointer) throws(VAError) -> VABufferID {
+        var id = VABufferID(VA_INVALID_ID)
+        let status = vaCreateBuffer(connection.display, self.id, type, UInt32(bytes.count), 1, UnsafeMutableRawPointer(mutating: bytes.baseAddress), &id)
+        try VAError.check(status, "vaCreateBuffer(type \(type.rawValue), \(bytes.count) bytes)")
+        return id
+    }
+
+    /// An array of structures in one buffer.
+    public func buffer<T>(_ type: VABufferType, array: inout [T]) throws(VAError) -> VABufferID {
+        var id = VABufferID(VA_INVALID_ID)
+        let count = array.count
+        let status = array.withUnsafeMutableBytes { raw in
+            vaCreateBuffer(connection.display, self.id, type, UInt32(MemoryLayout<T>.stride), UInt32(count), raw.baseAddress, &id)
+        }
+        try VAError.check(status, "vaCreateBuffer(type \(type.rawValue), \(array.count) elements)")
+        return id
+    }
+
+    public func destroy(buffers: [VABufferID]) {
+        for id in buffers { vaDestroyBuffer(connection.display, id) }
+    }
+
+    /// vaBeginPicture, vaRenderPicture of every buffer, vaEndPicture; the buffers are destroyed after.
+    public func render(target: VASurfaceID, buffers: [VABufferID]) throws(VAError) {
+        defer { destroy(buffers: buffers) }
+        try VAError.check(vaBeginPicture(connection.display, id, target), "vaBeginPicture(surface \(target))")
+        var list = buffers
+        let status = vaRenderPicture(connection.display, id, &list, Int32(list.count))
+        // vaEndPicture must follow a successful vaBeginPicture whatever vaRenderPicture said.
+        let end = vaEndPicture(connection.display, id)
+        try VAError.check(status, "vaRenderPicture(surface \(target))")
+        try VAError.check(end, "vaEndPicture(surface \(target))")
+    }
+}
+
+/// Surfaces handed out and taken back; a surface is free again only when released.
+public struct VASurfacePool: Sendable {
+    public let surfaces: VASurfaceSet
+    private var free: [VASurfaceID]
+
+    public init(_ surfaces: VASurfaceSet) {
+        self.surfaces = surfaces
+        self.free = surfaces.ids.reversed()
+    }
+
+    public var freeCount: Int { free.count }
+
+    public mutating func acquire() -> VASurfaceID? { free.popLast() }
+
+    public mutating func release(_ id: VASurfaceID) {
+        precondition(surfaces.ids.contains(id) && !free.contains(id), "surface \(id) released twice or not from this pool")
+        free.append(id)
+    }
+}
+
+/// Reading decoded pixels back from a surface.
+public enum VASurfaceReader {
+    /// Waits for `surface` and copies the rectangle (x, y, width, height) out as NV12.
+    public static func readNV12(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
+                                crop: (x: Int, y: Int, width: Int, height: Int)) throws(VAError) -> PixelBuffer {
+        try VAError.check(vaSyncSurface(connection.display, surface), "vaSyncSurface(\(surface))")
+        var image = VAImage()
+        var derived = vaDeriveImage(connection.display, surface, &image) == VA_STATUS_SUCCESS
+        if derived && image.format.fourcc != UInt32(VA_FOURCC_NV12) {
+            vaDestroyImage(connection.display, image.image_id)
+            derived = false
+        }
+        if !derived {
+            var format = VAImageFormat()
+            format.fourcc = UInt32(VA_FOURCC_NV12)
+            format.byte_order = UInt32(VA_LSB_FIRST)
+            format.bits_per_pixel = 12
+            try VAError.check(vaCreateImage(connection.display, &format, Int32(surfaceWidth), Int32(surfaceHeight), &image), "vaCreateImage(NV12)")
+            let status = vaGetImage(connection.display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id)
+            if status != VA_STATUS_SUCCESS {
+                vaDestroyImage(connection.display, image.image_id)
+                throw VAError("vaGetImage(surface \(surface))", status)
+            }
+        }
+        defer { vaDestroyImage(connection.display, image.image_id) }
+        var mapped: UnsafeMutableRawPointer?
+        try VAError.check(vaMapBuffer(connection.display, image.buf, &mapped), "vaMapBuffer(image)")
+        defer { vaUnmapBuffer(connection.display, image.buf) }
+        guard let base = mapped else { throw VAError("vaMapBuffer(image)", VAStatus(VA_STATUS_ERROR_OPERATION_FAILED)) }
+        var out = PixelBuffer(format: .nv12, width: crop.width, height: crop.height)
+        let pitches = withUnsafeBytes(of: image.pitches) { Array($0.bindMemory(to: UInt32.self).prefix(3)) }
+        let offsets = withUnsafeBytes(of: image.offsets) { Array($0.bindMemory(to: UInt32.self).prefix(3)) }
+        // Luma rows.
+        let yBase = base + Int(offsets[0])
+        out.planes[0].bytes.withUnsafeMutableBytes { dst in
+            for row in 0..<crop.height {
+                let src = yBase + (crop.y + row) * Int(pitches[0]) + crop.x
+                (dst.baseAddress! + row * crop.width).copyMemory(from: src, byteCount: crop.width)
+            }
+        }
+        // Interleaved chroma rows (crop offsets are even for 4:2:0, 7.4.2.1.1).
+        let uvBase = base + Int(offsets[1])
+        let chromaRowBytes = out.planes[1].rowLength
+        let chromaRows = out.chromaHeight
+        out.planes[1].bytes.withUnsafeMutableBytes { dst in
+            for row in 0..<chromaRows {
+                let src = uvBase + (crop.y / 2 + row) * Int(pitches[1]) + crop.x
+                (dst.baseAddress! + row * chromaRowBytes).copyMemory(from: src, byteCount: chromaRowBytes)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,187 @@
+import CLibVA
+import Foundation
+import VTKTestSupport
+import H264Bitstream
+import Testing
+
+/// A tiny VA client written for the tests: one 64x64 picture encoded through vtksoft, and decoded back
+/// through vtksoft from VA parameters filled from the encoded stream's own SPS and PPS.
+struct VTKSoftVAClient {
+    let display: VADisplay
+    static let size = 64
+
+    /// A diagonal gradient, so a decode that lands in the wrong place or not at all shows.
+    static func sample(x: Int, y: Int) -> UInt8 { UInt8(truncatingIfNeeded: 16 + (x + y) * 3 / 2) }
+
+    func check(_ status: VAStatus, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(status == VA_STATUS_SUCCESS, "\(what): \(String(cString: vaErrorStr(status)))", sourceLocation: sourceLocation)
+    }
+
+    func createSurface(width: Int = size, height: Int = size) throws -> VASurfaceID {
+        var surface = VASurfaceID(VA_INVALID_ID)
+        try check(vaCreateSurfaces(display, UInt32(VA_RT_FORMAT_YUV420), UInt32(width), UInt32(height), &surface, 1, nil, 0), "vaCreateSurfaces")
+        return surface
+    }
+
+    func createBuffer<T>(_ context: VAContextID, _ type: VABufferType, _ value: T) throws -> VABufferID {
+        var value = value
+        var id = VABufferID(VA_INVALID_ID)
+        try check(vaCreateBuffer(display, context, type, UInt32(MemoryLayout<T>.size), 1, &value, &id), "vaCreateBuffer \(type)")
+        return id
+    }
+
+    /// Writes the gradient into the surface through vaDeriveImage (which maps the surface memory).
+    func fill(_ surface: VASurfaceID) throws {
+        var image = VAImage()
+        try check(vaDeriveImage(display, surface, &image), "vaDeriveImage")
+        defer { vaDestroyImage(display, image.image_id) }
+        var pointer: UnsafeMutableRawPointer?
+        try check(vaMapBuffer(display, image.buf, &pointer), "vaMapBuffer")
+        let base = try #require(pointer).assumingMemoryBound(to: UInt8.self)
+        let pitch = Int(image.pitches.0), chroma = base + Int(image.offsets.1)
+        for y in 0..<Self.size { for x in 0..<Self.size { base[y * pitch + x] = Self.sample(x: x, y: y) } }
+        for y in 0..<Self.size / 2 { for x in 0..<Self.size { chroma[y * Int(image.pitches.1) + x] = 128 } }
+        try check(vaUnmapBuffer(display, image.buf), "vaUnmapBuffer")
+    }
+
+    /// Reads the luma plane back with vaGetImage into an I420 image.
+    func luma(_ surface: VASurfaceID) throws -> [UInt8] {
+        var format = VAImageFormat()
+        format.fourcc = UInt32(VA_FOURCC_I420)
+        var image = VAImage()
+        try check(vaCreateImage(display, &format, Int32(Self.size), Int32(Self.size), &image), "vaCreateImage")
+        defer { vaDestroyImage(display, image.image_id) }
+        try check(vaSyncSurface(display, surface), "vaSyncSurface")
+        try check(vaGetImage(display, surface, 0, 0, UInt32(Self.size), UInt32(Self.size), image.image_id), "vaGetImage")
+        var pointer: UnsafeMutableRawPointer?
+        try check(vaMapBuffer(display, image.buf, &pointer), "vaMapBuffer")
+        defer { vaUnmapBuffer(display, image.buf) }
+        let base = try #require(pointer).assumingMemoryBound(to: UInt8.self)
+        let pitch = Int(image.pitches.0)
+        return (0..<Self.size * Self.size).map { base[($0 / Self.size) * pitch + $0 % Self.size] }
+    }
+
+    /// Encodes the gradient as one Constrained Baseline IDR; returns the Annex B bytes.
+    func encodeOnePicture() throws -> [UInt8] {
+        var attributes = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420)),
+                          VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP))]
+        var config = VAConfigID(VA_INVALID_ID)
+        try check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointEncSlice, &attributes, 2, &config), "vaCreateConfig")
+        defer { vaDestroyConfig(display, config) }
+        var source = try createSurface()
+        defer { vaDestroySurfaces(display, &source, 1) }
+        try fill(source)
+        var context = VAContextID(VA_INVALID_ID)
+        try check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &source, 1, &context), "vaCreateContext")
+        defer { vaDestroyContext(display, context) }
+        var coded = VABufferID(VA_INVALID_ID)
+        try check(vaCreateBuffer(display, context, VAEncCodedBufferType, 1 << 16, 1, nil, &coded), "coded buffer")
+        defer { vaDestroyBuffer(display, coded) }
+
+        var sequence = VAEncSequenceParameterBufferH264()
+        sequence.level_idc = 30
+        sequence.intra_period = 30
+        sequence.intra_idr_period = 30
+        sequence.ip_period = 1
+        sequence.max_num_ref_frames = 1
+        sequence.picture_width_in_mbs = UInt16(Self.size / 16)
+        sequence.picture_height_in_mbs = UInt16(Self.size / 16)
+        sequence.seq_fields.bits.chroma_format_idc = 1
+        sequence.seq_fields.bits.frame_mbs_only_flag = 1
+        var picture = VAEncPictureParameterBufferH264()
+        picture.CurrPic.picture_id = source
+        picture.coded_buf = coded
+        picture.pic_init_qp = 26
+        picture.pic_fields.bits.idr_pic_flag = 1
+        picture.pic_fields.bits.reference_pic_flag = 1
+        var slice = VAEncSliceParameterBufferH264()
+        slice.num_macroblocks = UInt32((Self.size / 16) * (Self.size / 16))
+        slice.slice_type = 2
+        slice.slice_qp_delta = 0
+        var buffers = [try createBuffer(context, VAEncSequenceParameterBufferType, sequence),
+                       try createBuffer(context, VAEncPictureParameterBufferType, picture),
+                       try createBuffer(context, VAEncSliceParameterBufferType, slice)]
+        defer { for b in buffers { vaDestroyBuffer(display, b) } }
+        try check(vaBeginPicture(display, context, source), "vaBeginPicture")
+        try check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
+        try check(vaEndPicture(display, context), "vaEndPicture")
+        try check(vaSyncSurface(display, source), "vaSyncSurface")
+        var pointer: UnsafeMutableRawPointer?
+        try check(vaMapBuffer(display, coded, &pointer), "map coded")
+        defer { vaUnmapBuffer(display, coded) }
+        let segment = try #require(pointer).assumingMemoryBound(to: VACodedBufferSegment.self).pointee
+        let payload = try #require(segment.buf).assumingMemoryBound(to: UInt8.self)
+        return Array(UnsafeBufferPointer(start: payload, count: Int(segment.size)))
+    }
+
+    /// Decodes an IDR made by ``encodeOnePicture()`` into a new surface; returns its luma.
+    func decodeOnePicture(_ stream: [UInt8]) throws -> [UInt8] {
+        let units = AnnexBScanner.nalUnits(in: stream)
+        let spsUnit = try #require(units.first { $0.type == .sequenceParameterSet })
+        let ppsUnit = try #require(units.first { $0.type == .pictureParameterSet })
+        let idr = try #require(units.first { $0.type == .idrSlice })
+        let sps = try SequenceParameterSet(nalUnit: spsUnit)
+        let pps = try PictureParameterSet(nalUnit: ppsUnit) { $0 == sps.seqParameterSetId ? sps : nil }
+
+        var config = VAConfigID(VA_INVALID_ID)
+        try check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointVLD, nil, 0, &config), "vaCreateConfig")
+        defer { vaDestroyConfig(display, config) }
+        var target = try createSurface()
+        defer { vaDestroySurfaces(display, &target, 1) }
+        var context = VAContextID(VA_INVALID_ID)
+        try check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &target, 1, &context), "vaCreateContext")
+        defer { vaDestroyContext(display, context) }
+
+        var picture = VAPictureParameterBufferH264()
+        picture.CurrPic.picture_id = target
+        picture.CurrPic.flags = UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
+        withUnsafeMutableBytes(of: &picture.ReferenceFrames) { raw in
+            for i in 0..<16 {
+                var invalid = VAPictureH264()
+                invalid.picture_id = VASurfaceID(VA_INVALID_ID)
+                invalid.flags = UInt32(VA_PICTURE_H264_INVALID)
+                raw.storeBytes(of: invalid, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
+            }
+        }
+        picture.picture_width_in_mbs_minus1 = UInt16(sps.picWidthInMbsMinus1)
+        picture.picture_height_in_mbs_minus1 = UInt16(sps.frameHeightInMbs - 1)
+        picture.num_ref_frames = UInt8(sps.maxNumRefFrames)
+        picture.seq_fields.bits.chroma_format_idc = UInt32(sps.chromaFormatIdc)
+        picture.seq_fields.bits.frame_mbs_only_flag = sps.frameMbsOnlyFlag ? 1 : 0
+        picture.seq_fields.bits.direct_8x8_inference_flag = sps.direct8x8InferenceFlag ? 1 : 0
+        picture.seq_fields.bits.log2_max_frame_num_minus4 = UInt32(sps.log2MaxFrameNumMinus4)
+        picture.seq_fields.bits.pic_order_cnt_type = UInt32(sps.picOrderCntType)
+        picture.seq_fields.bits.log2_max_pic_order_cnt_lsb_minus4 = UInt32(sps.log2MaxPicOrderCntLsbMinus4)
+        picture.seq_fields.bits.delta_pic_order_always_zero_flag = sps.deltaPicOrderAlwaysZeroFlag ? 1 : 0
+        picture.pic_init_qp_minus26 = Int8(pps.picInitQpMinus26)
+        picture.pic_init_qs_minus26 = Int8(pps.picInitQsMinus26)
+        picture.chroma_qp_index_offset = Int8(pps.chromaQpIndexOffset)
+        picture.pic_fields.bits.entropy_coding_mode_flag = pps.entropyCodingModeFlag ? 1 : 0
+        picture.pic_fields.bits.deblocking_filter_control_present_flag = pps.deblockingFilterControlPresentFlag ? 1 : 0
+        picture.pic_fields.bits.pic_order_present_flag = pps.bottomFieldPicOrderInFramePresentFlag ? 1 : 0
+        picture.pic_fields.bits.reference_pic_flag = 1
+        var slice = VASliceParameterBufferH264()
+        slice.slice_data_size = UInt32(idr.bytes.count)
+        slice.slice_data_offset = 0
+        slice.slice_data_flag = UInt32(VA_SLICE_DATA_FLAG_ALL)
+        slice.slice_type = 2
+        let sliceData = Array(idr.bytes)
+
+        var dataBuffer = VABufferID(VA_INVALID_ID)
+        var bytes = sliceData
+        try check(vaCreateBuffer(display, context, VASliceDataBufferType, UInt32(bytes.count), 1, &bytes, &dataBuffer), "slice data")
+        var buffers = [try createBuffer(context, VAPictureParameterBufferType, picture),
+                       try createBuffer(context, VASliceParameterBufferType, slice), dataBuffer]
+        defer { for b in buffers { vaDestroyBuffer(display, b) } }
+        try check(vaBeginPicture(display, context, target), "vaBeginPicture")
+        try check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
+        try check(vaEndPicture(display, context), "vaEndPicture")
+        return try luma(target)
+    }
+
+    /// Mean absolute difference from the gradient.
+    static func error(_ luma: [UInt8]) -> Double {
+        let total = luma.enumerated().reduce(0) { $0 + abs(Int($1.element) - Int(sample(x: $1.offset % size, y: $1.offset / size))) }
+        return Double(total) / Double(luma.count)
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// vtksoft's exported object counters, reached with dlsym like any client would.
+public enum VTKSoftCounters {
+    private typealias Counter = @convention(c) () -> Int32
+    private typealias DisplayCounter = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+
+    /// dlopen keeps the driver mapped (it is built NODELETE anyway) so the symbols stay valid.
+    nonisolated(unsafe) private static let handle: UnsafeMutableRawPointer? = VTKSoftDriverLocation.library.flatMap { dlopen($0.path, RTLD_NOW) }
+
+    private static func counter(_ name: String) -> Int? {
+        guard let handle, let symbol = dlsym(handle, name) else { return nil }
+        return Int(unsafeBitCast(symbol, to: Counter.self)())
+    }
+
+    /// Objects alive in every vtksoft display of the process.
+    public static var live: Int? { counter("vtksoft_live_object_count") }
+    /// Objects clients left behind at vaTerminate, summed since the driver was loaded.
+    public static var leaked: Int? { counter("vtksoft_leaked_object_count") }
+
+    /// Objects alive in one display (a VADisplay): not disturbed by other tests running at the same time.
+    public static func live(in display: UnsafeMutableRawPointer?) -> Int? {
+        guard let handle, let symbol = dlsym(handle, "vtksoft_display_live_object_count") else { return nil }
+        return Int(unsafeBitCast(symbol, to: DisplayCounter.self)(display))
+    }
+}

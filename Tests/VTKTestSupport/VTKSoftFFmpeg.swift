@@ -1,0 +1,68 @@
+import Foundation
+
+/// Runs third-party VA clients (ffmpeg, vainfo) against vtksoft on the test process's Xvfb display.
+public enum VTKSoftFFmpeg {
+    /// Why third-party client tests cannot run here, or nil when they can.
+    public static let unavailableReason: String? = {
+        if !ProcessRunner.hasFFmpeg { return "ffmpeg/ffprobe not installed: skipping the third-party VA client checks" }
+        if !Xvfb.isInstalled { return "Xvfb not installed: skipping the third-party VA client checks" }
+        if VTKSoftDriverLocation.directory == nil { return VTKSoftDriverLocation.missingMessage }
+        if Xvfb.shared == nil { return "Xvfb would not start: skipping the third-party VA client checks" }
+        return nil
+    }()
+
+    public static var isAvailable: Bool { unavailableReason == nil }
+
+    /// `-init_hw_device` value naming the VA device on the private X display.
+    public static var hwDevice: String { "vaapi=va:\(Xvfb.shared?.display ?? ":0")" }
+
+    public struct Run: Sendable {
+        public let result: ProcessRunner.Result
+        /// VA objects the client left alive at vaTerminate (VTKSOFT_LEAK_REPORT); nil if the driver
+        /// never terminated (client crashed or never opened it).
+        public let leakedObjects: Int?
+    }
+
+    /// Runs `tool` with vtksoft as the VA driver; `extraEnvironment` adds e.g. VTKSOFT_CAPTURE.
+    public static func run(_ tool: String, _ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> Run {
+        let leakFile = TestPaths.scratch.appendingPathComponent("leak-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: leakFile) }
+        var environment = VTKSoftDriverLocation.environment(display: Xvfb.shared?.display ?? ":0", extra: extraEnvironment)
+        environment["VTKSOFT_LEAK_REPORT"] = leakFile.path
+        let result = try ProcessRunner.run(tool, arguments, environment: environment)
+        let leaked = (try? String(contentsOf: leakFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return Run(result: result, leakedObjects: leaked)
+    }
+
+    /// MD5 of the decoded output as planar I420, decoded by FFmpeg through VA-API (vtksoft). The
+    /// hwdownload filter only accepts VA surfaces, so a silent software fallback fails instead of passing.
+    public static func hardwareDecodeMD5(_ stream: URL, extraFilter: String? = nil) throws -> (md5: String?, run: Run) {
+        let filters = ["hwdownload", "format=nv12"] + (extraFilter.map { [$0] } ?? []) + ["format=yuv420p"]
+        let run = try run("ffmpeg", ["-nostdin", "-v", "error",
+                                     // Plain Baseline streams map to no VA profile in FFmpeg; vtksoft decodes
+                                     // them as Constrained Baseline (no FMO/ASO in the streams used here).
+                                     "-hwaccel_flags", "allow_profile_mismatch",
+                                     "-init_hw_device", hwDevice, "-hwaccel", "vaapi", "-hwaccel_device", "va",
+                                     "-hwaccel_output_format", "vaapi", "-i", stream.path,
+                                     "-vf", filters.joined(separator: ","), "-f", "md5", "-"])
+        return (md5Value(run.result.stdoutText), run)
+    }
+
+    /// MD5 of FFmpeg's software decode, for streams without a reference.
+    public static func softwareDecodeMD5(_ stream: URL) throws -> String? {
+        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", stream.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
+        return md5Value(result.stdoutText)
+    }
+
+    static func md5Value(_ text: String) -> String? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MD5=") }) else { return nil }
+        return String(line.dropFirst(4))
+    }
+
+    /// Y PSNR from the psnr filter's summary line, e.g. "PSNR y:37.21 u:...".
+    public static func lumaPSNR(_ stderr: String) -> Double? {
+        guard let range = stderr.range(of: "PSNR y:") else { return nil }
+        let rest = stderr[range.upperBound...].prefix { !$0.isWhitespace }
+        return rest == "inf" ? .infinity : Double(rest)
+    }
+}
