@@ -29,6 +29,7 @@ let package = Package(
 
         // MARK: Pure Swift layers
         .target(name: "VTKMedia"),
+        .target(name: "JSONText"),
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
 
@@ -44,7 +45,7 @@ let package = Package(
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream"],
+            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "JSONText"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
@@ -53,7 +54,10 @@ let package = Package(
             ]),
 
         // MARK: The command
-        .executableTarget(name: "vtk", dependencies: ["H264Bitstream", "VTKMedia"]),
+        .target(name: "VTKCommandLine",
+                dependencies: ["DecompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration", "PixelConversion",
+                               "VTKMedia", "JSONText", "CLibVA"]),
+        .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)
         .executableTarget(name: "bitstream-bench", dependencies: ["H264Bitstream"], path: "Tools/BitstreamBench"),
@@ -63,7 +67,8 @@ let package = Package(
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
-        .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport"]),
+        .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport"]),
+        .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream"]),
         .executableTarget(
             name: "VTKSoftBench", dependencies: ["VTKTestSupport", "COpenH264"], path: "Tools/VTKSoftBench"),

@@ -150,10 +150,29 @@ enum H264VAParameters {
         return sp
     }
 
-    /// Explicit weights from pred_weight_table (defaults where an entry's flag is 0, 7.4.3.2); for
-    /// implicit bi-prediction (weighted_bipred_idc 2) the hardware derives the weights itself (8.4.2.3.1).
+    /// Weight tables (8.4.2.3): explicit weights from pred_weight_table, with the defaults of 7.4.3.2 for
+    /// entries whose flag is 0; without a table, the default weight 1 << denominator for every active
+    /// entry. For implicit bi-prediction (weighted_bipred_idc 2) the hardware derives the weights from
+    /// POC distances (8.4.2.3.1); the table then holds the neutral weight 32 on denominator 5, which is
+    /// what implicit weights are expressed on, as FFmpeg and the Intel and Mesa drivers expect.
     static func fillWeights(_ sp: inout VASliceParameterBufferH264, header h: SliceHeader, pps: PictureParameterSet) {
-        guard let table = h.predWeightTable else { return }
+        let type = h.sliceType
+        guard !type.isIntra else { return }
+        let table: PredWeightTable
+        if let explicit = h.predWeightTable {
+            table = explicit
+        } else {
+            let denominator = type == .b && pps.weightedBipredIdc == 2 ? 5 : 0
+            var neutral = PredWeightTable()
+            neutral.lumaLog2WeightDenom = denominator
+            neutral.chromaLog2WeightDenom = denominator
+            var entry = PredWeightTable.Entry()
+            entry.lumaWeight = 1 << denominator
+            entry.chromaWeight = [1 << denominator, 1 << denominator]
+            neutral.l0 = Array(repeating: entry, count: h.numRefIdxL0ActiveMinus1 + 1)
+            if type == .b { neutral.l1 = Array(repeating: entry, count: h.numRefIdxL1ActiveMinus1 + 1) }
+            table = neutral
+        }
         sp.luma_log2_weight_denom = UInt8(table.lumaLog2WeightDenom)
         sp.chroma_log2_weight_denom = UInt8(table.chromaLog2WeightDenom)
         func write(_ entries: [PredWeightTable.Entry], lumaFlag: inout UInt8, chromaFlag: inout UInt8,
@@ -184,7 +203,7 @@ enum H264VAParameters {
         }
         sp.luma_weight_l0_flag = lf
         sp.chroma_weight_l0_flag = cf
-        guard h.sliceType == .b else { return }
+        guard type == .b else { return }
         withUnsafeMutableBytes(of: &sp.luma_weight_l1) { lw in
             withUnsafeMutableBytes(of: &sp.luma_offset_l1) { lo in
                 withUnsafeMutableBytes(of: &sp.chroma_weight_l1) { cw in

@@ -25,6 +25,7 @@ public struct PredWeightTable: Hashable, Sendable {
         public var chromaWeightFlag = false
         public var chromaWeight = [0, 0]
         public var chromaOffset = [0, 0]
+        public init() {}
     }
     public var lumaLog2WeightDenom = 0
     public var chromaLog2WeightDenom = 0

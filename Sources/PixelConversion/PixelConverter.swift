@@ -39,3 +39,17 @@ public enum PixelConverter {
         return out
     }
 }
+
+extension PixelConverter {
+    /// Packed 8-bit R, G, B bytes (BT.601 limited range, as libyuv's I420ToRAW), for pictures.
+    public static func rgb(_ buffer: PixelBuffer) -> [UInt8] {
+        let source = convert(buffer, to: .i420)
+        var rgb = [UInt8](repeating: 0, count: buffer.width * buffer.height * 3)
+        let p = source.planes
+        rgb.withUnsafeMutableBufferPointer { out in
+            _ = I420ToRAW(p[0].bytes, Int32(p[0].bytesPerRow), p[1].bytes, Int32(p[1].bytesPerRow), p[2].bytes, Int32(p[2].bytesPerRow),
+                          out.baseAddress, Int32(buffer.width * 3), Int32(buffer.width), Int32(buffer.height))
+        }
+        return rgb
+    }
+}

@@ -1,3 +1,4 @@
+import JSONText
 import CLibVA
 
 /// Every field of the VA H.264 parameter structs as JSON, named as in libva's headers.

@@ -1,20 +1,30 @@
-/// A minimal JSON value for capture lines; keeps key order so lines diff well.
-enum JSONValue {
+/// A minimal JSON value that keeps key order, so output diffs well and reads in a stable order
+/// (vtksoft's capture lines, the CLI's --json reports).
+public enum JSONValue: Sendable {
     case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case null
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    static func ints<T: BinaryInteger>(_ values: [T]) -> JSONValue { .array(values.map { .int(Int($0)) }) }
+    /// A number that JSON can hold: NaN and infinities become null (JSON has no such values).
+    public static func number(_ value: Double) -> JSONValue { value.isFinite ? .double(value) : .null }
+
+    public static func ints<T: BinaryInteger>(_ values: [T]) -> JSONValue { .array(values.map { .int(Int($0)) }) }
 
     /// The integers of a C fixed-size array (imported as a tuple), flattened in memory order.
-    static func ints<Tuple, T: BinaryInteger>(tuple: Tuple, of: T.Type) -> JSONValue {
+    public static func ints<Tuple, T: BinaryInteger>(tuple: Tuple, of: T.Type) -> JSONValue {
         ints(withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: T.self)) })
     }
 
-    func write(into out: inout String) {
+    public func write(into out: inout String) {
         switch self {
         case .int(let v): out += String(v)
+        case .double(let v): out += v.isFinite ? (v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)") : "null"
+        case .bool(let v): out += v ? "true" : "false"
+        case .null: out += "null"
         case .string(let s):
             out += "\""
             for scalar in s.unicodeScalars {
@@ -45,7 +55,7 @@ enum JSONValue {
         }
     }
 
-    var text: String {
+    public var text: String {
         var out = ""
         write(into: &out)
         return out

@@ -1,0 +1,120 @@
+import DecompressionSession
+import H264Bitstream
+import VideoAcceleration
+import VTKMedia
+
+/// `vtk decode`: H.264 -> frames, MD5s, pictures.
+enum DecodeCommand {
+    static let name = "decode"
+    static let summary = "H.264 -> NV12/I420 frames, MD5s, PNG pictures"
+    static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420] [--md5] [--framemd5] [--frames DIR] [--device auto|soft|PATH]"
+    static let options: [OptionSpec] = [
+        .value("-o", "--output", valueName: "FILE", help: "write the frames as raw video (no header); - for standard output"),
+        .value("--pix-fmt", valueName: "nv12|i420", help: "layout of the written frames (default: i420)"),
+        .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420, cropped, display order"),
+        .flag("--framemd5", help: "print one line per frame: display index, tab, MD5 of its I420 bytes"),
+        .value("--frames", valueName: "DIR", help: "write each frame as DIR/frame-NNNNNN.png"),
+        .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
+        .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
+        .flag("-h", "--help", help: "show this help"),
+    ]
+    static let details = """
+        INPUT is an H.264 Annex B byte stream (.h264 .264 .jsv .26l ...), or - for standard input.
+        Damaged input is decoded as far as it can be: frames before the damage are kept, decoding resumes
+        at the next IDR or recovery point, and vtk exits with 3 after naming each problem and its byte offset.
+        """
+
+    static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        let values = OptionValues(parsed: parsed, command: name)
+        guard parsed.positionals.count == 1 else {
+            throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk decode: no INPUT given\nusage: \(usage)"
+                                 : "vtk decode: one INPUT expected, got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
+        }
+        let format: PixelFormat = try values.choice("pix-fmt", ["nv12", "i420"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
+        let quiet = parsed.has("quiet")
+        let input = try InputFile(parsed.positionals[0], command: name)
+        let device = VADeviceChoice(parsed["device"] ?? "auto")
+
+        var sinks: [FrameSink] = []
+        if parsed.has("md5") { sinks.append(WholeMD5Sink(print: true)) }
+        if parsed.has("framemd5") { sinks.append(FrameMD5Sink()) }
+        if let output = parsed["output"] {
+            if parsed.has("md5") || parsed.has("framemd5"), output == "-" {
+                throw CommandFailure(.usage, "vtk decode: -o - and --md5/--framemd5 would both write to standard output")
+            }
+            sinks.append(RawFrameSink(file: try OutputFile(output, command: name), format: format))
+        }
+        if let directory = parsed["frames"] { sinks.append(try PNGFrameSink(directory: directory, command: name)) }
+
+        let session: DecompressionSession
+        do {
+            session = try DecompressionSession(formatDescription: nil, connection: VADisplayConnection.open(device), outputFormat: .nv12)
+        } catch {
+            throw CommandFailure(.device, "vtk decode: cannot open VA device '\(device)': \(error)")
+        }
+        defer { session.invalidate() }
+
+        let progress = ProgressLine(label: "decode", quiet: quiet)
+        let started = Clock.now()
+        var assembler = AccessUnitAssembler()
+        var frameIndex = 0
+        var sawNALUnits = false
+        var pictureUnits = 0
+        func deliver(_ frames: [DecodedFrame]) throws(CommandFailure) {
+            for frame in frames {
+                for sink in sinks { try sink.take(frame.pixelBuffer, index: frameIndex) }
+                frameIndex += 1
+            }
+            progress.update(frames: frameIndex, fraction: input.fractionDone)
+        }
+        func decode(_ units: [AccessUnit]) throws(CommandFailure) {
+            for unit in units {
+                sawNALUnits = true
+                if unit.hasPicture { pictureUnits += 1 }
+                do { try deliver(session.decode(accessUnit: unit)) } catch let failure as CommandFailure {
+                    throw failure
+                } catch {
+                    throw CommandFailure(.device, "vtk decode: access unit \(pictureUnits - 1) at byte \(unit.offset): \(error)")
+                }
+            }
+        }
+        while true {
+            let chunk = try input.read()
+            if chunk.isEmpty { break }
+            try decode(assembler.append(chunk))
+        }
+        try decode(assembler.finish())
+        do { try deliver(session.finishDelayedFrames()) } catch let failure as CommandFailure { throw failure } catch {
+            throw CommandFailure(.device, "vtk decode: \(error)")
+        }
+        for sink in sinks { try sink.finish() }
+        progress.finish()
+
+        let stats = session.statistics
+        let elapsed = Clock.now() - started
+        if !quiet {
+            let size = session.formatDescription.map { "\($0.displayWidth)x\($0.displayHeight)" } ?? "?"
+            StandardStreams.error("vtk decode: \(frameIndex) frames \(size) from \(input.displayName) on \(session.deviceDescription), "
+                                  + "\(String(format2: elapsed)) s (\(String(format1: elapsed > 0 ? Double(frameIndex) / elapsed : 0)) fps)\n")
+        }
+        guard sawNALUnits else {
+            throw CommandFailure(.input, "vtk decode: no H.264 NAL units in \(input.displayName) (is it an Annex B byte stream?)")
+        }
+        if pictureUnits == 0 {
+            throw CommandFailure(.input, "vtk decode: no coded pictures in \(input.displayName)" + (stats.problems.first.map { ": \($0)" } ?? ""))
+        }
+        if stats.problemCount > 0 {
+            var message = "vtk decode: \(input.displayName): \(stats.problemCount) problem(s); \(frameIndex) frame(s) output"
+            if stats.damagedFrames > 0 { message += ", \(stats.damagedFrames) of them possibly wrong" }
+            if stats.accessUnitsSkipped > 0 { message += ", \(stats.accessUnitsSkipped) access unit(s) skipped" }
+            message += ":\n" + stats.problems.prefix(10).map { "  \($0)" }.joined(separator: "\n")
+            if stats.problemCount > 10 { message += "\n  ... and \(stats.problemCount - 10) more" }
+            throw CommandFailure(.input, message)
+        }
+        return .success
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,77 @@
+import PixelConversion
+import VTKMedia
+
+/// Where decoded frames go: checksums, a raw or Y4M file, PNG pictures. Each sink sees every frame in
+/// display order.
+protocol FrameSink: AnyObject {
+    func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure)
+    func finish() throws(CommandFailure)
+}
+
+/// MD5 of the whole output written as planar I420, cropped, in display order (reference.tsv, `ffmpeg -f md5`).
+final class WholeMD5Sink: FrameSink {
+    private var md5 = MD5()
+    private(set) var digest: String?
+    private let print: Bool
+
+    init(print: Bool) { self.print = print }
+
+    func take(_ frame: PixelBuffer, index: Int) { md5.update(PixelConverter.convert(frame, to: .i420).packedBytes) }
+
+    func finish() {
+        digest = md5.finalize()
+        if print, let digest { StandardStreams.out("MD5=\(digest)\n") }
+    }
+}
+
+/// One line per frame: display index, tab, MD5 of that frame's I420 bytes (../shared framemd5 files).
+final class FrameMD5Sink: FrameSink {
+    private(set) var lines: [String] = []
+    func take(_ frame: PixelBuffer, index: Int) {
+        let line = "\(index)\t\(MD5.hex(PixelConverter.convert(frame, to: .i420).packedBytes))"
+        lines.append(line)
+        StandardStreams.out(line + "\n")
+    }
+    func finish() {}
+}
+
+/// Raw frames, NV12 or I420, no header.
+final class RawFrameSink: FrameSink {
+    private let file: OutputFile
+    private let format: PixelFormat
+    init(file: OutputFile, format: PixelFormat) {
+        self.file = file
+        self.format = format
+    }
+    func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
+        try file.write(PixelConverter.convert(frame, to: format).packedBytes)
+    }
+    func finish() {}
+}
+
+/// PNG pictures, frame-000000.png onwards.
+final class PNGFrameSink: FrameSink {
+    private let directory: String
+    init(directory: String, command: String) throws(CommandFailure) {
+        self.directory = directory
+        var info = stat()
+        if stat(directory, &info) != 0 {
+            guard mkdir(directory, 0o755) == 0 else {
+                throw CommandFailure(.output, "vtk \(command): cannot create directory '\(directory)': \(String(cString: strerror(errno)))")
+            }
+        } else if (info.st_mode & S_IFMT) != S_IFDIR {
+            throw CommandFailure(.output, "vtk \(command): --frames \(directory) exists and is not a directory")
+        }
+    }
+    func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
+        var name = String(index)
+        while name.count < 6 { name = "0" + name }
+        let file = try OutputFile("\(directory)/frame-\(name).png", command: "decode")
+        try file.write(PNGWriter.png(rgb: PixelConverter.rgb(frame), width: frame.width, height: frame.height))
+    }
+    func finish() {}
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

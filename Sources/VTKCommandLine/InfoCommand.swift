@@ -1,0 +1,102 @@
+import CLibVA
+import JSONText
+import VideoAcceleration
+
+/// `vtk info`: what the VA device can do, as vainfo shows it but readable, or as JSON.
+enum InfoCommand {
+    static let name = "info"
+    static let summary = "the VA device, its driver, and what it can decode and encode"
+    static let usage = "vtk info [--device auto|soft|PATH] [--json]"
+    static let options: [OptionSpec] = [
+        .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
+        .flag("--json", help: "print one JSON object"),
+        .flag("-h", "--help", help: "show this help"),
+    ]
+    static let details = "Lists profiles x entrypoints, RT formats, rate-control modes, packed headers and the maximum size."
+
+    struct Capability {
+        var profile: String
+        var entrypoint: String
+        var rtFormats: [String]
+        var rateControl: [String]
+        var packedHeaders: [String]
+        var maxSize: (Int, Int)?
+    }
+
+    static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        guard parsed.positionals.isEmpty else { throw CommandFailure(.usage, "vtk info: unexpected argument '\(parsed.positionals[0])'") }
+        let device = VADeviceChoice(parsed["device"] ?? "auto")
+        let connection: VADisplayConnection
+        do { connection = try VADisplayConnection.open(device) } catch {
+            throw CommandFailure(.device, "vtk info: cannot open VA device '\(device)': \(error)")
+        }
+        var capabilities: [Capability] = []
+        for profile in connection.profiles() {
+            for entrypoint in connection.entrypoints(for: profile) {
+                let types = [VAConfigAttribRTFormat, VAConfigAttribRateControl, VAConfigAttribEncPackedHeaders,
+                             VAConfigAttribMaxPictureWidth, VAConfigAttribMaxPictureHeight]
+                let attributes = connection.attributes(types, profile: profile, entrypoint: entrypoint)
+                func supported(_ type: VAConfigAttribType) -> UInt32? {
+                    guard let v = attributes[type], v != UInt32(VA_ATTRIB_NOT_SUPPORTED) else { return nil }
+                    return v
+                }
+                let rt = supported(VAConfigAttribRTFormat) ?? 0
+                let rc = supported(VAConfigAttribRateControl) ?? 0
+                let packed = supported(VAConfigAttribEncPackedHeaders) ?? 0
+                var size: (Int, Int)?
+                if let w = supported(VAConfigAttribMaxPictureWidth), let h = supported(VAConfigAttribMaxPictureHeight) { size = (Int(w), Int(h)) }
+                capabilities.append(Capability(
+                    profile: String(cString: vaProfileStr(profile)), entrypoint: String(cString: vaEntrypointStr(entrypoint)),
+                    rtFormats: names(rt, [(UInt32(VA_RT_FORMAT_YUV420), "YUV420"), (UInt32(VA_RT_FORMAT_YUV422), "YUV422"),
+                                          (UInt32(VA_RT_FORMAT_YUV444), "YUV444"), (UInt32(VA_RT_FORMAT_YUV420_10), "YUV420_10"),
+                                          (UInt32(VA_RT_FORMAT_YUV400), "YUV400")]),
+                    rateControl: names(rc, [(UInt32(VA_RC_CQP), "CQP"), (UInt32(VA_RC_CBR), "CBR"), (UInt32(VA_RC_VBR), "VBR"),
+                                            (UInt32(VA_RC_ICQ), "ICQ"), (UInt32(VA_RC_QVBR), "QVBR"), (UInt32(VA_RC_AVBR), "AVBR")]),
+                    packedHeaders: names(packed, [(UInt32(VA_ENC_PACKED_HEADER_SEQUENCE), "sequence"), (UInt32(VA_ENC_PACKED_HEADER_PICTURE), "picture"),
+                                                  (UInt32(VA_ENC_PACKED_HEADER_SLICE), "slice"), (UInt32(VA_ENC_PACKED_HEADER_MISC), "misc")]),
+                    maxSize: size))
+            }
+        }
+        if parsed.has("json") {
+            let json = JSONValue.object([
+                ("device", .string(connection.devicePath)),
+                ("vendor", .string(connection.vendor)),
+                ("va_version", .string("\(connection.version.major).\(connection.version.minor)")),
+                ("software", .bool(connection.isSoftware)),
+                ("capabilities", .array(capabilities.map { c in
+                    .object([
+                        ("profile", .string(c.profile)), ("entrypoint", .string(c.entrypoint)),
+                        ("rt_formats", .array(c.rtFormats.map(JSONValue.string))),
+                        ("rate_control", .array(c.rateControl.map(JSONValue.string))),
+                        ("packed_headers", .array(c.packedHeaders.map(JSONValue.string))),
+                        ("max_width", c.maxSize.map { .int($0.0) } ?? .null),
+                        ("max_height", c.maxSize.map { .int($0.1) } ?? .null),
+                    ])
+                })),
+            ])
+            StandardStreams.out(json.text + "\n")
+            return .success
+        }
+        var text = "device:     \(connection.devicePath)\(connection.isSoftware ? " (vtksoft, software)" : "")\n"
+        text += "driver:     \(connection.vendor)\n"
+        text += "VA-API:     \(connection.version.major).\(connection.version.minor)\n\n"
+        for c in capabilities {
+            var line = "  \(c.profile.padding(28)) \(c.entrypoint.padding(22))"
+            line += " " + c.rtFormats.joined(separator: ",")
+            if !c.rateControl.isEmpty { line += "  rc: " + c.rateControl.joined(separator: ",") }
+            if c.entrypoint.contains("Enc") { line += "  packed: " + (c.packedHeaders.isEmpty ? "none" : c.packedHeaders.joined(separator: ",")) }
+            if let size = c.maxSize { line += "  max \(size.0)x\(size.1)" }
+            text += line + "\n"
+        }
+        StandardStreams.out(text)
+        return .success
+    }
+
+    static func names(_ mask: UInt32, _ table: [(UInt32, String)]) -> [String] {
+        table.filter { mask & $0.0 != 0 }.map(\.1)
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file (or standard input for "-") read in chunks, with the checks users need clear messages for:
+/// missing, a directory, unreadable, empty.
+final class InputFile {
+    let path: String
+    let size: Int?
+    private let fd: Int32
+    private(set) var bytesRead = 0
+
+    init(_ path: String, command: String) throws(CommandFailure) {
+        self.path = path
+        if path == "-" {
+            fd = STDIN_FILENO
+            size = nil
+            return
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CommandFailure(.input, "vtk \(command): cannot open '\(path)': \(String(cString: strerror(errno)))")
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw CommandFailure(.input, "vtk \(command): '\(path)' is a directory, not a file")
+        }
+        let opened = open(path, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else {
+            throw CommandFailure(.input, "vtk \(command): cannot open '\(path)': \(String(cString: strerror(errno)))")
+        }
+        fd = opened
+        size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        if size == 0 {
+            close(fd)
+            throw CommandFailure(.input, "vtk \(command): '\(path)' is empty")
+        }
+    }
+
+    deinit { if fd != STDIN_FILENO { close(fd) } }
+
+    var displayName: String { path == "-" ? "standard input" : path }
+
+    /// Up to `count` bytes; empty at the end.
+    func read(upTo count: Int = 1 << 20) throws(CommandFailure) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(.input, "vtk: reading \(displayName) failed at byte \(bytesRead + filled): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        bytesRead += filled
+        chunk.removeSubrange(filled...)
+        return chunk
+    }
+
+    /// Exactly `count` bytes, or fewer at the end of the input.
+    func readExactly(_ count: Int) throws(CommandFailure) -> [UInt8] { try read(upTo: count) }
+
+    var fractionDone: Double? { size.map { $0 > 0 ? Double(bytesRead) / Double($0) : 1 } }
+}
+
+/// A file (or standard output for "-") written in large pieces.
+final class OutputFile {
+    let path: String
+    private let fd: Int32
+    private(set) var bytesWritten = 0
+
+    init(_ path: String, command: String) throws(CommandFailure) {
+        self.path = path
+        if path == "-" { fd = STDOUT_FILENO; return }
+        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard opened >= 0 else {
+            throw CommandFailure(.output, "vtk \(command): cannot write '\(path)': \(String(cString: strerror(errno)))")
+        }
+        fd = opened
+    }
+
+    deinit { if fd != STDOUT_FILENO { close(fd) } }
+
+    func write<C: Collection>(_ bytes: C) throws(CommandFailure) where C.Element == UInt8 {
+        let ok: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                offset += n
+            }
+            return true
+        }
+        if ok == nil { try write(Array(bytes)); return }
+        guard ok == true else {
+            throw CommandFailure(.output, "vtk: writing '\(path)' failed after \(bytesWritten) bytes: \(String(cString: strerror(errno)))")
+        }
+        bytesWritten += bytes.count
+    }
+}

@@ -1,0 +1,81 @@
+/// A subcommand: its name, one-line summary, usage, option table and the work.
+struct Subcommand: Sendable {
+    let name: String
+    let summary: String
+    let usage: String
+    let options: [OptionSpec]
+    let details: String
+    let run: @Sendable (ParsedArguments) throws(CommandFailure) -> ExitCode
+
+    var help: String {
+        "usage: \(usage)\n\n\(summary)\n\n\(details)\n\noptions:\n\(ArgumentParser.help(options))\n\n\(VTKCommand.exitCodeHelp)\n"
+    }
+}
+
+/// The `vtk` command: dispatches to subcommands, prints help, turns failures into exit codes.
+public enum VTKCommand {
+    static let subcommands: [Subcommand] = [
+        Subcommand(name: EncodeCommand.name, summary: EncodeCommand.summary, usage: EncodeCommand.usage, options: EncodeCommand.options,
+                   details: EncodeCommand.details, run: EncodeCommand.run),
+        Subcommand(name: DecodeCommand.name, summary: DecodeCommand.summary, usage: DecodeCommand.usage, options: DecodeCommand.options,
+                   details: DecodeCommand.details, run: DecodeCommand.run),
+        Subcommand(name: RoundtripCommand.name, summary: RoundtripCommand.summary, usage: RoundtripCommand.usage, options: RoundtripCommand.options,
+                   details: RoundtripCommand.details, run: RoundtripCommand.run),
+        Subcommand(name: InfoCommand.name, summary: InfoCommand.summary, usage: InfoCommand.usage, options: InfoCommand.options,
+                   details: InfoCommand.details, run: InfoCommand.run),
+        Subcommand(name: ProbeCommand.name, summary: ProbeCommand.summary, usage: ProbeCommand.usage, options: ProbeCommand.options,
+                   details: ProbeCommand.details, run: ProbeCommand.run),
+    ]
+
+    static let exitCodeHelp = "exit codes:\n" + ExitCode.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
+
+    public static var help: String {
+        var text = "usage: vtk <command> [options]\n\nH.264 encode and decode through VA-API (hardware, or vtksoft without a GPU).\n\ncommands:\n"
+        for command in subcommands { text += "  \(command.name.padding(10)) \(command.summary)\n" }
+        text += "  \("help".padding(10)) help COMMAND shows a command's options\n\n"
+        text += "Run 'vtk help COMMAND' or 'vtk COMMAND --help' for a command's options.\n\n\(exitCodeHelp)\n"
+        return text
+    }
+
+    /// Runs the command line (without the program name); returns the exit code.
+    public static func main(_ arguments: [String]) -> Int32 {
+        guard let first = arguments.first else {
+            StandardStreams.error(help)
+            return ExitCode.usage.rawValue
+        }
+        if first == "--help" || first == "-h" {
+            StandardStreams.out(help)
+            return ExitCode.success.rawValue
+        }
+        if first == "--version" {
+            StandardStreams.out("vtk \(version)\n")
+            return ExitCode.success.rawValue
+        }
+        if first == "help" {
+            guard arguments.count > 1 else { StandardStreams.out(help); return ExitCode.success.rawValue }
+            guard let command = subcommands.first(where: { $0.name == arguments[1] }) else {
+                StandardStreams.error("vtk help: unknown command '\(arguments[1])'\n\n\(help)")
+                return ExitCode.usage.rawValue
+            }
+            StandardStreams.out(command.help)
+            return ExitCode.success.rawValue
+        }
+        guard let command = subcommands.first(where: { $0.name == first }) else {
+            StandardStreams.error("vtk: unknown command '\(first)'\n\n\(help)")
+            return ExitCode.usage.rawValue
+        }
+        do {
+            let parsed = try ArgumentParser.parse(Array(arguments.dropFirst()), options: command.options, command: command.name)
+            if parsed.has("help") {
+                StandardStreams.out(command.help)
+                return ExitCode.success.rawValue
+            }
+            return try command.run(parsed).rawValue
+        } catch {
+            StandardStreams.error(error.message.hasSuffix("\n") ? error.message : error.message + "\n")
+            return error.code.rawValue
+        }
+    }
+
+    public static let version = "0.1.0-dev"
+}
