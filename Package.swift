@@ -32,6 +32,9 @@ let package = Package(
         .target(name: "JSONText"),
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
+        // MARK: Containers (pure Swift)
+        .target(name: "MP4", dependencies: ["H264Bitstream", "VTKMedia"]),
+        .target(name: "Y4M", dependencies: ["VTKMedia"]),
 
         // MARK: The VA layer
         .target(name: "VideoAcceleration", dependencies: ["CLibVA", "VTKMedia"]),
@@ -41,6 +44,8 @@ let package = Package(
         // MARK: Sessions
         .target(name: "DecompressionSession",
                 dependencies: ["H264Bitstream", "H264Decoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
+        .target(name: "CompressionSession",
+                dependencies: ["H264Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
 
         // MARK: vtksoft, the software VA-API driver
         .target(
@@ -55,12 +60,14 @@ let package = Package(
 
         // MARK: The command
         .target(name: "VTKCommandLine",
-                dependencies: ["DecompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration", "PixelConversion",
-                               "VTKMedia", "JSONText", "CLibVA"]),
+                dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
+                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)
         .executableTarget(name: "bitstream-bench", dependencies: ["H264Bitstream"], path: "Tools/BitstreamBench"),
+        .executableTarget(name: "encode-bench", dependencies: ["CompressionSession", "VTKTestSupport", "VideoAcceleration", "VTKMedia", "COpenH264"],
+                          path: "Tools/EncodeBench"),
 
         // MARK: Tests
         .target(name: "VTKTestSupport", dependencies: ["H264Bitstream"], path: "Tests/VTKTestSupport"),
@@ -69,6 +76,10 @@ let package = Package(
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
         .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport"]),
         .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream"]),
+        .testTarget(name: "CompressionSessionTests",
+                    dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
+        .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
+        .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream"]),
         .executableTarget(
             name: "VTKSoftBench", dependencies: ["VTKTestSupport", "COpenH264"], path: "Tools/VTKSoftBench"),

@@ -178,6 +178,9 @@ public final class DecompressionSession: @unchecked Sendable {
         return frames
     }
 
+    /// Adds a problem found outside the session (by the container reader, say) to its statistics.
+    public func noteProblem(_ problem: String) { record(problem) }
+
     private func record(_ problem: String) {
         statistics.problemCount += 1
         if statistics.problems.count < 100 { statistics.problems.append(problem) }

@@ -138,6 +138,10 @@ public struct H264DecodingProcess: Sendable {
         var slices: [SliceDecodeRequest] = []
         for slice in unit.slices {
             let lists = ReferencePictureLists(slice: slice.header, currentPOC: current.picOrderCnt, dpb: dpb, maxFrameNum: sps.maxFrameNum)
+            // Damage spreads through prediction: a picture is only as right as the pictures it refers to.
+            if (lists.list0 + lists.list1).contains(where: { $0.map { $0.isDamaged || $0.nonExisting } ?? false }) {
+                current.isDamaged = true
+            }
             if !lists.problems.isEmpty {
                 current.isDamaged = true
                 events.append(.problem(.missingReference(byteOffset: slice.nalUnit.offset, detail: lists.problems.joined(separator: "; "))))
@@ -220,7 +224,6 @@ public struct H264DecodingProcess: Sendable {
         }
         if !sps.gapsInFrameNumValueAllowedFlag {
             events.append(.problem(.lostPictures(byteOffset: offset, count: count)))
-            recoveryFramesLeft = max(recoveryFramesLeft, 1)
         }
         // Only the last max_num_ref_frames of them can matter: the sliding window drops the rest.
         let made = min(count, max(sps.maxNumRefFrames, 1))

@@ -14,8 +14,8 @@ public struct OptionSpec: Sendable {
         OptionSpec(names: names, kind: .value, valueName: valueName, help: help)
     }
 
-    /// The canonical name (the first, without dashes).
-    public var key: String { String(names[0].drop { $0 == "-" }) }
+    /// The canonical name: the first long name (or the only name), without dashes.
+    public var key: String { String((names.first { $0.hasPrefix("--") } ?? names[0]).drop { $0 == "-" }) }
 }
 
 /// The result of parsing: options by canonical name, and positional arguments.

@@ -1,7 +1,9 @@
 import DecompressionSession
 import H264Bitstream
+import MP4
 import VideoAcceleration
 import VTKMedia
+import Y4M
 
 /// `vtk decode`: H.264 -> frames, MD5s, pictures.
 enum DecodeCommand {
@@ -9,7 +11,7 @@ enum DecodeCommand {
     static let summary = "H.264 -> NV12/I420 frames, MD5s, PNG pictures"
     static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420] [--md5] [--framemd5] [--frames DIR] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
-        .value("-o", "--output", valueName: "FILE", help: "write the frames as raw video (no header); - for standard output"),
+        .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw video; - for standard output (raw)"),
         .value("--pix-fmt", valueName: "nv12|i420", help: "layout of the written frames (default: i420)"),
         .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420, cropped, display order"),
         .flag("--framemd5", help: "print one line per frame: display index, tab, MD5 of its I420 bytes"),
@@ -19,7 +21,8 @@ enum DecodeCommand {
         .flag("-h", "--help", help: "show this help"),
     ]
     static let details = """
-        INPUT is an H.264 Annex B byte stream (.h264 .264 .jsv .26l ...), or - for standard input.
+        INPUT is an H.264 Annex B byte stream (.h264 .264 .jsv .26l ...), an MP4 file (avc1/avc3), or - for
+        standard input (Annex B).
         Damaged input is decoded as far as it can be: frames before the damage are kept, decoding resumes
         at the next IDR or recovery point, and vtk exits with 3 after naming each problem and its byte offset.
         """
@@ -38,19 +41,34 @@ enum DecodeCommand {
         var sinks: [FrameSink] = []
         if parsed.has("md5") { sinks.append(WholeMD5Sink(print: true)) }
         if parsed.has("framemd5") { sinks.append(FrameMD5Sink()) }
+        var y4mOutput: String?
         if let output = parsed["output"] {
             if parsed.has("md5") || parsed.has("framemd5"), output == "-" {
                 throw CommandFailure(.usage, "vtk decode: -o - and --md5/--framemd5 would both write to standard output")
             }
-            sinks.append(RawFrameSink(file: try OutputFile(output, command: name), format: format))
+            if output.lowercased().hasSuffix(".y4m") {
+                if parsed["pix-fmt"] == "nv12" { throw CommandFailure(.usage, "vtk decode: Y4M output is I420; --pix-fmt nv12 cannot go with a .y4m OUTPUT") }
+                y4mOutput = output  // opened once the frame size is known
+            } else {
+                sinks.append(RawFrameSink(file: try OutputFile(output, command: name), format: format))
+            }
         }
         if let directory = parsed["frames"] { sinks.append(try PNGFrameSink(directory: directory, command: name)) }
 
+        let mp4 = try MP4Input.open(input, command: name)
+        if let mp4, mp4.formatDescription == nil {
+            throw CommandFailure(.input, "vtk decode: \(input.displayName): the MP4 track has no parameter sets in its avcC")
+        }
+        let connection: VADisplayConnection
+        do { connection = try VADisplayConnection.open(device) } catch {
+            throw CommandFailure(.device, "vtk decode: cannot open VA device '\(device)': \(error)")
+        }
         let session: DecompressionSession
         do {
-            session = try DecompressionSession(formatDescription: nil, connection: VADisplayConnection.open(device), outputFormat: .nv12)
+            // An MP4's parameter sets are in its avcC, not in the samples.
+            session = try DecompressionSession(formatDescription: mp4?.formatDescription, connection: connection, outputFormat: .nv12)
         } catch {
-            throw CommandFailure(.device, "vtk decode: cannot open VA device '\(device)': \(error)")
+            throw CommandFailure(.input, "vtk decode: \(input.displayName): \(error)")
         }
         defer { session.invalidate() }
 
@@ -60,8 +78,14 @@ enum DecodeCommand {
         var frameIndex = 0
         var sawNALUnits = false
         var pictureUnits = 0
+        var y4m: Y4MFrameSink?
         func deliver(_ frames: [DecodedFrame]) throws(CommandFailure) {
             for frame in frames {
+                if let path = y4mOutput, y4m == nil {
+                    let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, format: session.formatDescription, command: name)
+                    y4m = sink
+                    sinks.append(sink)
+                }
                 for sink in sinks { try sink.take(frame.pixelBuffer, index: frameIndex) }
                 frameIndex += 1
             }
@@ -78,12 +102,37 @@ enum DecodeCommand {
                 }
             }
         }
-        while true {
-            let chunk = try input.read()
-            if chunk.isEmpty { break }
-            try decode(assembler.append(chunk))
+        if let mp4 {
+            var index = 0
+            while true {
+                let sample: MP4Sample?
+                do { sample = try mp4.reader.nextSample() } catch {
+                    // Keep what was decoded; report where the file went wrong.
+                    session.noteProblem("sample \(index): \(error)")
+                    break
+                }
+                guard let sample else { break }
+                sawNALUnits = true
+                pictureUnits += 1
+                let buffer = SampleBuffer(data: sample.data, framing: .lengthPrefixed(mp4.reader.nalUnitLengthSize),
+                                          presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
+                                          duration: sample.duration, isSync: sample.isSync)
+                do { try deliver(session.decode(buffer)) } catch let failure as CommandFailure { throw failure } catch {
+                    throw CommandFailure(.device, "vtk decode: sample \(index) at byte \(sample.fileOffset): \(error)")
+                }
+                index += 1
+            }
+        } else {
+            while true {
+                let chunk = try input.read()
+                if chunk.isEmpty { break }
+                if input.bytesRead == chunk.count, chunk.count >= 8, Array(chunk[4..<8]) == Array("ftyp".utf8) {
+                    throw CommandFailure(.input, "vtk decode: \(input.displayName) is an MP4 file; MP4 needs seeking, so give its file name instead of a pipe")
+                }
+                try decode(assembler.append(chunk))
+            }
+            try decode(assembler.finish())
         }
-        try decode(assembler.finish())
         do { try deliver(session.finishDelayedFrames()) } catch let failure as CommandFailure { throw failure } catch {
             throw CommandFailure(.device, "vtk decode: \(error)")
         }

@@ -1,45 +1,141 @@
-/// `vtk encode`: raw NV12/I420 frames -> H.264. The encoder session lands with issue 5.
+import CompressionSession
+import Foundation
+import H264Bitstream
+import MP4
+import VideoAcceleration
+import VTKMedia
+
+/// `vtk encode`: raw NV12/I420 or Y4M frames -> H.264 (Annex B or MP4).
 enum EncodeCommand {
     static let name = "encode"
-    static let summary = "NV12/I420 frames -> H.264 (Annex B)"
+    static let summary = "NV12/I420 or Y4M frames -> H.264 (Annex B, or MP4)"
     static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--profile constrained-baseline|main|high] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
-        .value("-o", "--output", valueName: "FILE", help: "the H.264 Annex B stream to write; - for standard output"),
-        .value("--size", valueName: "WxH", help: "frame size of raw input (required for raw input)"),
-        .value("--pix-fmt", valueName: "nv12|i420", help: "layout of raw input (default: i420)"),
-        .value("--fps", valueName: "N", help: "frame rate (default 30, or the Y4M header's)"),
-        .value("--qp", valueName: "N", help: "constant QP (0-51); the default is --qp 26"),
-        .value("--bitrate", valueName: "BPS", help: "target bit rate in bits per second (k and M suffixes allowed)"),
-        .value("--rc", valueName: "cbr|vbr", help: "rate control with --bitrate (default cbr)"),
-        .value("--keyint", valueName: "N", help: "frames from one IDR to the next (default 60)"),
-        .value("--profile", valueName: "NAME", help: "constrained-baseline, main or high (default high where the driver has it)"),
-        .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
-        .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
-        .flag("-h", "--help", help: "show this help"),
-    ]
-    static let details = "INPUT is raw frames (--size required), a .y4m file, or - for standard input."
+        .value("-o", "--output", valueName: "FILE", help: "FILE.mp4 as MP4, anything else as an H.264 Annex B stream; - for standard output"),
+        .flag("--faststart", help: "with MP4 output, put the movie box before the media data (streamable)"),
+    ] + EncodeOptions.table
+    static let details = """
+        INPUT is raw frames (--size required), a .y4m file, or - for standard input (raw, or Y4M when named
+        - and --size is not given). A raw file whose size is not a whole number of frames is encoded up to the
+        last whole frame; the partial frame is reported and vtk exits with 3.
+        """
 
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
-        throw CommandFailure(.internalError, "vtk encode: not implemented yet")
+        guard parsed.positionals.count == 1 else {
+            throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk encode: no INPUT given\nusage: \(usage)"
+                                 : "vtk encode: one INPUT expected, got \(parsed.positionals.count)")
+        }
+        guard let outputPath = parsed["output"] else { throw CommandFailure(.usage, "vtk encode: no output given (-o FILE)\nusage: \(usage)") }
+        var options = try EncodeOptions(parsed, command: name)
+        let inputPath = parsed.positionals[0]
+        let source: FrameSource = inputPath == "-" && options.size == nil
+            ? try Y4MFrameSource(path: "-", command: name) : try options.source(for: inputPath, command: name)
+        options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
+        let quiet = parsed.has("quiet")
+        let mp4 = outputPath.lowercased().hasSuffix(".mp4")
+        if mp4 && outputPath == "-" { throw CommandFailure(.usage, "vtk encode: MP4 output needs a file name") }
+
+        let connection: VADisplayConnection
+        do { connection = try VADisplayConnection.open(options.device) } catch {
+            throw CommandFailure(.device, "vtk encode: cannot open VA device '\(options.device)': \(error)")
+        }
+        let session: CompressionSession
+        do {
+            session = try CompressionSession(width: source.width, height: source.height, properties: options.properties, connection: connection)
+            try session.prepareToEncodeFrames()
+        } catch {
+            throw CommandFailure(error.isDeviceProblem ? .device : .usage, "vtk encode: \(error)")
+        }
+        defer { session.invalidate() }
+
+        let sink = try EncodedSampleSink(path: outputPath, mp4: mp4, faststart: parsed.has("faststart"), frameRate: source.frameRate, command: name)
+        let progress = ProgressLine(label: "encode", quiet: quiet)
+        let started = Clock.now()
+        var frames = 0
+        while let frame = try source.next() {
+            do { try sink.write(session.encodeFrame(frame)) } catch let failure as CommandFailure { throw failure } catch {
+                throw CommandFailure(.device, "vtk encode: frame \(frames): \(error)")
+            }
+            frames += 1
+            progress.update(frames: frames, fraction: source.fractionDone)
+        }
+        do { try sink.write(session.completeFrames()) } catch let failure as CommandFailure { throw failure } catch {
+            throw CommandFailure(.device, "vtk encode: \(error)")
+        }
+        try sink.finish()
+        progress.finish()
+        let elapsed = Clock.now() - started
+        if frames == 0 {
+            throw CommandFailure(.input, "vtk encode: no whole frame in \(source.displayName)")
+        }
+        if !quiet {
+            let seconds = Double(frames) * Double(source.frameRate.1) / Double(source.frameRate.0)
+            let kbps = seconds > 0 ? Double(sink.bytes * 8) / seconds / 1000 : 0
+            StandardStreams.error("vtk encode: \(frames) frames \(source.width)x\(source.height) -> \(outputPath), \(sink.bytes) bytes "
+                                  + "(\(String(format1: kbps)) kbit/s) on \(session.deviceDescription), \(String(format2: elapsed)) s "
+                                  + "(\(String(format1: elapsed > 0 ? Double(frames) / elapsed : 0)) fps)\n")
+        }
+        if source.partialFrameBytes > 0 {
+            throw CommandFailure(.input, "vtk encode: \(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
+                                 + "after \(frames) whole frame(s); the whole frames were encoded to \(outputPath)")
+        }
+        return .success
     }
 }
 
-/// `vtk roundtrip`: encode, decode back, compare. Lands with issues 5 and 6.
-enum RoundtripCommand {
-    static let name = "roundtrip"
-    static let summary = "encode, decode back, measure PSNR/SSIM, fail below a threshold"
-    static let usage = "vtk roundtrip [INPUT] --psnr [--ssim] [--min-psnr DB] [--min-ssim S] [--json] [--plot FILE.svg] [encode options]"
-    static let options: [OptionSpec] = EncodeCommand.options.filter { $0.key != "output" } + [
-        .flag("--psnr", help: "measure PSNR"),
-        .flag("--ssim", help: "measure SSIM"),
-        .value("--min-psnr", valueName: "DB", help: "exit 1 when the mean PSNR is below DB"),
-        .value("--min-ssim", valueName: "S", help: "exit 1 when the mean SSIM is below S"),
-        .flag("--json", help: "print the report as one JSON object"),
-        .value("--plot", valueName: "FILE.svg", help: "write an SVG of per-frame PSNR and bits per frame"),
-    ]
-    static let details = "With no INPUT a built-in moving test pattern is used."
+extension CompressionError {
+    /// Problems of the device or driver (exit 4) rather than of the request (exit 2).
+    var isDeviceProblem: Bool {
+        switch self {
+        case .device, .deviceUnavailable, .driverOutput: return true
+        default: return false
+        }
+    }
+}
 
-    static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
-        throw CommandFailure(.internalError, "vtk roundtrip: not implemented yet")
+/// Where encoded samples go: an Annex B stream or an MP4 file.
+final class EncodedSampleSink {
+    private var annexB: OutputFile?
+    private var mp4Writer: MP4Writer?
+    private let path: String
+    private let faststart: Bool
+    private let frameRate: (Int, Int)
+    private(set) var bytes = 0
+
+    init(path: String, mp4: Bool, faststart: Bool, frameRate: (Int, Int), command: String) throws(CommandFailure) {
+        self.path = path
+        self.faststart = faststart
+        self.frameRate = frameRate
+        if !mp4 { annexB = try OutputFile(path, command: command) }
+    }
+
+    func write(_ samples: [EncodedSample]) throws(CommandFailure) {
+        for sample in samples {
+            bytes += sample.data.count
+            if let annexB {
+                do { try annexB.write(sample.annexB()) } catch let failure as CommandFailure { throw failure } catch {
+                    throw CommandFailure(.internalError, "vtk encode: sample \(sample.frameIndex): \(error)")
+                }
+                continue
+            }
+            if mp4Writer == nil {
+                do {
+                    mp4Writer = try MP4Writer(path: path, formatDescription: sample.formatDescription, timescale: Int32(frameRate.0), faststart: faststart)
+                } catch {
+                    throw CommandFailure(.output, "vtk encode: cannot write '\(path)': \(error)")
+                }
+            }
+            let duration = MediaTime(value: Int64(frameRate.1), timescale: Int32(frameRate.0))
+            do {
+                try mp4Writer?.append(sample.data, presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
+                                      duration: duration, isSync: sample.isSync)
+            } catch {
+                throw CommandFailure(.output, "vtk encode: writing '\(path)' at sample \(sample.frameIndex): \(error)")
+            }
+        }
+    }
+
+    func finish() throws(CommandFailure) {
+        do { try mp4Writer?.finish() } catch { throw CommandFailure(.output, "vtk encode: finishing '\(path)': \(error)") }
     }
 }

@@ -1,4 +1,7 @@
+import Foundation
+import H264Bitstream
 import PixelConversion
+import Y4M
 import VTKMedia
 
 /// Where decoded frames go: checksums, a raw or Y4M file, PNG pictures. Each sink sees every frame in
@@ -75,3 +78,31 @@ final class PNGFrameSink: FrameSink {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Y4M output (I420), its header from the first frame's size and the stream's frame rate and SAR.
+final class Y4MFrameSink: FrameSink {
+    private let writer: Y4MWriter
+    private let path: String
+
+    init(path: String, frame: PixelBuffer, format: FormatDescription?, command: String) throws(CommandFailure) {
+        self.path = path
+        let rate = format?.frameRate.map { Y4MHeader.Ratio($0.numerator, $0.denominator) } ?? Y4MHeader.Ratio(25, 1)
+        let sar = format.map { Y4MHeader.Ratio($0.sampleAspectRatio.width, $0.sampleAspectRatio.height) } ?? Y4MHeader.Ratio(1, 1)
+        let header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
+        do {
+            writer = path == "-" ? try Y4MWriter.standardOutput(header: header) : try Y4MWriter(url: URL(fileURLWithPath: path), header: header)
+        } catch {
+            throw CommandFailure(.output, "vtk \(command): cannot write '\(path)': \(error)")
+        }
+    }
+
+    func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
+        do { try writer.write(PixelConverter.convert(frame, to: .i420)) } catch {
+            throw CommandFailure(.output, "vtk: writing '\(path)' failed at frame \(index): \(error)")
+        }
+    }
+
+    func finish() throws(CommandFailure) {
+        do { try writer.close() } catch { throw CommandFailure(.output, "vtk: closing '\(path)': \(error)") }
+    }
+}

@@ -7,56 +7,109 @@ public struct MD5: Sendable {
 
     public init() { buffer.reserveCapacity(64) }
 
-    private static let shifts: [UInt32] = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-                                           5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-                                           4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-                                           6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21]
-    private static let constants: [UInt32] = (0..<64).map { i in
-        UInt32(truncatingIfNeeded: Int64((abs(sin(Double(i + 1))) * 4294967296.0).rounded(.down)))
-    }
 
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        if bytes.withContiguousStorageIfAvailable({ update(UnsafeRawBufferPointer($0)) }) == nil {
+            Array(bytes).withUnsafeBytes { update($0) }
+        }
+    }
+
+    /// Hashes bytes in place: whole 64-byte blocks straight from the caller's memory.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length += UInt64(bytes.count)
-        var rest = bytes[...]
+        var offset = 0
         if !buffer.isEmpty {
-            let take = min(64 - buffer.count, rest.count)
-            buffer.append(contentsOf: rest.prefix(take))
-            rest = rest.dropFirst(take)
+            let take = min(64 - buffer.count, bytes.count)
+            buffer.append(contentsOf: bytes[0..<take])
+            offset = take
             if buffer.count == 64 {
                 let block = buffer
-                block.withUnsafeBytes { compress($0) }
+                block.withUnsafeBytes { compress($0.baseAddress!) }
                 buffer.removeAll(keepingCapacity: true)
             }
         }
-        while rest.count >= 64 {
-            let end = rest.index(rest.startIndex, offsetBy: 64)
-            let chunk = rest[rest.startIndex..<end]
-            if let done = chunk.withContiguousStorageIfAvailable({ compress(UnsafeRawBufferPointer($0)) }) {
-                _ = done
-            } else {
-                Array(chunk).withUnsafeBytes { compress($0) }
-            }
-            rest = rest[end...]
+        guard let base = bytes.baseAddress else { return }
+        while bytes.count - offset >= 64 {
+            compress(base + offset)
+            offset += 64
         }
-        buffer.append(contentsOf: rest)
+        if offset < bytes.count { buffer.append(contentsOf: bytes[offset...]) }
     }
 
-    private mutating func compress(_ block: UnsafeRawBufferPointer) {
-        var m = [UInt32](repeating: 0, count: 16)
-        for i in 0..<16 { m[i] = block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self).littleEndian }
+    /// One 64-byte block (RFC 1321 3.4), fully unrolled: 64 steps with the constants of 3.4 inline.
+    private mutating func compress(_ block: UnsafeRawPointer) {
+        let p = block
+        @inline(__always) func rotl(_ x: UInt32, _ s: UInt32) -> UInt32 { (x << s) | (x >> (32 - s)) }
+        var words = (UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
+                     UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(start: p, count: 64)) }
         var (a, b, c, d) = state
-        for i in 0..<64 {
-            var f: UInt32
-            var g: Int
-            switch i {
-            case 0..<16: f = (b & c) | (~b & d); g = i
-            case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) % 16
-            case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
-            default: f = c ^ (b | ~d); g = (7 * i) % 16
-            }
-            f = f &+ a &+ Self.constants[i] &+ m[g]
-            a = d; d = c; c = b
-            b = b &+ ((f << Self.shifts[i]) | (f >> (32 - Self.shifts[i])))
+        withUnsafeBytes(of: &words) { raw in
+            let w = raw.baseAddress!.assumingMemoryBound(to: UInt32.self)
+        a = b &+ rotl(a &+ ((b & c) | (~b & d)) &+ 0xd76aa478 &+ w[0], 7)
+        d = a &+ rotl(d &+ ((a & b) | (~a & c)) &+ 0xe8c7b756 &+ w[1], 12)
+        c = d &+ rotl(c &+ ((d & a) | (~d & b)) &+ 0x242070db &+ w[2], 17)
+        b = c &+ rotl(b &+ ((c & d) | (~c & a)) &+ 0xc1bdceee &+ w[3], 22)
+        a = b &+ rotl(a &+ ((b & c) | (~b & d)) &+ 0xf57c0faf &+ w[4], 7)
+        d = a &+ rotl(d &+ ((a & b) | (~a & c)) &+ 0x4787c62a &+ w[5], 12)
+        c = d &+ rotl(c &+ ((d & a) | (~d & b)) &+ 0xa8304613 &+ w[6], 17)
+        b = c &+ rotl(b &+ ((c & d) | (~c & a)) &+ 0xfd469501 &+ w[7], 22)
+        a = b &+ rotl(a &+ ((b & c) | (~b & d)) &+ 0x698098d8 &+ w[8], 7)
+        d = a &+ rotl(d &+ ((a & b) | (~a & c)) &+ 0x8b44f7af &+ w[9], 12)
+        c = d &+ rotl(c &+ ((d & a) | (~d & b)) &+ 0xffff5bb1 &+ w[10], 17)
+        b = c &+ rotl(b &+ ((c & d) | (~c & a)) &+ 0x895cd7be &+ w[11], 22)
+        a = b &+ rotl(a &+ ((b & c) | (~b & d)) &+ 0x6b901122 &+ w[12], 7)
+        d = a &+ rotl(d &+ ((a & b) | (~a & c)) &+ 0xfd987193 &+ w[13], 12)
+        c = d &+ rotl(c &+ ((d & a) | (~d & b)) &+ 0xa679438e &+ w[14], 17)
+        b = c &+ rotl(b &+ ((c & d) | (~c & a)) &+ 0x49b40821 &+ w[15], 22)
+        a = b &+ rotl(a &+ ((d & b) | (~d & c)) &+ 0xf61e2562 &+ w[1], 5)
+        d = a &+ rotl(d &+ ((c & a) | (~c & b)) &+ 0xc040b340 &+ w[6], 9)
+        c = d &+ rotl(c &+ ((b & d) | (~b & a)) &+ 0x265e5a51 &+ w[11], 14)
+        b = c &+ rotl(b &+ ((a & c) | (~a & d)) &+ 0xe9b6c7aa &+ w[0], 20)
+        a = b &+ rotl(a &+ ((d & b) | (~d & c)) &+ 0xd62f105d &+ w[5], 5)
+        d = a &+ rotl(d &+ ((c & a) | (~c & b)) &+ 0x02441453 &+ w[10], 9)
+        c = d &+ rotl(c &+ ((b & d) | (~b & a)) &+ 0xd8a1e681 &+ w[15], 14)
+        b = c &+ rotl(b &+ ((a & c) | (~a & d)) &+ 0xe7d3fbc8 &+ w[4], 20)
+        a = b &+ rotl(a &+ ((d & b) | (~d & c)) &+ 0x21e1cde6 &+ w[9], 5)
+        d = a &+ rotl(d &+ ((c & a) | (~c & b)) &+ 0xc33707d6 &+ w[14], 9)
+        c = d &+ rotl(c &+ ((b & d) | (~b & a)) &+ 0xf4d50d87 &+ w[3], 14)
+        b = c &+ rotl(b &+ ((a & c) | (~a & d)) &+ 0x455a14ed &+ w[8], 20)
+        a = b &+ rotl(a &+ ((d & b) | (~d & c)) &+ 0xa9e3e905 &+ w[13], 5)
+        d = a &+ rotl(d &+ ((c & a) | (~c & b)) &+ 0xfcefa3f8 &+ w[2], 9)
+        c = d &+ rotl(c &+ ((b & d) | (~b & a)) &+ 0x676f02d9 &+ w[7], 14)
+        b = c &+ rotl(b &+ ((a & c) | (~a & d)) &+ 0x8d2a4c8a &+ w[12], 20)
+        a = b &+ rotl(a &+ (b ^ c ^ d) &+ 0xfffa3942 &+ w[5], 4)
+        d = a &+ rotl(d &+ (a ^ b ^ c) &+ 0x8771f681 &+ w[8], 11)
+        c = d &+ rotl(c &+ (d ^ a ^ b) &+ 0x6d9d6122 &+ w[11], 16)
+        b = c &+ rotl(b &+ (c ^ d ^ a) &+ 0xfde5380c &+ w[14], 23)
+        a = b &+ rotl(a &+ (b ^ c ^ d) &+ 0xa4beea44 &+ w[1], 4)
+        d = a &+ rotl(d &+ (a ^ b ^ c) &+ 0x4bdecfa9 &+ w[4], 11)
+        c = d &+ rotl(c &+ (d ^ a ^ b) &+ 0xf6bb4b60 &+ w[7], 16)
+        b = c &+ rotl(b &+ (c ^ d ^ a) &+ 0xbebfbc70 &+ w[10], 23)
+        a = b &+ rotl(a &+ (b ^ c ^ d) &+ 0x289b7ec6 &+ w[13], 4)
+        d = a &+ rotl(d &+ (a ^ b ^ c) &+ 0xeaa127fa &+ w[0], 11)
+        c = d &+ rotl(c &+ (d ^ a ^ b) &+ 0xd4ef3085 &+ w[3], 16)
+        b = c &+ rotl(b &+ (c ^ d ^ a) &+ 0x04881d05 &+ w[6], 23)
+        a = b &+ rotl(a &+ (b ^ c ^ d) &+ 0xd9d4d039 &+ w[9], 4)
+        d = a &+ rotl(d &+ (a ^ b ^ c) &+ 0xe6db99e5 &+ w[12], 11)
+        c = d &+ rotl(c &+ (d ^ a ^ b) &+ 0x1fa27cf8 &+ w[15], 16)
+        b = c &+ rotl(b &+ (c ^ d ^ a) &+ 0xc4ac5665 &+ w[2], 23)
+        a = b &+ rotl(a &+ (c ^ (b | ~d)) &+ 0xf4292244 &+ w[0], 6)
+        d = a &+ rotl(d &+ (b ^ (a | ~c)) &+ 0x432aff97 &+ w[7], 10)
+        c = d &+ rotl(c &+ (a ^ (d | ~b)) &+ 0xab9423a7 &+ w[14], 15)
+        b = c &+ rotl(b &+ (d ^ (c | ~a)) &+ 0xfc93a039 &+ w[5], 21)
+        a = b &+ rotl(a &+ (c ^ (b | ~d)) &+ 0x655b59c3 &+ w[12], 6)
+        d = a &+ rotl(d &+ (b ^ (a | ~c)) &+ 0x8f0ccc92 &+ w[3], 10)
+        c = d &+ rotl(c &+ (a ^ (d | ~b)) &+ 0xffeff47d &+ w[10], 15)
+        b = c &+ rotl(b &+ (d ^ (c | ~a)) &+ 0x85845dd1 &+ w[1], 21)
+        a = b &+ rotl(a &+ (c ^ (b | ~d)) &+ 0x6fa87e4f &+ w[8], 6)
+        d = a &+ rotl(d &+ (b ^ (a | ~c)) &+ 0xfe2ce6e0 &+ w[15], 10)
+        c = d &+ rotl(c &+ (a ^ (d | ~b)) &+ 0xa3014314 &+ w[6], 15)
+        b = c &+ rotl(b &+ (d ^ (c | ~a)) &+ 0x4e0811a1 &+ w[13], 21)
+        a = b &+ rotl(a &+ (c ^ (b | ~d)) &+ 0xf7537e82 &+ w[4], 6)
+        d = a &+ rotl(d &+ (b ^ (a | ~c)) &+ 0xbd3af235 &+ w[11], 10)
+        c = d &+ rotl(c &+ (a ^ (d | ~b)) &+ 0x2ad7d2bb &+ w[2], 15)
+        b = c &+ rotl(b &+ (d ^ (c | ~a)) &+ 0xeb86d391 &+ w[9], 21)
         }
         state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
     }
@@ -87,8 +140,3 @@ public struct MD5: Sendable {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

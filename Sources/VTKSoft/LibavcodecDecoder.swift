@@ -24,6 +24,8 @@ final class LibavcodecDecoder {
     init?() {
         guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264), let context = avcodec_alloc_context3(codec) else { return nil }
         self.context = context
+        // libavcodec logs to standard error of the client process; a driver must stay quiet.
+        av_log_set_level(AV_LOG_ERROR)
         context.pointee.thread_count = 1
         context.pointee.thread_type = 0
         // The client decides what to show; every picture it submits must be decoded, also ones

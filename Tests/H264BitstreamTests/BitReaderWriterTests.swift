@@ -1,4 +1,5 @@
 import Testing
+import VTKTestSupport
 @testable import H264Bitstream
 
 @Suite("Bit reader and writer")
@@ -99,15 +100,5 @@ struct BitReaderWriterTests {
     }
 }
 
-/// A small deterministic generator for test data.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
-}
+/// The bitstream tests' name for the shared seeded generator.
+typealias SplitMix64 = SeededRandom

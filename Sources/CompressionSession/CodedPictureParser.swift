@@ -1,0 +1,31 @@
+import H264Bitstream
+
+/// Splits what the driver wrote for one picture (Annex B) into parameter sets and the rest, the way
+/// the sample needs them: SPS and PPS for the format description, everything else length-prefixed.
+struct CodedPicture {
+    var sequenceParameterSets: [NALUnit] = []
+    var pictureParameterSets: [NALUnit] = []
+    /// Slices and SEI, 4-byte length-prefixed.
+    var sample: [UInt8] = []
+    var sliceCount = 0
+    /// Contains an IDR slice (nal_unit_type 5).
+    var isIDR = false
+
+    init(annexB bytes: [UInt8]) throws(CompressionError) {
+        var rest: [NALUnit] = []
+        for unit in AnnexBScanner.nalUnits(in: bytes) {
+            switch unit.type {
+            case .sequenceParameterSet: sequenceParameterSets.append(unit)
+            case .pictureParameterSet: pictureParameterSets.append(unit)
+            // Delimiters, end-of-sequence and filler carry nothing an MP4 sample keeps.
+            case .accessUnitDelimiter, .endOfSequence, .endOfStream, .fillerData: continue
+            default:
+                if unit.type.isSlice { sliceCount += 1 }
+                if unit.type == .idrSlice { isIDR = true }
+                rest.append(unit)
+            }
+        }
+        guard sliceCount > 0 else { throw .driverOutput("a coded picture of \(bytes.count) bytes with no slice") }
+        do { sample = try LengthPrefixedSample.sample(rest, lengthSize: 4) } catch { throw .bitstream(error) }
+    }
+}

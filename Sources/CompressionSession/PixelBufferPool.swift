@@ -1,0 +1,35 @@
+import VTKMedia
+
+/// Pixel buffers of the session's size and format (NV12) for the caller to fill, like
+/// VTCompressionSessionGetPixelBufferPool. Buffers the session has finished copying come back here, so
+/// a caller that fills pool buffers allocates nothing per frame; a buffer the caller still holds is
+/// safe, because pixel buffers copy on write.
+public final class PixelBufferPool: @unchecked Sendable {
+    public let width: Int
+    public let height: Int
+    public let format: PixelFormat = .nv12
+    private var free: [PixelBuffer] = []
+    private let capacity: Int
+
+    init(width: Int, height: Int, capacity: Int) {
+        self.width = width
+        self.height = height
+        self.capacity = capacity
+    }
+
+    /// A buffer of the pool's size and format; its pixels are whatever it held last.
+    public func makePixelBuffer() -> PixelBuffer {
+        if var buffer = free.popLast() {
+            buffer.presentationTime = .invalid
+            buffer.duration = .invalid
+            return buffer
+        }
+        return PixelBuffer(format: format, width: width, height: height)
+    }
+
+    func recycle(_ buffer: PixelBuffer) {
+        guard free.count < capacity, buffer.format == format, buffer.width == width, buffer.height == height,
+              buffer.planes.allSatisfy({ $0.bytesPerRow == $0.rowLength }) else { return }
+        free.append(buffer)
+    }
+}

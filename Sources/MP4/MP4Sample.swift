@@ -1,0 +1,21 @@
+import VTKMedia
+
+/// One stored sample of the video track, as the file holds it: length-prefixed NAL units (the framing of
+/// the reader's `nalUnitLengthSize`) with its times. Hand it to a decoder as
+/// `SampleBuffer(data: sample.data, framing: .lengthPrefixed(reader.nalUnitLengthSize), presentationTime:
+/// sample.presentationTime, decodeTime: sample.decodeTime, duration: sample.duration, isSync: sample.isSync)`.
+public struct MP4Sample: Sendable {
+    public var data: [UInt8]
+    /// Composition time with the edit list applied, in the media timescale.
+    public var presentationTime: MediaTime
+    /// Decode time with the same shift as the presentation time (negative before the first displayed
+    /// frame when there are B-frames, as ffprobe shows it).
+    public var decodeTime: MediaTime
+    public var duration: MediaTime
+    /// A sync sample (from `stss`, or the fragment sample flags).
+    public var isSync: Bool
+    /// Position in decoding order, from 0.
+    public var index: Int
+    /// Where its bytes are in the file.
+    public var fileOffset: UInt64
+}

@@ -1,0 +1,94 @@
+import CompressionSession
+import VideoAcceleration
+import VTKMedia
+
+/// The encode options `vtk encode` and `vtk roundtrip` share, checked and turned into session properties.
+struct EncodeOptions {
+    var properties = CompressionProperties()
+    var device: VADeviceChoice = .automatic
+    var size: (width: Int, height: Int)?
+    var pixelFormat: PixelFormat = .i420
+    var frameRate: (Int, Int)?
+
+    static let table: [OptionSpec] = [
+        .value("--size", valueName: "WxH", help: "frame size of raw input (required for raw input)"),
+        .value("--pix-fmt", valueName: "nv12|i420", help: "layout of raw input (default: i420)"),
+        .value("--fps", valueName: "N", help: "frame rate, e.g. 30 or 30000/1001 (default: the Y4M header's, else 30)"),
+        .value("--qp", valueName: "N", help: "constant QP 0-51 (CQP); the default when no --bitrate is given is 26"),
+        .value("--bitrate", valueName: "BPS", help: "target bit rate in bit/s, k and M suffixes allowed (e.g. 2M)"),
+        .value("--rc", valueName: "cbr|vbr", help: "rate control with --bitrate (default: cbr)"),
+        .value("--keyint", valueName: "N", help: "frames from one IDR to the next (default: 60; 0 = only the first)"),
+        .value("--profile", valueName: "NAME", help: "constrained-baseline, main or high (default: high)"),
+        .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
+        .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
+        .flag("-h", "--help", help: "show this help"),
+    ]
+
+    init(_ parsed: ParsedArguments, command: String) throws(CommandFailure) {
+        let values = OptionValues(parsed: parsed, command: command)
+        try values.conflict("qp", "bitrate")
+        if parsed.has("rc") && !parsed.has("bitrate") {
+            throw CommandFailure(.usage, "vtk \(command): --rc needs --bitrate (with --qp the rate control is CQP)")
+        }
+        device = VADeviceChoice(parsed["device"] ?? "auto")
+        if let size = try values.size("size") {
+            guard size.width % 2 == 0, size.height % 2 == 0 else {
+                throw CommandFailure(.usage, "vtk \(command): --size \(size.width)x\(size.height): 4:2:0 frames need an even width and height "
+                                     + "(H.264 crops in 2-sample steps, 7.4.2.1.1)")
+            }
+            self.size = size
+        }
+        pixelFormat = try values.choice("pix-fmt", ["nv12", "i420"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
+        if let text = parsed["fps"] {
+            let parts = text.split(separator: "/")
+            guard (1...2).contains(parts.count), let n = Int(parts[0]), n > 0, n <= 1000,
+                  let d = parts.count == 2 ? Int(parts[1]) : 1, d > 0, d <= 100_000 else {
+                throw CommandFailure(.usage, "vtk \(command): --fps must be a positive number or fraction like 30000/1001, not '\(text)'")
+            }
+            frameRate = (n, d)
+        }
+        if let qp = try values.int("qp", range: 0...51) {
+            properties.rateControl = .constantQP
+            properties.quantizer = qp
+        }
+        if let text = parsed["bitrate"] {
+            guard let bits = Self.bitRate(text), bits > 0 else {
+                throw CommandFailure(.usage, "vtk \(command): --bitrate must be a positive number of bit/s (e.g. 2000000, 2000k, 2M), not '\(text)'")
+            }
+            properties.averageBitRate = bits
+            properties.rateControl = try values.choice("rc", ["cbr", "vbr"]) == "vbr" ? .variableBitRate : .constantBitRate
+        }
+        properties.maxKeyFrameInterval = try values.int("keyint", range: 0...100_000) ?? 60
+        if let profile = try values.choice("profile", ["constrained-baseline", "main", "high"]) {
+            properties.profile = profile == "main" ? .main : profile == "high" ? .high : .constrainedBaseline
+        }
+    }
+
+    static func bitRate(_ text: String) -> Int? {
+        let lower = text.lowercased()
+        let (digits, scale): (Substring, Double) = lower.hasSuffix("m") ? (lower.dropLast(), 1e6) : lower.hasSuffix("k") ? (lower.dropLast(), 1e3) : (lower[...], 1)
+        guard let value = Double(digits), value.isFinite, value * scale <= 1e10 else { return nil }
+        return Int(value * scale)
+    }
+
+    /// The frame source for INPUT: Y4M (by name or by its signature on a pipe), else raw with --size.
+    func source(for path: String, command: String) throws(CommandFailure) -> FrameSource {
+        let rate = frameRate ?? (30, 1)
+        if path.lowercased().hasSuffix(".y4m") {
+            if path != "-" { _ = try InputFile(path, command: command) }  // clear messages for missing/empty/directory
+            let source = try Y4MFrameSource(path: path, command: command)
+            return source
+        }
+        let input = try InputFile(path, command: command)
+        guard let size else {
+            throw CommandFailure(.usage, "vtk \(command): raw input \(input.displayName) needs --size WxH (or give a .y4m file)")
+        }
+        if let fileSize = input.size {
+            let frame = PixelBuffer.frameSize(format: pixelFormat, width: size.width, height: size.height)
+            if fileSize < frame {
+                throw CommandFailure(.input, "vtk \(command): \(input.displayName) has \(fileSize) bytes, less than one \(size.width)x\(size.height) \(pixelFormat.rawValue) frame (\(frame) bytes)")
+            }
+        }
+        return RawFrameSource(input: input, width: size.width, height: size.height, format: pixelFormat, frameRate: rate)
+    }
+}

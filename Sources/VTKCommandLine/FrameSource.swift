@@ -1,0 +1,143 @@
+import Foundation
+import VTKMedia
+import Y4M
+
+/// Raw frames for encoding, from a raw file, a Y4M file or pipe, or the built-in clip.
+protocol FrameSource: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    /// Frames per second (numerator, denominator).
+    var frameRate: (Int, Int) { get }
+    var displayName: String { get }
+    /// The next frame, or nil at the end.
+    func next() throws(CommandFailure) -> PixelBuffer?
+    /// Bytes left over at the end that did not make a whole frame (raw input only).
+    var partialFrameBytes: Int { get }
+    /// Fraction of the input read, when known.
+    var fractionDone: Double? { get }
+}
+
+/// Frames of a headerless raw file: NV12 or I420 at a size the user gives.
+final class RawFrameSource: FrameSource {
+    let width: Int
+    let height: Int
+    let frameRate: (Int, Int)
+    let format: PixelFormat
+    private let input: InputFile
+    private let frameSize: Int
+    private(set) var partialFrameBytes = 0
+    private var index = 0
+
+    init(input: InputFile, width: Int, height: Int, format: PixelFormat, frameRate: (Int, Int)) {
+        self.input = input
+        self.width = width
+        self.height = height
+        self.format = format
+        self.frameRate = frameRate
+        self.frameSize = PixelBuffer.frameSize(format: format, width: width, height: height)
+    }
+
+    var displayName: String { input.displayName }
+    var fractionDone: Double? { input.fractionDone }
+
+    func next() throws(CommandFailure) -> PixelBuffer? {
+        let bytes = try input.readExactly(frameSize)
+        if bytes.count < frameSize {
+            partialFrameBytes = bytes.count
+            return nil
+        }
+        guard var frame = PixelBuffer(format: format, width: width, height: height, packed: bytes[...]) else { return nil }
+        frame.presentationTime = MediaTime(value: Int64(index) * Int64(frameRate.1), timescale: Int32(frameRate.0))
+        index += 1
+        return frame
+    }
+}
+
+/// Frames of a Y4M file or pipe: size, rate and aspect from its header.
+final class Y4MFrameSource: FrameSource {
+    private let reader: Y4MReader
+    let displayName: String
+    var width: Int { reader.header.width }
+    var height: Int { reader.header.height }
+    var frameRate: (Int, Int) {
+        let r = reader.header.frameRate
+        return r.numerator > 0 && r.denominator > 0 ? (r.numerator, r.denominator) : (30, 1)
+    }
+    let partialFrameBytes = 0
+    var fractionDone: Double? { nil }
+
+    init(path: String, command: String) throws(CommandFailure) {
+        displayName = path == "-" ? "standard input" : path
+        do {
+            reader = path == "-" ? try Y4MReader.standardInput() : try Y4MReader(url: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure(.input, "vtk \(command): \(displayName): \(error)")
+        }
+    }
+
+    func next() throws(CommandFailure) -> PixelBuffer? {
+        do { return try reader.nextFrame() } catch {
+            throw CommandFailure(.input, "vtk: \(displayName): frame \(reader.frameCount): \(error)")
+        }
+    }
+}
+
+/// The built-in clip: a moving test pattern vtk draws itself, so `vtk roundtrip --psnr` needs no file.
+/// Smooth gradients, a moving box with sharp edges, a scrolling stripe pattern with fine detail, and a
+/// bouncing disc: content that exercises intra and inter prediction at several scales.
+final class TestPatternSource: FrameSource {
+    let width: Int
+    let height: Int
+    let frameRate: (Int, Int) = (30, 1)
+    let frameCount: Int
+    let displayName = "built-in test pattern"
+    let partialFrameBytes = 0
+    private var index = 0
+
+    init(width: Int = 640, height: Int = 360, frames: Int = 60) {
+        self.width = width
+        self.height = height
+        self.frameCount = frames
+    }
+
+    var fractionDone: Double? { Double(index) / Double(frameCount) }
+
+    func next() -> PixelBuffer? {
+        guard index < frameCount else { return nil }
+        let t = index
+        index += 1
+        var frame = PixelBuffer(format: .i420, width: width, height: height)
+        frame.presentationTime = MediaTime(value: Int64(t), timescale: 30)
+        let w = width, h = height
+        var y = frame.planes[0].bytes
+        let boxX = (t * 7) % max(1, w - w / 5), boxY = h / 3 + Int(Double(h / 6) * sin(Double(t) / 9))
+        let discX = Double(w) / 2 + Double(w) / 3 * cos(Double(t) / 15), discY = Double(h) / 2 + Double(h) / 4 * sin(Double(t) / 11)
+        let radius = Double(min(w, h)) / 8
+        for row in 0..<h {
+            for col in 0..<w {
+                // Diagonal gradient drifting with time.
+                var value = ((col + row + 2 * t) * 255 / (w + h)) & 0xFF
+                // Fine stripes scrolling right in the lower quarter (detail for the encoder).
+                if row > h * 3 / 4 { value = ((col + 3 * t) / 2) % 2 == 0 ? 40 : 220 }
+                // A box with hard edges.
+                if col >= boxX && col < boxX + w / 5 && row >= boxY && row < boxY + h / 5 { value = 235 }
+                // A disc.
+                let dx = Double(col) - discX, dy = Double(row) - discY
+                if dx * dx + dy * dy < radius * radius { value = 16 + (col * 4 + row) % 64 }
+                y[row * w + col] = UInt8(value)
+            }
+        }
+        frame.planes[0].bytes = y
+        let cw = frame.chromaWidth, ch = frame.chromaHeight
+        var u = frame.planes[1].bytes, v = frame.planes[2].bytes
+        for row in 0..<ch {
+            for col in 0..<cw {
+                u[row * cw + col] = UInt8(128 + Int(60 * sin(Double(col + t) / 20)))
+                v[row * cw + col] = UInt8(128 + Int(60 * cos(Double(row - t) / 15)))
+            }
+        }
+        frame.planes[1].bytes = u
+        frame.planes[2].bytes = v
+        return frame
+    }
+}

@@ -1,0 +1,158 @@
+import CompressionSession
+import DecompressionSession
+import Foundation
+import JSONText
+import VideoAcceleration
+import VTKMedia
+
+/// `vtk roundtrip`: encode, decode back, compare with the source frame by frame.
+enum RoundtripCommand {
+    static let name = "roundtrip"
+    static let summary = "encode, decode back, measure PSNR/SSIM and bit rate, fail below a threshold"
+    static let usage = "vtk roundtrip [INPUT] --psnr [--ssim] [--min-psnr DB] [--min-ssim S] [--json] [--plot FILE.svg] [encode options]"
+    static let options: [OptionSpec] = [
+        .flag("--psnr", help: "measure PSNR (the default when neither --psnr nor --ssim is given)"),
+        .flag("--ssim", help: "measure SSIM of the luma plane"),
+        .value("--min-psnr", valueName: "DB", help: "exit 1 when the Y-PSNR is below DB"),
+        .value("--min-ssim", valueName: "S", help: "exit 1 when the mean Y-SSIM is below S"),
+        .flag("--json", help: "print the report as one JSON object on standard output"),
+        .value("--plot", valueName: "FILE.svg", help: "write an SVG of per-frame Y-PSNR and bits per frame"),
+        .value("--frames", valueName: "N", help: "with the built-in clip, how many frames (default 60)"),
+    ] + EncodeOptions.table
+    static let details = """
+        INPUT is raw frames (--size required) or a .y4m file; with no INPUT vtk draws a built-in moving test
+        pattern (640x360, 30 fps), so that 'vtk roundtrip --psnr' works anywhere.
+        PSNR of a plane is 10*log10(255^2/MSE) with the MSE averaged over all frames, as FFmpeg's psnr filter
+        reports it; identical planes give 100 dB (the cap), never infinity. The average is weighted 6:1:1
+        (Y:U:V). SSIM is libyuv's, on the luma plane, averaged over frames.
+        """
+
+    struct FrameRecord {
+        var index: Int
+        var bits: Int
+        var quality: FrameQuality
+    }
+
+    static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        let values = OptionValues(parsed: parsed, command: name)
+        guard parsed.positionals.count <= 1 else { throw CommandFailure(.usage, "vtk roundtrip: at most one INPUT") }
+        var options = try EncodeOptions(parsed, command: name)
+        let minPSNR = try values.double("min-psnr", range: 0...100)
+        let minSSIM = try values.double("min-ssim", range: 0...1)
+        let wantSSIM = parsed.has("ssim") || minSSIM != nil
+        let quiet = parsed.has("quiet") || parsed.has("json")
+        let source: FrameSource
+        if let input = parsed.positionals.first {
+            if parsed.has("frames") { throw CommandFailure(.usage, "vtk roundtrip: --frames is for the built-in clip; it cannot go with INPUT") }
+            source = try options.source(for: input, command: name)
+        } else {
+            let count = try values.int("frames", range: 1...100_000) ?? 60
+            if let size = options.size {
+                source = TestPatternSource(width: size.width, height: size.height, frames: count)
+            } else {
+                source = TestPatternSource(frames: count)
+            }
+        }
+        options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
+
+        let connection: VADisplayConnection
+        do { connection = try VADisplayConnection.open(options.device) } catch {
+            throw CommandFailure(.device, "vtk roundtrip: cannot open VA device '\(options.device)': \(error)")
+        }
+        let encoder: CompressionSession
+        let decoder: DecompressionSession
+        do {
+            encoder = try CompressionSession(width: source.width, height: source.height, properties: options.properties, connection: connection)
+            try encoder.prepareToEncodeFrames()
+        } catch {
+            throw CommandFailure(error.isDeviceProblem ? .device : .usage, "vtk roundtrip: \(error)")
+        }
+        do { decoder = try DecompressionSession(formatDescription: nil, connection: connection, outputFormat: .i420) } catch {
+            throw CommandFailure(.device, "vtk roundtrip: \(error)")
+        }
+        defer {
+            encoder.invalidate()
+            decoder.invalidate()
+        }
+
+        let progress = ProgressLine(label: "roundtrip", quiet: quiet)
+        var pending: [MediaTime: PixelBuffer] = [:]
+        var bitsOf: [MediaTime: Int] = [:]
+        var records: [FrameRecord] = []
+        var encodeSeconds = 0.0, decodeSeconds = 0.0, totalBytes = 0
+        var sourceFrames = 0
+
+        func compare(_ frames: [DecodedFrame]) throws(CommandFailure) {
+            for frame in frames {
+                guard let original = pending.removeValue(forKey: frame.presentationTime) else {
+                    throw CommandFailure(.internalError, "vtk roundtrip: decoded a frame at \(frame.presentationTime) that was never encoded")
+                }
+                let quality = FrameQuality(reference: original, decoded: frame.pixelBuffer, ssim: wantSSIM)
+                records.append(FrameRecord(index: records.count, bits: 8 * (bitsOf.removeValue(forKey: frame.presentationTime) ?? 0), quality: quality))
+            }
+        }
+        func decode(_ samples: [EncodedSample]) throws(CommandFailure) {
+            for sample in samples {
+                totalBytes += sample.data.count
+                bitsOf[sample.presentationTime] = sample.data.count
+                let t0 = Clock.now()
+                let frames: [DecodedFrame]
+                do {
+                    // The first sample carries no in-band parameter sets: hand them over as Annex B in front.
+                    frames = try decoder.decode(SampleBuffer(data: try sample.annexB(), framing: .annexB, presentationTime: sample.presentationTime))
+                } catch {
+                    throw CommandFailure(.device, "vtk roundtrip: decoding frame \(sample.frameIndex): \(error)")
+                }
+                decodeSeconds += Clock.now() - t0
+                try compare(frames)
+            }
+        }
+        while let frame = try source.next() {
+            pending[frame.presentationTime] = frame
+            sourceFrames += 1
+            let t0 = Clock.now()
+            let samples: [EncodedSample]
+            do { samples = try encoder.encodeFrame(frame) } catch {
+                throw CommandFailure(error.isDeviceProblem ? .device : .input, "vtk roundtrip: encoding frame \(sourceFrames - 1): \(error)")
+            }
+            encodeSeconds += Clock.now() - t0
+            try decode(samples)
+            progress.update(frames: sourceFrames, fraction: source.fractionDone)
+        }
+        do {
+            let t0 = Clock.now()
+            let rest = try encoder.completeFrames()
+            encodeSeconds += Clock.now() - t0
+            try decode(rest)
+            let t1 = Clock.now()
+            let delayed = try decoder.finishDelayedFrames()
+            decodeSeconds += Clock.now() - t1
+            try compare(delayed)
+        } catch let failure as CommandFailure { throw failure } catch {
+            throw CommandFailure(.device, "vtk roundtrip: \(error)")
+        }
+        progress.finish()
+        guard !records.isEmpty else { throw CommandFailure(.input, "vtk roundtrip: no whole frame in \(source.displayName)") }
+        if records.count != sourceFrames {
+            throw CommandFailure(.internalError, "vtk roundtrip: \(sourceFrames) frames encoded but \(records.count) decoded back")
+        }
+
+        let report = RoundtripReport(source: source, device: decoder.deviceDescription, records: records, totalBytes: totalBytes,
+                                     encodeSeconds: encodeSeconds, decodeSeconds: decodeSeconds, ssim: wantSSIM,
+                                     properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM)
+        if parsed.has("json") { StandardStreams.out(report.json.text + "\n") } else { StandardStreams.out(report.text) }
+        if let plot = parsed["plot"] {
+            let file = try OutputFile(plot, command: name)
+            try file.write(Array(report.svg.utf8))
+        }
+        if source.partialFrameBytes > 0 {
+            throw CommandFailure(.input, "vtk roundtrip: \(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
+                                 + "after \(sourceFrames) whole frame(s), which were measured")
+        }
+        if !report.failures.isEmpty {
+            StandardStreams.error(report.failures.map { "vtk roundtrip: FAIL: \($0)\n" }.joined())
+            return .thresholdNotMet
+        }
+        return .success
+    }
+}

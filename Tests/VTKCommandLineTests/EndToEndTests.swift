@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import VTKTestSupport
+
+@Suite("vtk end to end through vtksoft", .serialized)
+struct EndToEndTests {
+    @Test("vtk decode --md5 equals reference.tsv for every conformance stream",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          .enabled(if: !ConformanceStream.all.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
+          arguments: ConformanceStream.all)
+    func decodeMD5(stream: ConformanceStream) throws {
+        let result = try VTKBinary.run(["decode", stream.url.path, "--md5", "--device", "soft", "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        var expected = "MD5=\(stream.md5)"
+        if stream.file == "CVFC1_Sony_C.jsv" {
+            // reference.tsv's MD5 for this stream ignores its left crop; see DecompressionSessionTests.
+            let ffmpeg = try ProcessRunner.run("ffmpeg", ["-v", "error", "-flags", "unaligned", "-i", stream.url.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
+            expected = ffmpeg.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == expected)
+    }
+
+    static let cisco: URL? = TestPaths.shared?.appendingPathComponent("media/CiscoVT2people_320x192_12fps.yuv")
+
+    @Test("roundtrip on the Cisco clip: --min-psnr 30 passes, --min-psnr 99 fails with 1, Y-PSNR equals FFmpeg's psnr filter",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          .enabled(if: TestPaths.shared != nil, Comment(rawValue: TestPaths.sharedMissingMessage)))
+    func roundtripCisco() throws {
+        let input = try #require(Self.cisco).path
+        let common = [input, "--size", "320x192", "--pix-fmt", "i420", "--qp", "27", "--device", "soft"]
+        let pass = try VTKBinary.run(["roundtrip"] + common + ["--psnr", "--min-psnr", "30", "--json"])
+        #expect(pass.status == 0, "\(pass.stderrText)")
+        let report = try #require(try JSONSerialization.jsonObject(with: pass.stdout) as? [String: Any])
+        let psnr = try #require(report["psnr"] as? [String: Any])
+        let y = try #require(psnr["y"] as? Double)
+        for key in ["u", "v", "avg"] { #expect(psnr[key] is Double, "psnr.\(key)") }
+        #expect(report["frames"] as? Int == 9)
+        #expect(report["bitrate"] is Double)
+        #expect((report["per_frame"] as? [Any])?.count == 9)
+        #expect(report["ssim"] is [String: Any])
+        let fail = try VTKBinary.run(["roundtrip"] + common + ["--psnr", "--min-psnr", "99"])
+        #expect(fail.status == 1)
+        #expect(fail.stderrText.contains("below --min-psnr"))
+        // The same encode, measured by FFmpeg's psnr filter.
+        let encoded = TestPaths.scratch.appendingPathComponent("cisco-qp27.h264")
+        let encode = try VTKBinary.run(["encode", input, "--size", "320x192", "--qp", "27", "--device", "soft", "-q", "-o", encoded.path])
+        #expect(encode.status == 0, "\(encode.stderrText)")
+        let ffmpeg = try ProcessRunner.run("ffmpeg", ["-v", "info", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x192", "-i", input,
+                                                      "-i", encoded.path, "-lavfi", "[1:v][0:v]psnr", "-f", "null", "-"])
+        let text = ffmpeg.stderrText
+        let range = try #require(text.range(of: "PSNR y:"))
+        let theirs = try #require(Double(text[range.upperBound...].prefix { !$0.isWhitespace }))
+        #expect(abs(theirs - y) < 0.05, "vtk \(y) dB, FFmpeg \(theirs) dB")
+    }
+
+    @Test("roundtrip with no input uses the built-in clip, writes a plot, and gives finite JSON numbers",
+          .enabled(if: VTKBinary.available, VTKBinary.missing))
+    func builtInClip() throws {
+        let plot = TestPaths.scratch.appendingPathComponent("plot.svg")
+        let result = try VTKBinary.run(["roundtrip", "--psnr", "--ssim", "--json", "--frames", "20", "--plot", plot.path, "--device", "soft"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(!result.stdoutText.contains("nan") && !result.stdoutText.contains("inf"))
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        #expect(report["frames"] as? Int == 20)
+        let ssim = try #require((report["ssim"] as? [String: Any])?["y"] as? Double)
+        #expect(ssim > 0.9 && ssim <= 1)
+        let svg = try String(contentsOf: plot, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("polyline"))
+    }
+
+    @Test("encode -> MP4 and Y4M -> encode -> decode: sizes, frame counts and FFmpeg agree",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func containers() throws {
+        let y4m = TestPaths.scratch.appendingPathComponent("src.y4m")
+        let make = try ProcessRunner.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=200x120:rate=25", "-frames:v", "12",
+                                                    "-pix_fmt", "yuv420p", y4m.path])
+        #expect(make.status == 0)
+        let mp4 = TestPaths.scratch.appendingPathComponent("out.mp4")
+        let encode = try VTKBinary.run(["encode", y4m.path, "-o", mp4.path, "--faststart", "--device", "soft", "-q"])
+        #expect(encode.status == 0, "\(encode.stderrText)")
+        let check = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", mp4.path, "-f", "null", "-"])
+        #expect(check.status == 0 && check.stderrText.isEmpty, "\(check.stderrText)")
+        let probe = try ProcessRunner.run("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=width,height,nb_read_frames,r_frame_rate",
+                                                      "-of", "csv=p=0", mp4.path])
+        #expect(probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "200,120,25/1,12")
+        // vtk decodes its own MP4 to what FFmpeg decodes from it.
+        let ours = try VTKBinary.run(["decode", mp4.path, "--md5", "--device", "soft", "-q"])
+        let theirs = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", mp4.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
+        #expect(ours.stdoutText == theirs.stdoutText)
+    }
+
+    @Test("vtk info and probe describe the device and the stream, also as JSON",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func infoAndProbe() throws {
+        let info = try VTKBinary.run(["info", "--device", "soft", "--json"])
+        #expect(info.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any])
+        let capabilities = try #require(json["capabilities"] as? [[String: Any]])
+        #expect(capabilities.contains { $0["profile"] as? String == "VAProfileH264High" && $0["entrypoint"] as? String == "VAEntrypointVLD" })
+        #expect(capabilities.contains { $0["entrypoint"] as? String == "VAEntrypointEncSlice" && ($0["rate_control"] as? [String])?.contains("CBR") == true })
+        let stream = GeneratedStream.standard[1]
+        let probe = try VTKBinary.run(["probe", try stream.url().path, "--json"])
+        #expect(probe.status == 0)
+        let p = try #require(try JSONSerialization.jsonObject(with: probe.stdout) as? [String: Any])
+        #expect(p["width"] as? Int == stream.width && p["height"] as? Int == stream.height)
+        #expect(p["frames"] as? Int == stream.frames)
+        let frames = try #require(p["per_frame"] as? [[String: Any]])
+        #expect(frames.contains { ($0["slice_types"] as? [String])?.contains("B") == true })
+        // Display indices are a permutation of 0..<frames.
+        #expect(Set(frames.compactMap { $0["display_index"] as? Int }) == Set(0..<stream.frames))
+    }
+}

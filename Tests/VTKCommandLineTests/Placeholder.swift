@@ -1,1 +1,0 @@
-// tests arrive below
