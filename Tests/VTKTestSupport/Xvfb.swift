@@ -41,7 +41,13 @@ public final class Xvfb: @unchecked Sendable {
             guard (try? process.run()) != nil else { return nil }
             // Up to 10 s for the socket; a server that exits lost a race for the number.
             for _ in 0..<200 {
-                if fm.fileExists(atPath: "/tmp/.X11-unix/X\(n)") { return Xvfb(displayNumber: n, process: process) }
+                if fm.fileExists(atPath: "/tmp/.X11-unix/X\(n)") {
+                    // The socket may be another process's server that won the race for this number: ours
+                    // then exits at once ("server already active"), and the watchdog with it.
+                    usleep(500_000)
+                    if process.isRunning { return Xvfb(displayNumber: n, process: process) }
+                    break
+                }
                 if !process.isRunning { break }
                 usleep(50_000)
             }
