@@ -86,6 +86,17 @@ struct BadInputCommandTests {
         try Self.expect(["info", "--device", "/nonexistent/device"], exit: 4, message: "does not exist")
     }
 
+    @Test("An interlaced (MBAFF) stream is refused with a clear message naming the byte offset",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func interlaced() throws {
+        let stream = TestPaths.scratch.appendingPathComponent("mbaff.264")
+        let make = try ProcessRunner.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=25", "-frames:v", "4",
+                                                    "-pix_fmt", "yuv420p", "-c:v", "libx264", "-x264-params", "interlaced=1", "-f", "h264", stream.path])
+        try #require(make.status == 0)
+        try Self.expect(["decode", stream.path, "--device", "soft"], exit: 3, message: "interlaced coding (field pictures or MBAFF) at byte")
+    }
+
     @Test("A raw file that is not a whole number of frames: the whole frames are encoded, the partial one reported",
           .enabled(if: VTKBinary.available, VTKBinary.missing))
     func partialFrame() throws {

@@ -91,6 +91,37 @@ struct EndToEndTests {
         #expect(ours.stdoutText == theirs.stdoutText)
     }
 
+    @Test("decode --frames DIR writes one PNG per frame that FFmpeg reads at the display size; roundtrip takes a .y4m",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func picturesAndY4MRoundtrip() throws {
+        let stream = GeneratedStream.standard[2]  // 202x130: odd chroma width, cropped
+        let dir = TestPaths.scratch.appendingPathComponent("pictures")
+        let decode = try VTKBinary.run(["decode", try stream.url().path, "--frames", dir.path, "--device", "soft", "-q"])
+        #expect(decode.status == 0, "\(decode.stderrText)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".png") }.sorted()
+        #expect(names.count == stream.frames)
+        #expect(names.first == "frame-000000.png")
+        let probe = try ProcessRunner.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0",
+                                                      dir.appendingPathComponent(try #require(names.last)).path])
+        #expect(probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "png,202,130")
+        // The first picture agrees with FFmpeg's RGB rendering of the same frame (BT.601, limited range):
+        // the two conversions round and upsample chroma differently, so compare the mean difference.
+        let ours = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", dir.appendingPathComponent(names[0]).path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        let theirs = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", try stream.url().path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        #expect(ours.stdout.count == 202 * 130 * 3 && theirs.stdout.count == 202 * 130 * 3)
+        let meanDifference = Double(zip(ours.stdout, theirs.stdout).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(ours.stdout.count, 1))
+        #expect(meanDifference < 2.5, "PNG differs from FFmpeg's RGB by \(meanDifference) on average")
+
+        let y4m = TestPaths.scratch.appendingPathComponent("roundtrip.y4m")
+        _ = try ProcessRunner.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=15", "-frames:v", "10",
+                                             "-pix_fmt", "yuv420p", y4m.path])
+        let roundtrip = try VTKBinary.run(["roundtrip", y4m.path, "--psnr", "--json", "--device", "soft"])
+        #expect(roundtrip.status == 0, "\(roundtrip.stderrText)")
+        let report = try #require(try JSONSerialization.jsonObject(with: roundtrip.stdout) as? [String: Any])
+        #expect(report["frames"] as? Int == 10 && report["width"] as? Int == 176 && report["frame_rate"] as? Double == 15)
+    }
+
     @Test("vtk info and probe describe the device and the stream, also as JSON",
           .enabled(if: VTKBinary.available, VTKBinary.missing),
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
