@@ -53,8 +53,12 @@ public struct H264DecodingProcess: Sendable {
     /// frame_num of the previous reference picture (PrevRefFrameNum, 7.4.3).
     private var prevRefFrameNum = 0
     private var hasKeyframe = false
-    /// Frames left until pictures are exact again after a recovery point or damage.
-    private var recoveryFramesLeft = 0
+    /// After starting at a recovery point SEI (D.2.8): the frame_num of the recovery point picture, from
+    /// which output is exact again. Pictures before it are flagged damaged.
+    private var recoveryFrameNum: Int?
+    /// Damage does not spread from pictures decoded before this decode index: the stream promised (IDR,
+    /// or a reached recovery point) that later pictures are right whatever those references held.
+    private var cleanSince = 0
 
     public init() {}
 
@@ -98,7 +102,7 @@ public struct H264DecodingProcess: Sendable {
                 hasKeyframe = true
             } else if let point = unit.recoveryPoint {
                 hasKeyframe = true
-                recoveryFramesLeft = point.recoveryFrameCnt
+                recoveryFrameNum = (header.frameNum + point.recoveryFrameCnt) % sps.maxFrameNum
                 prevRefFrameNum = (header.frameNum + sps.maxFrameNum - 1) % sps.maxFrameNum
             } else {
                 events.append(.problem(.waitingForKeyframe(byteOffset: unit.offset)))
@@ -130,8 +134,16 @@ public struct H264DecodingProcess: Sendable {
         current.neededForOutput = true
         current.presentationTime = presentationTime
         current.frameNumWrap = header.frameNum
-        current.isDamaged = !unit.problems.isEmpty || recoveryFramesLeft > 0
-        if recoveryFramesLeft > 0 { recoveryFramesLeft -= 1 }
+        if header.idrPicFlag { cleanSince = current.decodeIndex }
+        if let target = recoveryFrameNum {
+            if header.frameNum == target {
+                recoveryFrameNum = nil
+                cleanSince = current.decodeIndex
+            } else {
+                current.isDamaged = true
+            }
+        }
+        if !unit.problems.isEmpty { current.isDamaged = true }
 
         // 8.2.4.1 then 8.2.4.2/8.2.4.3 for each slice.
         ReferencePictureMarking.updateFrameNumWrap(&dpb, currentFrameNum: header.frameNum, maxFrameNum: sps.maxFrameNum)
@@ -139,7 +151,7 @@ public struct H264DecodingProcess: Sendable {
         for slice in unit.slices {
             let lists = ReferencePictureLists(slice: slice.header, currentPOC: current.picOrderCnt, dpb: dpb, maxFrameNum: sps.maxFrameNum)
             // Damage spreads through prediction: a picture is only as right as the pictures it refers to.
-            if (lists.list0 + lists.list1).contains(where: { $0.map { $0.isDamaged || $0.nonExisting } ?? false }) {
+            if (lists.list0 + lists.list1).contains(where: { $0.map { ($0.isDamaged || $0.nonExisting) && $0.decodeIndex >= cleanSince } ?? false }) {
                 current.isDamaged = true
             }
             if !lists.problems.isEmpty {

@@ -38,6 +38,35 @@ struct RobustnessDecodeTests {
         #expect(result.damaged.filter { $0 }.count >= 1)
     }
 
+    @Test("Joining a stream mid-way at a recovery point SEI (no IDR): decoding starts there and is exact once recovered",
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          .enabled(if: VTKSoftAvailability.driverFound, VTKSoftAvailability.message))
+    func recoveryPoint() throws {
+        // Periodic intra refresh: one IDR, then recovery point SEIs instead of keyframes.
+        let stream = GeneratedStream(name: "x264-intra-refresh-nob-176x144", width: 176, height: 144, frames: 40,
+                                     encoderOptions: ["-c:v", "libx264", "-profile:v", "high", "-x264-params", "intra-refresh=1:keyint=10:bframes=0:ref=1"])
+        let url = try stream.url()
+        let units = AccessUnitAssembler.accessUnits(in: [UInt8](try Data(contentsOf: url)))
+        #expect(units.filter(\.isIDR).count == 1)
+        let start = try #require(units.indices.first { $0 > 12 && units[$0].recoveryPoint != nil }, "no recovery point SEI after frame 12")
+        // Parameter sets, then the stream from the recovery point on: what a receiver joining late sees.
+        let parameterSets = units[0].nalUnits.filter { $0.type == .sequenceParameterSet || $0.type == .pictureParameterSet }
+        let joined = AnnexBScanner.byteStream(parameterSets + units[start...].flatMap(\.nalUnits))
+        let file = TestPaths.scratch.appendingPathComponent("joined-at-recovery-point.264")
+        try Data(joined).write(to: file)
+        let result = try StreamDecode(url: file)
+        let reference = Array(try ffmpegFrameMD5s(url)[start...])
+        #expect(result.frameMD5s.count == reference.count, "every access unit from the recovery point on gives a frame")
+        // Frames not flagged as damaged are exact; the last ones (after recovery_frame_cnt) are not flagged.
+        for (k, digest) in result.frameMD5s.enumerated() where !result.damaged[k] {
+            #expect(digest == reference[k], "frame \(k) after the recovery point is not flagged but differs")
+        }
+        let recoveryFrames = units[start].recoveryPoint?.recoveryFrameCnt ?? 0
+        #expect(result.damaged.prefix(recoveryFrames).allSatisfy { $0 })
+        #expect(!result.damaged.suffix(from: recoveryFrames).contains(true))
+        #expect(result.frameMD5s.suffix(from: recoveryFrames).elementsEqual(reference.suffix(from: recoveryFrames)))
+    }
+
     @Test("A stream whose size changes mid-way: the session drains, re-creates its context, and loses nothing",
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
           .enabled(if: VTKSoftAvailability.driverFound, VTKSoftAvailability.message))
