@@ -175,45 +175,35 @@ enum H264VAParameters {
         }
         sp.luma_log2_weight_denom = UInt8(table.lumaLog2WeightDenom)
         sp.chroma_log2_weight_denom = UInt8(table.chromaLog2WeightDenom)
-        func write(_ entries: [PredWeightTable.Entry], lumaFlag: inout UInt8, chromaFlag: inout UInt8,
-                   lumaWeight: UnsafeMutableRawBufferPointer, lumaOffset: UnsafeMutableRawBufferPointer,
-                   chromaWeight: UnsafeMutableRawBufferPointer, chromaOffset: UnsafeMutableRawBufferPointer) {
-            let lw = lumaWeight.bindMemory(to: Int16.self), lo = lumaOffset.bindMemory(to: Int16.self)
-            let cw = chromaWeight.bindMemory(to: Int16.self), co = chromaOffset.bindMemory(to: Int16.self)
-            lumaFlag = entries.contains { $0.lumaWeightFlag } ? 1 : 0
-            chromaFlag = entries.contains { $0.chromaWeightFlag } ? 1 : 0
-            for (i, e) in entries.prefix(32).enumerated() {
-                lw[i] = Int16(e.lumaWeight)
-                lo[i] = Int16(e.lumaOffset)
-                for j in 0..<2 {
-                    cw[i * 2 + j] = Int16(e.chromaWeight[j])
-                    co[i * 2 + j] = Int16(e.chromaOffset[j])
-                }
-            }
-        }
-        var lf: UInt8 = 0, cf: UInt8 = 0
-        withUnsafeMutableBytes(of: &sp.luma_weight_l0) { lw in
-            withUnsafeMutableBytes(of: &sp.luma_offset_l0) { lo in
-                withUnsafeMutableBytes(of: &sp.chroma_weight_l0) { cw in
-                    withUnsafeMutableBytes(of: &sp.chroma_offset_l0) { co in
-                        write(table.l0, lumaFlag: &lf, chromaFlag: &cf, lumaWeight: lw, lumaOffset: lo, chromaWeight: cw, chromaOffset: co)
-                    }
-                }
-            }
-        }
-        sp.luma_weight_l0_flag = lf
-        sp.chroma_weight_l0_flag = cf
+        (sp.luma_weight_l0_flag, sp.chroma_weight_l0_flag) = write(table.l0, lumaWeight: &sp.luma_weight_l0, lumaOffset: &sp.luma_offset_l0,
+                                                                   chromaWeight: &sp.chroma_weight_l0, chromaOffset: &sp.chroma_offset_l0)
         guard type == .b else { return }
-        withUnsafeMutableBytes(of: &sp.luma_weight_l1) { lw in
-            withUnsafeMutableBytes(of: &sp.luma_offset_l1) { lo in
-                withUnsafeMutableBytes(of: &sp.chroma_weight_l1) { cw in
-                    withUnsafeMutableBytes(of: &sp.chroma_offset_l1) { co in
-                        write(table.l1, lumaFlag: &lf, chromaFlag: &cf, lumaWeight: lw, lumaOffset: lo, chromaWeight: cw, chromaOffset: co)
+        (sp.luma_weight_l1_flag, sp.chroma_weight_l1_flag) = write(table.l1, lumaWeight: &sp.luma_weight_l1, lumaOffset: &sp.luma_offset_l1,
+                                                                   chromaWeight: &sp.chroma_weight_l1, chromaOffset: &sp.chroma_offset_l1)
+    }
+
+    /// Writes one list's weights into VA's fixed arrays (imported as tuples: 32 luma, 32x2 chroma entries);
+    /// returns luma_weight_lX_flag and chroma_weight_lX_flag (set when any entry has explicit weights).
+    static func write<Luma, Chroma>(_ entries: [PredWeightTable.Entry], lumaWeight: inout Luma, lumaOffset: inout Luma,
+                                    chromaWeight: inout Chroma, chromaOffset: inout Chroma) -> (UInt8, UInt8) {
+        withUnsafeMutableBytes(of: &lumaWeight) { lwRaw in
+            withUnsafeMutableBytes(of: &lumaOffset) { loRaw in
+                withUnsafeMutableBytes(of: &chromaWeight) { cwRaw in
+                    withUnsafeMutableBytes(of: &chromaOffset) { coRaw in
+                        let lw = lwRaw.bindMemory(to: Int16.self), lo = loRaw.bindMemory(to: Int16.self)
+                        let cw = cwRaw.bindMemory(to: Int16.self), co = coRaw.bindMemory(to: Int16.self)
+                        for (i, e) in entries.prefix(lw.count).enumerated() {
+                            lw[i] = Int16(e.lumaWeight)
+                            lo[i] = Int16(e.lumaOffset)
+                            for j in 0..<2 {
+                                cw[i * 2 + j] = Int16(e.chromaWeight[j])
+                                co[i * 2 + j] = Int16(e.chromaOffset[j])
+                            }
+                        }
                     }
                 }
             }
         }
-        sp.luma_weight_l1_flag = lf
-        sp.chroma_weight_l1_flag = cf
+        return (entries.contains { $0.lumaWeightFlag } ? 1 : 0, entries.contains { $0.chromaWeightFlag } ? 1 : 0)
     }
 }
