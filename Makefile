@@ -8,7 +8,7 @@ BUILD_PACKAGES := libva-dev libdrm-dev libyuv-dev libopenh264-dev libavcodec-dev
 TEST_PACKAGES := ffmpeg vainfo xvfb
 BENCH_PACKAGES := hyperfine time
 
-.PHONY: all deps test-deps bench-deps build build-release test roundtrip bench clean
+.PHONY: all deps test-deps bench-deps build build-release test roundtrip bench clean fuzz sanitize sanitize-address sanitize-thread
 
 all: build
 
@@ -55,6 +55,32 @@ roundtrip: build-release
 bench: bench-deps build-release
 	@mkdir -p bench-out
 	.build/release/bitstream-bench --json bench-out/bitstream.json | tee bench-out/bitstream.md
+	.build/release/vtk-bench --out bench-out
+
+# Fuzzing (libFuzzer + AddressSanitizer, built with swiftc by Tools/Fuzz/build.sh): every target for
+# FUZZ_SECONDS; crashes go to $(FUZZ_DIR)/crashes. Seeds come from ../shared and ffmpeg (python3 needed).
+FUZZ_SECONDS ?= 60
+FUZZ_DIR ?= /tmp/vtk-fuzz
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_DIR=$(FUZZ_DIR) Tools/Fuzz/run.sh
+
+# The whole suite under AddressSanitizer, then ThreadSanitizer, each in its own build directory.
+# VTK_SANITIZER makes the tests that start third-party VA clients (ffmpeg, vainfo) skip: they cannot load
+# an instrumented vtksoft without the sanitizer runtime loaded first.
+SANITIZE_DIR ?= /tmp/vtk-sanitize
+sanitize: sanitize-address sanitize-thread
+
+# The TSan runtime is linked statically into executables; libva dlopens vtksoft, whose __tsan_* references
+# must resolve against it, so the executables export their symbols.
+TSAN_LINK := -Xlinker --export-dynamic
+
+sanitize-address: test-deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path $(SANITIZE_DIR)/address
+	VTK_SANITIZER=address LSAN_OPTIONS=suppressions=$(CURDIR)/Tools/Sanitizers/lsan-suppressions.txt $(SWIFT) test --skip-build --sanitize=address --scratch-path $(SANITIZE_DIR)/address
+
+sanitize-thread: test-deps
+	$(SWIFT) build --build-tests --sanitize=thread $(TSAN_LINK) --scratch-path $(SANITIZE_DIR)/thread
+	VTK_SANITIZER=thread $(SWIFT) test --skip-build --sanitize=thread $(TSAN_LINK) --scratch-path $(SANITIZE_DIR)/thread
 
 clean:
 	rm -rf .build bench-out

@@ -66,6 +66,8 @@ let package = Package(
 
         // MARK: Tools (benchmarks)
         .executableTarget(name: "bitstream-bench", dependencies: ["H264Bitstream"], path: "Tools/BitstreamBench"),
+        .executableTarget(name: "vtk-bench", dependencies: ["VTKTestSupport", "VTKMedia", "CLibAVCodec", "COpenH264", "CLibYUV"],
+                          path: "Tools/Bench"),
         .executableTarget(name: "encode-bench", dependencies: ["CompressionSession", "VTKTestSupport", "VideoAcceleration", "VTKMedia", "COpenH264"],
                           path: "Tools/EncodeBench"),
 

@@ -20,6 +20,8 @@ public final class DecompressionSession: @unchecked Sendable {
     public private(set) var statistics = DecodeStatistics()
 
     private let accelerator: H264VAAccelerator
+    /// Pictures the driver failed to decode, flagged damaged when output.
+    private var failedPictures = Set<PictureID>()
     private var process = H264DecodingProcess()
     private var assembler = AccessUnitAssembler()
     private var crop = (x: 0, y: 0, width: 0, height: 0)
@@ -155,18 +157,41 @@ public final class DecompressionSession: @unchecked Sendable {
                 // The DPB, the picture being decoded, and one picture being read back.
                 try accelerator.configure(format: format, surfaceCount: dpbCapacity + 2)
             case .decode(let request):
-                try accelerator.decode(request)
-                statistics.picturesDecoded += 1
+                // A driver that refuses one picture (a decoding error on damaged data) must not stop the
+                // session or strand its surface: the picture is flagged, and the events after it still run.
+                do {
+                    try accelerator.decode(request)
+                    statistics.picturesDecoded += 1
+                } catch let error as VAError {
+                    failedPictures.insert(request.picture.id)
+                    record("picture \(request.picture.decodeIndex) at byte \(request.slices.first?.slice.nalUnit.offset ?? 0): \(error)")
+                }
             case .output(let picture):
-                var pixels = try accelerator.read(picture.id, crop: crop)
+                // Read back straight into the output format: one pass over the pixels, not a copy then a conversion.
+                let failed = failedPictures.remove(picture.id) != nil
+                var pixels: PixelBuffer
+                do { pixels = try accelerator.read(picture.id, crop: crop, format: outputFormat) } catch let error as VAError {
+                    record("picture \(picture.decodeIndex): reading it back failed: \(error)")
+                    statistics.framesDropped += 1
+                    continue
+                }
                 pixels.presentationTime = picture.presentationTime
-                if outputFormat != .nv12 { pixels = PixelConverter.convert(pixels, to: outputFormat) }
+                // The driver may have met errors the bitstream layer could not see (damaged slice data)
+                // and concealed them: such a picture is not passed off as right.
+                var concealed = false
+                if let count = accelerator.macroblocksInError(picture.id), count > 0 {
+                    concealed = true
+                    process.markDamaged(picture.id)
+                    record("picture \(picture.decodeIndex): the decoder concealed errors in \(count) macroblock(s)")
+                }
+                let damaged = picture.isDamaged || failed || concealed
                 statistics.framesOutput += 1
-                if picture.isDamaged { statistics.damagedFrames += 1 }
-                frames.append(DecodedFrame(pixelBuffer: pixels, isDamaged: picture.isDamaged, decodeIndex: picture.decodeIndex))
+                if damaged { statistics.damagedFrames += 1 }
+                frames.append(DecodedFrame(pixelBuffer: pixels, isDamaged: damaged, decodeIndex: picture.decodeIndex))
             case .discarded:
                 statistics.framesDiscarded += 1
             case .released(let id):
+                failedPictures.remove(id)
                 accelerator.release(id)
             case .problem(let problem):
                 if case .waitingForKeyframe = problem { statistics.accessUnitsSkipped += 1 }

@@ -1,6 +1,7 @@
 import CLibVA
 import H264Bitstream
 import H264Decoding
+import PixelConversion
 import VideoAcceleration
 import VTKMedia
 
@@ -92,9 +93,25 @@ final class H264VAAccelerator {
     }
 
     /// Reads a decoded picture back, cropped to the display rectangle.
-    func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int)) throws -> PixelBuffer {
+    /// NV12 is copied out as it is; I420 is converted while it is copied out (one pass over the pixels).
+    func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat = .nv12) throws -> PixelBuffer {
         guard let surface = surfaceOf[picture] else { throw DecompressionError.internalInconsistency("no surface for \(picture)") }
-        return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
+        switch format {
+        case .nv12:
+            return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
+        case .i420:
+            return try VASurfaceReader.withMappedNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight) { mapped in
+                // Crop offsets are even for 4:2:0 (7.4.2.1.1).
+                PixelConverter.i420(nv12Luma: mapped.luma + crop.y * mapped.lumaPitch + crop.x, lumaPitch: mapped.lumaPitch,
+                                    chroma: mapped.chroma + (crop.y / 2) * mapped.chromaPitch + crop.x, chromaPitch: mapped.chromaPitch,
+                                    width: crop.width, height: crop.height)
+            }
+        }
+    }
+
+    /// Macroblocks the driver reports in error for a decoded picture (0 when clean; nil when it does not say).
+    func macroblocksInError(_ picture: PictureID) -> Int? {
+        surfaceOf[picture].flatMap { VASurfaceErrors.macroblocksInError(connection, surface: $0) }
     }
 
     /// The picture left the DPB and has been output (or never will be): its surface is free again.

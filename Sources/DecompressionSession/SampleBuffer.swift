@@ -59,6 +59,8 @@ public struct DecodeStatistics: Sendable {
     public var accessUnitsSkipped = 0
     /// Frames the stream said not to output (no_output_of_prior_pics_flag).
     public var framesDiscarded = 0
+    /// Frames that could not be read back from the device.
+    public var framesDropped = 0
     /// The first problems met (at most 100), with their positions.
     public var problems: [String] = []
     public var problemCount = 0

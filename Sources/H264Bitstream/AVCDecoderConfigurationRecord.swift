@@ -41,6 +41,21 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
         }
     }
 
+    /// A record from an SPS already parsed (no error path: the caller vouches for the units).
+    init(parsedSPS parsed: SequenceParameterSet, sps: [NALUnit], pps: [NALUnit], nalUnitLengthSize: Int) {
+        avcProfileIndication = parsed.profileIdc
+        profileCompatibility = UInt8(sps.first?.bytes.dropFirst(2).first ?? 0)
+        avcLevelIndication = parsed.levelIdc
+        self.nalUnitLengthSize = nalUnitLengthSize
+        sequenceParameterSets = sps.map { Array($0.bytes) }
+        pictureParameterSets = pps.map { Array($0.bytes) }
+        if Self.profilesWithExtension.contains(parsed.profileIdc) {
+            highProfileExtension = HighProfileExtension(
+                chromaFormat: parsed.chromaFormatIdc, bitDepthLumaMinus8: parsed.bitDepthLumaMinus8,
+                bitDepthChromaMinus8: parsed.bitDepthChromaMinus8, sequenceParameterSetExtensions: [])
+        }
+    }
+
     /// Parses a record (the payload of an avcC box).
     public init(bytes: [UInt8]) throws(BitstreamError) {
         var p = 0

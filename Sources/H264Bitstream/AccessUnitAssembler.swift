@@ -79,6 +79,13 @@ public struct AccessUnitAssembler {
                         let isNew = lastSliceHeader.map { Self.startsNewPicture(header, after: $0) } ?? (header.firstMbInSlice == 0)
                         if isNew { completed = takeCurrent() }
                     }
+                    // A second slice starting at the same macroblock of a primary picture is a duplicate
+                    // (a repeated packet): report it; the decoder still gets it.
+                    if header.redundantPicCnt == 0,
+                       current.slices.contains(where: { $0.header.firstMbInSlice == header.firstMbInSlice && $0.header.redundantPicCnt == 0 }) {
+                        current.problems.append(.malformedNALUnit(byteOffset: unit.offset,
+                                                                  reason: "slice starts at macroblock \(header.firstMbInSlice) again in the same picture (duplicated slice)"))
+                    }
                     current.slices.append(Slice(nalUnit: unit, header: header))
                     lastSliceHeader = header
                 } catch {

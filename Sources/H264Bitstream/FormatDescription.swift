@@ -23,12 +23,6 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
         guard [1, 2, 4].contains(nalUnitLengthSize) else {
             throw .invalidValue(element: "NAL unit length size", value: Int64(nalUnitLengthSize), bitOffset: 0)
         }
-        sps = try SequenceParameterSet(nalUnit: first)
-        // Every PPS must parse against the SPS it names.
-        var sets = ParameterSets()
-        for unit in sequenceParameterSets { try sets.store(unit) }
-        for unit in pictureParameterSets { try sets.store(unit) }
-        codec = .h264
         // A NAL unit never ends in 0x00 (7.4.1); some writers (FFmpeg's avcC among them) keep the zero byte
         // of the next 4-byte start code. Dropping it makes equal parameter sets compare equal.
         func normalized(_ unit: NALUnit) -> NALUnit {
@@ -36,6 +30,14 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
             while bytes.count > 1 && bytes.last == 0 { bytes.removeLast() }
             return NALUnit(bytes)
         }
+        // The SPS is parsed as it is kept (normalized, as the Annex B scanner also delivers it): a damaged
+        // SPS that only parsed thanks to trailing zero bytes is rejected here, not when `avcC` re-reads it.
+        sps = try SequenceParameterSet(nalUnit: normalized(first))
+        // Every PPS must parse against the SPS it names.
+        var sets = ParameterSets()
+        for unit in sequenceParameterSets { try sets.store(normalized(unit)) }
+        for unit in pictureParameterSets { try sets.store(normalized(unit)) }
+        codec = .h264
         self.sequenceParameterSets = sequenceParameterSets.map(normalized)
         self.pictureParameterSets = pictureParameterSets.map(normalized)
         self.nalUnitLengthSize = nalUnitLengthSize
@@ -56,8 +58,11 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var avcC: AVCDecoderConfigurationRecord {
-        // The parameter sets parsed in init, so this cannot fail.
-        try! AVCDecoderConfigurationRecord(sps: sequenceParameterSets, pps: pictureParameterSets, nalUnitLengthSize: nalUnitLengthSize)
+        // init parsed these very NAL units and checked the length size, so this does not fail; were it to,
+        // the record is built from the parsed SPS without re-reading it rather than trapping.
+        (try? AVCDecoderConfigurationRecord(sps: sequenceParameterSets, pps: pictureParameterSets, nalUnitLengthSize: nalUnitLengthSize))
+            ?? AVCDecoderConfigurationRecord(parsedSPS: sps, sps: sequenceParameterSets, pps: pictureParameterSets,
+                                             nalUnitLengthSize: nalUnitLengthSize)
     }
 
     public var codedWidth: Int { sps.codedWidth }

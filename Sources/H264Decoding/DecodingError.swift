@@ -14,6 +14,9 @@ public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     case missingReference(byteOffset: Int, detail: String)
     /// frame_num jumped although gaps_in_frame_num_value_allowed_flag is 0: pictures were lost.
     case lostPictures(byteOffset: Int, count: Int)
+    /// A non-IDR picture with the frame_num of the previous reference picture (7.4.3 forbids it for
+    /// frames): a repeated picture.
+    case repeatedFrameNum(byteOffset: Int, frameNum: Int)
 
     public var description: String {
         switch self {
@@ -29,6 +32,8 @@ public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
             return "picture at byte \(offset) refers to a missing picture: \(detail)"
         case let .lostPictures(offset, count):
             return "\(count) picture(s) lost before byte \(offset) (frame_num gap)"
+        case let .repeatedFrameNum(offset, frameNum):
+            return "picture at byte \(offset) repeats frame_num \(frameNum) of the previous reference picture (duplicated picture?)"
         }
     }
 }

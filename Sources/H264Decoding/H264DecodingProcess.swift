@@ -53,6 +53,9 @@ public struct H264DecodingProcess: Sendable {
     /// frame_num of the previous reference picture (PrevRefFrameNum, 7.4.3).
     private var prevRefFrameNum = 0
     private var hasKeyframe = false
+    /// A reference picture has been decoded since the last IDR or MMCO 5 (so PrevRefFrameNum is that
+    /// picture's frame_num, not an inferred one).
+    private var decodedReferenceSinceKeyframe = false
     /// After starting at a recovery point SEI (D.2.8): the frame_num of the recovery point picture, from
     /// which output is exact again. Pictures before it are flagged damaged.
     private var recoveryFrameNum: Int?
@@ -61,6 +64,9 @@ public struct H264DecodingProcess: Sendable {
     private var cleanSince = 0
 
     public init() {}
+
+    /// MaxFS of the largest level, 6.2 (Table A-1): no conforming stream has bigger pictures.
+    public static let maxFrameSizeInMbs = 139_264
 
     /// Runs the decoding process on one access unit.
     public mutating func decode(_ unit: AccessUnit, presentationTime: MediaTime = .invalid) -> [H264DecoderEvent] {
@@ -79,6 +85,13 @@ public struct H264DecodingProcess: Sendable {
         }
         guard sps.chromaFormatIdc == 1, sps.bitDepthLuma == 8, sps.bitDepthChroma == 8 else {
             events.append(.problem(.unsupportedStream("chroma_format_idc \(sps.chromaFormatIdc), \(sps.bitDepthLuma)-bit")))
+            return events
+        }
+        // Checked before any surface is allocated for the sequence: a (damaged) SPS may ask for up to
+        // 16384x16384, which no level allows (Table A-1).
+        guard sps.picWidthInMbs * sps.frameHeightInMbs <= Self.maxFrameSizeInMbs else {
+            events.append(.problem(.unsupportedStream("a \(sps.codedWidth)x\(sps.codedHeight) picture (\(sps.picWidthInMbs * sps.frameHeightInMbs) macroblocks) "
+                + "is larger than any H.264 level allows (\(Self.maxFrameSizeInMbs) macroblocks, level 6.2)")))
             return events
         }
 
@@ -108,6 +121,13 @@ public struct H264DecodingProcess: Sendable {
                 events.append(.problem(.waitingForKeyframe(byteOffset: unit.offset)))
                 return events
             }
+        }
+
+        // 7.4.3: after a reference frame, frame_num must move on; the same value again means a repeated picture.
+        var repeated = false
+        if !header.idrPicFlag && header.frameNum == prevRefFrameNum && decodedReferenceSinceKeyframe {
+            events.append(.problem(.repeatedFrameNum(byteOffset: unit.offset, frameNum: header.frameNum)))
+            repeated = true
         }
 
         // 8.2.5.2: gaps in frame_num.
@@ -143,7 +163,7 @@ public struct H264DecodingProcess: Sendable {
                 current.isDamaged = true
             }
         }
-        if !unit.problems.isEmpty { current.isDamaged = true }
+        if !unit.problems.isEmpty || repeated { current.isDamaged = true }
 
         // 8.2.4.1 then 8.2.4.2/8.2.4.3 for each slice.
         ReferencePictureMarking.updateFrameNumWrap(&dpb, currentFrameNum: header.frameNum, maxFrameNum: sps.maxFrameNum)
@@ -212,12 +232,19 @@ public struct H264DecodingProcess: Sendable {
                 }
             }
             prevRefFrameNum = current.hadMMCO5 ? 0 : header.frameNum
+            decodedReferenceSinceKeyframe = !current.hadMMCO5
         }
         poc.pictureDecoded(pocResult, slice: header, picture: current)
 
         // C.4.5: store, outputting what must go first.
         events += translate(dpb.store(current))
         return events
+    }
+
+    /// Marks a picture as damaged after the fact (the decoder reported errors in it), so that pictures
+    /// decoded from now on that refer to it are flagged too.
+    public mutating func markDamaged(_ id: PictureID) {
+        dpb.update(id) { $0.isDamaged = true }
     }
 
     /// Outputs everything still in the DPB (end of stream).

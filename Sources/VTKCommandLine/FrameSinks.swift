@@ -16,10 +16,15 @@ final class WholeMD5Sink: FrameSink {
     private var md5 = MD5()
     private(set) var digest: String?
     private let print: Bool
+    /// I420 scratch reused from frame to frame (no allocation per frame).
+    private var scratch: PixelBuffer?
 
     init(print: Bool) { self.print = print }
 
-    func take(_ frame: PixelBuffer, index: Int) { md5.update(PixelConverter.convert(frame, to: .i420).packedBytes) }
+    func take(_ frame: PixelBuffer, index: Int) {
+        // The planes are hashed where they are: the same bytes as packedBytes, without concatenating them.
+        PixelConverter.convert(frame, to: .i420, reusing: &scratch).forEachPackedPlane { md5.update($0) }
+    }
 
     func finish() {
         digest = md5.finalize()
@@ -30,8 +35,11 @@ final class WholeMD5Sink: FrameSink {
 /// One line per frame: display index, tab, MD5 of that frame's I420 bytes (../shared framemd5 files).
 final class FrameMD5Sink: FrameSink {
     private(set) var lines: [String] = []
+    private var scratch: PixelBuffer?
     func take(_ frame: PixelBuffer, index: Int) {
-        let line = "\(index)\t\(MD5.hex(PixelConverter.convert(frame, to: .i420).packedBytes))"
+        var md5 = MD5()
+        PixelConverter.convert(frame, to: .i420, reusing: &scratch).forEachPackedPlane { md5.update($0) }
+        let line = "\(index)\t\(md5.finalize())"
         lines.append(line)
         StandardStreams.out(line + "\n")
     }
@@ -42,12 +50,21 @@ final class FrameMD5Sink: FrameSink {
 final class RawFrameSink: FrameSink {
     private let file: OutputFile
     private let format: PixelFormat
+    private var scratch: PixelBuffer?
     init(file: OutputFile, format: PixelFormat) {
         self.file = file
         self.format = format
     }
     func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
-        try file.write(PixelConverter.convert(frame, to: format).packedBytes)
+        // Converted into a reused buffer (if at all), then each plane written from where it is.
+        let converted = PixelConverter.convert(frame, to: format, reusing: &scratch)
+        for plane in converted.planes {
+            if plane.bytesPerRow == plane.rowLength {
+                try file.write(plane.bytes.prefix(plane.rowLength * plane.rows))
+            } else {
+                for row in 0..<plane.rows { try file.write(plane.bytes[(row * plane.bytesPerRow)..<(row * plane.bytesPerRow + plane.rowLength)]) }
+            }
+        }
     }
     func finish() {}
 }
@@ -83,6 +100,7 @@ import Glibc
 final class Y4MFrameSink: FrameSink {
     private let writer: Y4MWriter
     private let path: String
+    private var scratch: PixelBuffer?
 
     init(path: String, frame: PixelBuffer, format: FormatDescription?, command: String) throws(CommandFailure) {
         self.path = path
@@ -97,7 +115,7 @@ final class Y4MFrameSink: FrameSink {
     }
 
     func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
-        do { try writer.write(PixelConverter.convert(frame, to: .i420)) } catch {
+        do { try writer.write(PixelConverter.convert(frame, to: .i420, reusing: &scratch)) } catch {
             throw CommandFailure(.output, "vtk: writing '\(path)' failed at frame \(index): \(error)")
         }
     }

@@ -24,7 +24,6 @@ final class RawFrameSource: FrameSource {
     let frameRate: (Int, Int)
     let format: PixelFormat
     private let input: InputFile
-    private let frameSize: Int
     private(set) var partialFrameBytes = 0
     private var index = 0
 
@@ -34,21 +33,36 @@ final class RawFrameSource: FrameSource {
         self.height = height
         self.format = format
         self.frameRate = frameRate
-        self.frameSize = PixelBuffer.frameSize(format: format, width: width, height: height)
     }
 
     var displayName: String { input.displayName }
     var fractionDone: Double? { input.fractionDone }
 
+    /// The frame returned last time, refilled in place once the caller has let go of it (copy on write
+    /// keeps a frame the caller still holds intact).
+    private var scratch: PixelBuffer?
+
     func next() throws(CommandFailure) -> PixelBuffer? {
-        let bytes = try input.readExactly(frameSize)
-        if bytes.count < frameSize {
-            partialFrameBytes = bytes.count
-            return nil
+        var frame = scratch ?? PixelBuffer(uninitializedFormat: format, width: width, height: height)
+        scratch = nil
+        var total = 0
+        for plane in frame.planes.indices {
+            let wanted = frame.planes[plane].bytes.count
+            var got = 0
+            var failure: CommandFailure?
+            frame.planes[plane].bytes.withUnsafeMutableBytes { buffer in
+                do throws(CommandFailure) { got = try input.read(into: buffer) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            total += got
+            if got < wanted {
+                partialFrameBytes = total
+                return nil
+            }
         }
-        guard var frame = PixelBuffer(format: format, width: width, height: height, packed: bytes[...]) else { return nil }
         frame.presentationTime = MediaTime(value: Int64(index) * Int64(frameRate.1), timescale: Int32(frameRate.0))
         index += 1
+        scratch = frame
         return frame
     }
 }

@@ -58,6 +58,23 @@ final class InputFile {
         return chunk
     }
 
+    /// Fills `buffer` from the input; returns how many bytes it got (fewer only at the end of the input).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(CommandFailure) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var filled = 0
+        while filled < buffer.count {
+            let n = Glibc.read(fd, base + filled, buffer.count - filled)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(.input, "vtk: reading \(displayName) failed at byte \(bytesRead + filled): \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        bytesRead += filled
+        return filled
+    }
+
     /// Exactly `count` bytes, or fewer at the end of the input.
     func readExactly(_ count: Int) throws(CommandFailure) -> [UInt8] { try read(upTo: count) }
 

@@ -33,6 +33,18 @@ public struct PixelBuffer: Hashable, Sendable {
 
     /// A zeroed buffer with rows of exactly the pixel width (no padding).
     public init(format: PixelFormat, width: Int, height: Int) {
+        self.init(format: format, width: width, height: height) { count in [UInt8](repeating: 0, count: count) }
+    }
+
+    /// A buffer whose bytes are not initialised (rows of exactly the pixel width): for callers that
+    /// write every byte straight away (readback, conversion), so that no zero fill is paid for.
+    public init(uninitializedFormat format: PixelFormat, width: Int, height: Int) {
+        self.init(format: format, width: width, height: height) { count in
+            [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        }
+    }
+
+    private init(format: PixelFormat, width: Int, height: Int, storage: (Int) -> [UInt8]) {
         precondition(width > 0 && height > 0, "pixel buffer size must be positive")
         self.format = format
         self.width = width
@@ -40,12 +52,35 @@ public struct PixelBuffer: Hashable, Sendable {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
         switch format {
         case .nv12:
-            planes = [Plane(bytes: [UInt8](repeating: 0, count: width * height), bytesPerRow: width, rows: height, rowLength: width),
-                      Plane(bytes: [UInt8](repeating: 0, count: 2 * cw * ch), bytesPerRow: 2 * cw, rows: ch, rowLength: 2 * cw)]
+            planes = [Plane(bytes: storage(width * height), bytesPerRow: width, rows: height, rowLength: width),
+                      Plane(bytes: storage(2 * cw * ch), bytesPerRow: 2 * cw, rows: ch, rowLength: 2 * cw)]
         case .i420:
-            planes = [Plane(bytes: [UInt8](repeating: 0, count: width * height), bytesPerRow: width, rows: height, rowLength: width),
-                      Plane(bytes: [UInt8](repeating: 0, count: cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw),
-                      Plane(bytes: [UInt8](repeating: 0, count: cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw)]
+            planes = [Plane(bytes: storage(width * height), bytesPerRow: width, rows: height, rowLength: width),
+                      Plane(bytes: storage(cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw),
+                      Plane(bytes: storage(cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw)]
+        }
+    }
+
+    /// True when the buffer has this format and size and rows without padding (what both initialisers
+    /// make), so that its storage can be reused for another frame of that shape.
+    public func hasPackedLayout(format: PixelFormat, width: Int, height: Int) -> Bool {
+        guard self.format == format, self.width == width, self.height == height else { return false }
+        return planes.allSatisfy { $0.bytesPerRow == $0.rowLength && $0.bytes.count == $0.rowLength * $0.rows }
+    }
+
+    /// Calls `body` with each plane's pixel bytes in order (rows without padding), the same bytes as
+    /// ``packedBytes`` but without concatenating them into a new array.
+    public func forEachPackedPlane(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        for plane in planes {
+            if plane.bytesPerRow == plane.rowLength {
+                try plane.bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(plane.rowLength * plane.rows))) }
+            } else {
+                try plane.bytes.withUnsafeBytes { raw in
+                    for row in 0..<plane.rows {
+                        try body(UnsafeRawBufferPointer(rebasing: raw[(row * plane.bytesPerRow)..<(row * plane.bytesPerRow + plane.rowLength)]))
+                    }
+                }
+            }
         }
     }
 
@@ -73,10 +108,10 @@ public struct PixelBuffer: Hashable, Sendable {
     /// A buffer holding `bytes` (a packed frame of this format and size).
     public init?(format: PixelFormat, width: Int, height: Int, packed bytes: ArraySlice<UInt8>) {
         guard bytes.count == Self.frameSize(format: format, width: width, height: height) else { return nil }
-        self.init(format: format, width: width, height: height)
+        self.init(format: format, width: width, height: height) { _ in [] }
         var offset = bytes.startIndex
         for i in planes.indices {
-            let size = planes[i].bytes.count
+            let size = planes[i].rowLength * planes[i].rows
             planes[i].bytes = Array(bytes[offset..<(offset + size)])
             offset += size
         }

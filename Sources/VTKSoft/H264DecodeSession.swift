@@ -89,13 +89,15 @@ final class H264DecodeSession {
         }
         for slice in slices { append(Array(slice.nalUnit), to: &accessUnit) }
 
-        let decoded = decoder.decode(accessUnit) { decoded in
+        let outcome = decoder.decode(accessUnit) { decoded in
             let copyWidth = min(decoded.width, width, surface.pitch)
             let copyHeight = min(decoded.height, height, surface.allocatedHeight)
             I420ToNV12(decoded.planes.0, decoded.strides.0, decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
                        surface.luma, Int32(surface.pitch), surface.chroma, Int32(surface.pitch), Int32(copyWidth), Int32(copyHeight))
         }
-        if !decoded { throw .decodingError }
+        // Concealed errors are the client's to ask about (vaQuerySurfaceError): the picture is there.
+        surface.concealedMacroblocks = outcome.hadErrors ? (width / 16) * (height / 16) : 0
+        if !outcome.decoded { throw .decodingError }
     }
 
     private func append(_ nalUnit: [UInt8], to accessUnit: inout [UInt8]) {

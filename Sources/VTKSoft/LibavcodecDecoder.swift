@@ -20,6 +20,9 @@ final class LibavcodecDecoder {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     fileprivate var lastAllocated: DecodedPicture?
+    /// libavcodec's frame for that picture: its decode_error_flags are set once the packet is decoded
+    /// (error concealment runs at the end of the picture).
+    fileprivate var lastAllocatedFrame: UnsafeMutablePointer<AVFrame>?
 
     init?() {
         guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264), let context = avcodec_alloc_context3(codec) else { return nil }
@@ -38,6 +41,7 @@ final class LibavcodecDecoder {
             guard status >= 0, let avctx, let frame, let opaque = avctx.pointee.opaque else { return status }
             let decoder = Unmanaged<LibavcodecDecoder>.fromOpaque(opaque).takeUnretainedValue()
             decoder.lastAllocated = DecodedPicture(frame: frame.pointee)
+            decoder.lastAllocatedFrame = frame
             return status
         }
         guard avcodec_open2(context, codec, nil) >= 0 else { return nil }
@@ -52,21 +56,33 @@ final class LibavcodecDecoder {
         av_frame_free(&frame)
     }
 
+    /// What decoding one access unit gave.
+    struct Outcome {
+        /// libavcodec made a picture.
+        var decoded: Bool
+        /// libavcodec found errors in the picture (and concealed what it could): decode_error_flags set,
+        /// or the packet refused as invalid data.
+        var hadErrors: Bool
+    }
+
     /// Decodes one access unit (Annex B) and hands `consume` the picture it was decoded into, while
-    /// libavcodec still holds it. Returns false when libavcodec made no picture.
-    func decode(_ accessUnit: [UInt8], consume: (DecodedPicture) -> Void) -> Bool {
-        guard let context, let packet, let frame else { return false }
+    /// libavcodec still holds it.
+    func decode(_ accessUnit: [UInt8], consume: (DecodedPicture) -> Void) -> Outcome {
+        guard let context, let packet, let frame else { return Outcome(decoded: false, hadErrors: true) }
         drain(context, frame)
         lastAllocated = nil
-        guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return false }
+        lastAllocatedFrame = nil
+        guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return Outcome(decoded: false, hadErrors: true) }
         accessUnit.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: accessUnit.count) }
-        _ = avcodec_send_packet(context, packet)
+        let status = avcodec_send_packet(context, packet)
         av_packet_unref(packet)
         let picture = lastAllocated
+        let errorFlags = lastAllocatedFrame?.pointee.decode_error_flags ?? 0
         if let picture { consume(picture) }
         lastAllocated = nil
+        lastAllocatedFrame = nil
         drain(context, frame)
-        return picture != nil
+        return Outcome(decoded: picture != nil, hadErrors: status < 0 || errorFlags != 0)
     }
 
     private func drain(_ context: UnsafeMutablePointer<AVCodecContext>, _ frame: UnsafeMutablePointer<AVFrame>) {

@@ -10,6 +10,11 @@ final class Surface {
     /// the full coded picture of a stream whose visible height is cropped.
     let allocatedHeight: Int
     let memory: PlaneMemory
+    /// Macroblocks the decoder could not decode and concealed in the last picture decoded here (0 when
+    /// clean), reported through vaQuerySurfaceError.
+    var concealedMacroblocks = 0
+    /// The VASurfaceDecodeMBErrors records handed to the client; valid until the next query (va.h).
+    private var errorRecords: UnsafeMutablePointer<VASurfaceDecodeMBErrors>?
 
     init(width: Int, height: Int) {
         self.width = width
@@ -19,6 +24,27 @@ final class Surface {
         memory = PlaneMemory(size: pitch * allocatedHeight * 3 / 2)
         // Black, not green, for a surface nobody wrote yet.
         (memory.base + chromaOffset).initializeMemory(as: UInt8.self, repeating: 128, count: pitch * allocatedHeight / 2)
+    }
+
+    deinit { errorRecords?.deallocate() }
+
+    /// The error records for vaQuerySurfaceError: one covering the concealed macroblocks when there are
+    /// any, then the terminator (status -1).
+    func decodeErrorRecords(macroblocks: Int) -> UnsafeMutablePointer<VASurfaceDecodeMBErrors> {
+        let records = errorRecords ?? UnsafeMutablePointer<VASurfaceDecodeMBErrors>.allocate(capacity: 2)
+        errorRecords = records
+        records.initialize(repeating: VASurfaceDecodeMBErrors(), count: 2)
+        var next = 0
+        if concealedMacroblocks > 0 {
+            records[0].status = 1
+            records[0].start_mb = 0
+            records[0].end_mb = UInt32(max(macroblocks - 1, 0))
+            records[0].decode_error_type = VADecodeMBError
+            records[0].num_mb = UInt32(concealedMacroblocks)
+            next = 1
+        }
+        records[next].status = -1
+        return records
     }
 
     var lumaOffset: Int { 0 }

@@ -142,9 +142,18 @@ public struct VASurfacePool: Sendable {
 
 /// Reading decoded pixels back from a surface.
 public enum VASurfaceReader {
-    /// Waits for `surface` and copies the rectangle (x, y, width, height) out as NV12.
-    public static func readNV12(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
-                                crop: (x: Int, y: Int, width: Int, height: Int)) throws(VAError) -> PixelBuffer {
+    /// The NV12 planes of a surface as mapped in memory: luma and interleaved chroma, with their pitches.
+    public struct MappedNV12 {
+        public let luma: UnsafeRawPointer
+        public let lumaPitch: Int
+        public let chroma: UnsafeRawPointer
+        public let chromaPitch: Int
+    }
+
+    /// Waits for `surface`, maps its pixels as NV12 (vaDeriveImage, else vaCreateImage + vaGetImage) and
+    /// calls `body` with them; they are unmapped when `body` returns.
+    public static func withMappedNV12<T>(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
+                                         _ body: (MappedNV12) throws -> T) throws -> T {
         try VAError.check(vaSyncSurface(connection.display, surface), "vaSyncSurface(\(surface))")
         var image = VAImage()
         var derived = vaDeriveImage(connection.display, surface, &image) == VA_STATUS_SUCCESS
@@ -169,27 +178,43 @@ public enum VASurfaceReader {
         try VAError.check(vaMapBuffer(connection.display, image.buf, &mapped), "vaMapBuffer(image)")
         defer { vaUnmapBuffer(connection.display, image.buf) }
         guard let base = mapped else { throw VAError("vaMapBuffer(image)", VAStatus(VA_STATUS_ERROR_OPERATION_FAILED)) }
-        var out = PixelBuffer(format: .nv12, width: crop.width, height: crop.height)
-        let pitches = withUnsafeBytes(of: image.pitches) { Array($0.bindMemory(to: UInt32.self).prefix(3)) }
-        let offsets = withUnsafeBytes(of: image.offsets) { Array($0.bindMemory(to: UInt32.self).prefix(3)) }
-        // Luma rows.
-        let yBase = base + Int(offsets[0])
-        out.planes[0].bytes.withUnsafeMutableBytes { dst in
-            for row in 0..<crop.height {
-                let src = yBase + (crop.y + row) * Int(pitches[0]) + crop.x
-                (dst.baseAddress! + row * crop.width).copyMemory(from: src, byteCount: crop.width)
+        let pitches = withUnsafeBytes(of: image.pitches) { ($0.load(fromByteOffset: 0, as: UInt32.self), $0.load(fromByteOffset: 4, as: UInt32.self)) }
+        let offsets = withUnsafeBytes(of: image.offsets) { ($0.load(fromByteOffset: 0, as: UInt32.self), $0.load(fromByteOffset: 4, as: UInt32.self)) }
+        return try body(MappedNV12(luma: UnsafeRawPointer(base + Int(offsets.0)), lumaPitch: Int(pitches.0),
+                                   chroma: UnsafeRawPointer(base + Int(offsets.1)), chromaPitch: Int(pitches.1)))
+    }
+
+    /// Waits for `surface` and copies the rectangle (x, y, width, height) out as NV12.
+    public static func readNV12(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
+                                crop: (x: Int, y: Int, width: Int, height: Int)) throws(VAError) -> PixelBuffer {
+        do {
+            return try withMappedNV12(connection, surface: surface, surfaceWidth: surfaceWidth, surfaceHeight: surfaceHeight) { mapped in
+                // Every byte is written below: no zero fill first.
+                var out = PixelBuffer(uninitializedFormat: .nv12, width: crop.width, height: crop.height)
+                // Luma rows, then interleaved chroma rows (crop offsets are even for 4:2:0, 7.4.2.1.1).
+                copyRows(from: mapped.luma + crop.y * mapped.lumaPitch + crop.x, pitch: mapped.lumaPitch,
+                         to: &out.planes[0].bytes, rowBytes: crop.width, rows: crop.height)
+                copyRows(from: mapped.chroma + (crop.y / 2) * mapped.chromaPitch + crop.x, pitch: mapped.chromaPitch,
+                         to: &out.planes[1].bytes, rowBytes: out.planes[1].rowLength, rows: out.chromaHeight)
+                return out
+            }
+        } catch let error as VAError {
+            throw error
+        } catch {
+            throw VAError("vaMapBuffer(image)", VAStatus(VA_STATUS_ERROR_OPERATION_FAILED))
+        }
+    }
+
+    /// Copies `rows` rows of `rowBytes` from memory with `pitch` bytes per row into unpadded `destination`;
+    /// one copy when the source rows are contiguous too.
+    private static func copyRows(from source: UnsafeRawPointer, pitch: Int, to destination: inout [UInt8], rowBytes: Int, rows: Int) {
+        destination.withUnsafeMutableBytes { dst in
+            guard let target = dst.baseAddress else { return }
+            if pitch == rowBytes {
+                target.copyMemory(from: source, byteCount: rowBytes * rows)
+            } else {
+                for row in 0..<rows { (target + row * rowBytes).copyMemory(from: source + row * pitch, byteCount: rowBytes) }
             }
         }
-        // Interleaved chroma rows (crop offsets are even for 4:2:0, 7.4.2.1.1).
-        let uvBase = base + Int(offsets[1])
-        let chromaRowBytes = out.planes[1].rowLength
-        let chromaRows = out.chromaHeight
-        out.planes[1].bytes.withUnsafeMutableBytes { dst in
-            for row in 0..<chromaRows {
-                let src = uvBase + (crop.y / 2 + row) * Int(pitches[1]) + crop.x
-                (dst.baseAddress! + row * chromaRowBytes).copyMemory(from: src, byteCount: chromaRowBytes)
-            }
-        }
-        return out
     }
 }

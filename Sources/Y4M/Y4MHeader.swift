@@ -47,8 +47,9 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
         self.extensions = extensions
     }
 
-    /// Largest width or height accepted, so that a header cannot ask for absurd frame buffers.
-    public static let maximumDimension = 32768
+    /// Largest width or height accepted, so that a header cannot ask for absurd frame buffers: the
+    /// largest picture H.264 (and `vtk encode --size`) allows, 16384 per side.
+    public static let maximumDimension = 16384
 
     /// Bytes of one frame's pixels (Y, then U and V at half size rounded up).
     public var frameSize: Int { width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) }

@@ -4,6 +4,10 @@ import Foundation
 public enum VTKSoftFFmpeg {
     /// Why third-party client tests cannot run here, or nil when they can.
     public static let unavailableReason: String? = {
+        if let sanitizer = Sanitizer.active {
+            return "built with the \(sanitizer) sanitizer: a third-party VA client (ffmpeg, vainfo) cannot load the instrumented "
+                + "vtksoft without the sanitizer runtime loaded first: skipping the third-party VA client checks"
+        }
         if !ProcessRunner.hasFFmpeg { return "ffmpeg/ffprobe not installed: skipping the third-party VA client checks" }
         if !Xvfb.isInstalled { return "Xvfb not installed: skipping the third-party VA client checks" }
         if VTKSoftDriverLocation.directory == nil { return VTKSoftDriverLocation.missingMessage }
@@ -65,4 +69,16 @@ public enum VTKSoftFFmpeg {
         let rest = stderr[range.upperBound...].prefix { !$0.isWhitespace }
         return rest == "inf" ? .infinity : Double(rest)
     }
+}
+
+/// Whether this test process runs under a sanitizer: $VTK_SANITIZER (set by `make sanitize`), or the
+/// sanitizer runtime's own symbols in the process.
+public enum Sanitizer {
+    public static let active: String? = {
+        if let name = ProcessInfo.processInfo.environment["VTK_SANITIZER"], !name.isEmpty { return name }
+        let process = dlopen(nil, RTLD_NOW)
+        if dlsym(process, "__asan_init") != nil { return "address" }
+        if dlsym(process, "__tsan_init") != nil { return "thread" }
+        return nil
+    }()
 }

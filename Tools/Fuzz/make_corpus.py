@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Seed corpora for vtk's fuzz targets, made at corpus-build time (nothing here is copied into the repo).
+
+    Tools/Fuzz/make_corpus.py OUT_DIR [SHARED_DIR]
+
+Sources: the H.264 conformance streams of SHARED_DIR/conformance (../shared by default, when present) and
+small libx264 streams made with ffmpeg. Per target:
+  annexb     the first 48 KiB of every stream
+  headers    SPS + PPS + one slice (first 160 bytes) per file, from the first pictures of every stream
+  avcc       the avcC payload of each stream remuxed to MP4 (ffmpeg -c copy)
+  mp4        each stream's first 8 frames remuxed to MP4, plain and fragmented (ffmpeg -c copy)
+  y4m        small Y4M files from ffmpeg, and header variants
+  arguments  NUL-separated vtk command lines
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+out = sys.argv[1]
+here = os.path.dirname(os.path.abspath(__file__))
+shared = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("VTK_SHARED", os.path.join(here, "..", "..", "..", "shared"))
+targets = ["annexb", "headers", "avcc", "mp4", "y4m", "arguments"]
+for t in targets:
+    os.makedirs(os.path.join(out, t), exist_ok=True)
+have_ffmpeg = shutil.which("ffmpeg") is not None
+work = tempfile.mkdtemp(prefix="vtk-corpus-")
+
+
+def put(target, name, data):
+    with open(os.path.join(out, target, name), "wb") as f:
+        f.write(data)
+
+
+def ffmpeg(*args):
+    return subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args], capture_output=True).returncode == 0
+
+
+def nal_units(data):
+    """(start, end) of each NAL unit payload of an Annex B stream."""
+    starts = []
+    i = data.find(b"\x00\x00\x01")
+    while i >= 0:
+        starts.append(i + 3)
+        i = data.find(b"\x00\x00\x01", i + 3)
+    units = []
+    for k, s in enumerate(starts):
+        e = starts[k + 1] - 3 if k + 1 < len(starts) else len(data)
+        while e > s and data[e - 1] == 0:
+            e -= 1
+        if e > s:
+            units.append(data[s:e])
+    return units
+
+
+def find_box(data, fourcc):
+    i = data.find(fourcc)
+    if i < 4:
+        return None
+    size = int.from_bytes(data[i - 4:i], "big")
+    return data[i + 4:i - 4 + size]
+
+
+streams = []
+conformance = os.path.join(shared, "conformance", "h264")
+if os.path.isdir(conformance):
+    for name in sorted(os.listdir(conformance)):
+        if name.endswith((".264", ".jsv", ".h264")):
+            streams.append(os.path.join(conformance, name))
+    robust = os.path.join(shared, "conformance", "h264-robustness")
+    if os.path.isdir(robust):
+        streams += [os.path.join(robust, n) for n in sorted(os.listdir(robust)) if n.endswith(".264")]
+else:
+    print("corpus: no conformance streams at %s: generated streams only" % conformance)
+
+if have_ffmpeg:
+    recipes = {
+        "x264-baseline": ["-profile:v", "baseline", "-x264-params", "keyint=4:ref=2"],
+        "x264-main-b": ["-profile:v", "main", "-x264-params", "bframes=2:b-pyramid=normal:weightp=2:keyint=6"],
+        "x264-high-slices": ["-profile:v", "high", "-x264-params", "slices=3:8x8dct=1:bframes=1:weightb=1:keyint=5"],
+        "x264-high-cavlc-cqm": ["-profile:v", "high", "-x264-params", "cabac=0:cqm=jvt:keyint=3"],
+    }
+    for name, opts in recipes.items():
+        path = os.path.join(work, name + ".264")
+        if ffmpeg("-f", "lavfi", "-i", "testsrc2=size=66x50:rate=25", "-frames:v", "8", "-pix_fmt", "yuv420p",
+                  "-c:v", "libx264", *opts, "-f", "h264", path):
+            streams.append(path)
+else:
+    print("corpus: ffmpeg not found: no generated streams, MP4 or avcC seeds")
+
+for path in streams:
+    base = os.path.basename(path)
+    data = open(path, "rb").read()
+    put("annexb", base, data[:48 * 1024])
+    units = nal_units(data)
+    sps = [u for u in units if u[0] & 0x1F == 7]
+    pps = [u for u in units if u[0] & 0x1F == 8]
+    slices = [u for u in units if u[0] & 0x1F in (1, 5)]
+    for k, s in enumerate(slices[:6]):
+        blob = b"".join(b"\x00\x00\x00\x01" + u for u in (sps[:1] + pps[:2] + [s[:160]]))
+        put("headers", "%s-%d" % (base, k), blob)
+    for k, u in enumerate(units):
+        if u[0] & 0x1F in (6, 9) and k < 40:
+            put("headers", "%s-sei-%d" % (base, k), b"\x00\x00\x00\x01" + u)
+    if have_ffmpeg:
+        for kind, flags in (("plain", []), ("frag", ["-movflags", "frag_keyframe+empty_moov+default_base_moof"])):
+            mp4 = os.path.join(work, "%s-%s.mp4" % (base, kind))
+            if ffmpeg("-f", "h264", "-i", path, "-frames:v", "8", "-c", "copy", *flags, mp4):
+                blob = open(mp4, "rb").read()
+                if len(blob) <= 256 * 1024:
+                    put("mp4", "%s-%s" % (base, kind), blob)
+                avcc = find_box(blob, b"avcC")
+                if avcc:
+                    put("avcc", base, avcc)
+
+if have_ffmpeg:
+    for size in ("16x16", "17x9", "2x2"):
+        y4m = os.path.join(work, size + ".y4m")
+        if ffmpeg("-f", "lavfi", "-i", "testsrc2=size=%s:rate=25" % size, "-frames:v", "2", "-pix_fmt", "yuv420p", y4m):
+            put("y4m", size, open(y4m, "rb").read())
+for k, line in enumerate([b"YUV4MPEG2 W4 H2 F30000:1001 Ip A1:1 C420jpeg XYSCSS=420JPEG\nFRAME\n" + bytes(12),
+                          b"YUV4MPEG2 W3 H3 F25:1 A0:0 C420mpeg2\nFRAME Ixyz\n" + bytes(17),
+                          b"YUV4MPEG2 W1 H1 C420paldv It\nFRAME\n\x10\x80\x80"]):
+    put("y4m", "header-%d" % k, line)
+
+for k, args in enumerate([["encode", "in.y4m", "-o", "out.h264", "--size", "352x288", "--bitrate", "1M"],
+                          ["decode", "in.264", "--md5", "-o", "-"], ["roundtrip", "--psnr", "--min-psnr=35", "--frames", "300"],
+                          ["probe", "--json", "--", "-odd"], ["encode", "--qp", "26", "--rate-control", "cqp", "-s", "1280x720", "-v"]]):
+    put("arguments", "args-%d" % k, b"\x00".join(a.encode() for a in args))
+
+shutil.rmtree(work, ignore_errors=True)
+for t in targets:
+    print("corpus: %-9s %d seeds" % (t, len(os.listdir(os.path.join(out, t)))))
