@@ -82,7 +82,7 @@ let package = Package(
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
-        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream"]),
+        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),
         .executableTarget(
             name: "VTKSoftBench", dependencies: ["VTKTestSupport", "COpenH264"], path: "Tools/VTKSoftBench"),
     ]

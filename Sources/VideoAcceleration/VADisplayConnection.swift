@@ -104,7 +104,15 @@ public final class VADisplayConnection: @unchecked Sendable {
     /// (vtksoft never uses one). libva loads the driver named by the callbacks from LIBVA_DRIVERS_PATH.
     public static func openSoftware() throws -> VADisplayConnection {
         let directory = try SoftwareDriverLocation.directory()
-        setenv("LIBVA_DRIVERS_PATH", directory, 1)
+        return try VADisplayConnection(display: softwareDisplay(driversDirectory: directory), devicePath: "vtksoft", fd: -1)
+    }
+
+    /// A display handle with no device behind it whose driver is vtksoft in `driversDirectory`, not yet
+    /// initialised (vaInitialize loads the driver). For clients that manage vaInitialize and vaTerminate
+    /// themselves, like the driver's own tests.
+    public static func softwareDisplay(driversDirectory: String) throws(VAError) -> VADisplay {
+        // libva reads the search path at vaInitialize; the name comes from the callbacks below.
+        setenv("LIBVA_DRIVERS_PATH", driversDirectory, 1)
         guard let dctx = va_newDisplayContext() else { throw VAError("va_newDisplayContext", VAStatus(VA_STATUS_ERROR_ALLOCATION_FAILED)) }
         guard let ctx = va_newDriverContext(dctx) else {
             free(dctx)
@@ -127,7 +135,7 @@ public final class VADisplayConnection: @unchecked Sendable {
             name?.pointee = strdup(SoftwareDriverLocation.driverName)
             return VAStatus(VA_STATUS_SUCCESS)
         }
-        return try VADisplayConnection(display: VADisplay(dctx), devicePath: "vtksoft", fd: -1)
+        return VADisplay(dctx)
     }
 
     // MARK: Capabilities
