@@ -66,9 +66,10 @@ let package = Package(
 
         // MARK: Tools (benchmarks)
         .executableTarget(name: "bitstream-bench", dependencies: ["H264Bitstream"], path: "Tools/BitstreamBench"),
-        .executableTarget(name: "vtk-bench", dependencies: ["VTKTestSupport", "VTKMedia", "CLibAVCodec", "COpenH264", "CLibYUV"],
+        .target(name: "BenchSupport", dependencies: ["COpenH264"], path: "Tools/BenchSupport"),
+        .executableTarget(name: "vtk-bench", dependencies: ["BenchSupport", "VTKTestSupport", "VTKMedia", "CLibAVCodec", "COpenH264", "CLibYUV"],
                           path: "Tools/Bench"),
-        .executableTarget(name: "encode-bench", dependencies: ["CompressionSession", "VTKTestSupport", "VideoAcceleration", "VTKMedia", "COpenH264"],
+        .executableTarget(name: "encode-bench", dependencies: ["BenchSupport", "CompressionSession", "VTKTestSupport", "VideoAcceleration", "VTKMedia"],
                           path: "Tools/EncodeBench"),
 
         // MARK: Tests
@@ -83,7 +84,5 @@ let package = Package(
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),
-        .executableTarget(
-            name: "VTKSoftBench", dependencies: ["VTKTestSupport", "COpenH264"], path: "Tools/VTKSoftBench"),
     ]
 )

@@ -1,3 +1,4 @@
+import BenchSupport
 // encode-bench: vtk's H.264 encode (CompressionSession through vtksoft) at 720p, beside FFmpeg's
 // h264_vaapi through the same driver and openh264 called directly.
 //
@@ -79,7 +80,11 @@ if wantSpeed {
     for _ in 0..<repetitions {
         vtk.append(try seconds { sizes.vtk = try VTKEncode.encode(nv12, width: width, height: height, frames: frames, properties: noKeyFrames).count })
         ffmpeg.append(seconds { FFmpegVAAPI.run(ffmpegArguments) })
-        openh264.append(seconds { sizes.openh264 = OpenH264Reference.encode(i420, width: width, height: height, frames: frames, qp: 27, framesPerSecond: Float(rate)) })
+        openh264.append(seconds {
+            sizes.openh264 = (try? i420.withUnsafeBytes { raw in
+                try OpenH264Direct.encode(raw, width: width, height: height, frames: frames, qp: 27, bitRate: nil, keyint: 0, framesPerSecond: Float(rate))
+            }) ?? 0
+        })
     }
     print("### Encode speed: \(sourceName), \(frames) frames, CQP 27, High, CABAC, one IDR\n")
     print("| encoder | median (min–max) | fps (median) | vs vtk |")
