@@ -35,26 +35,33 @@ final class FileByteSource {
         guard offset <= size, UInt64(count) <= size - offset else {
             throw .truncated(box: box, offset: offset, needed: UInt64(count), available: offset <= size ? size - offset : 0)
         }
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        var failure: Int32 = 0
-        out.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while done < count {
-                let n = pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                if n == 0 { return }
-                done += n
-            }
-        }
-        if failure != 0 { throw .io(path: path, operation: "read", errno: failure) }
+        let (out, done) = try preadFully(descriptor, path: path, offset: offset, count: count)
         guard done == count else {
             throw .truncated(box: box, offset: offset, needed: UInt64(count), available: UInt64(done))
         }
         return out
     }
+}
+
+/// Reads up to `count` bytes at `offset` with pread, retrying short reads and EINTR; returns the bytes
+/// and how many were read (fewer only at the end of the file).
+func preadFully(_ descriptor: Int32, path: String, offset: UInt64, count: Int) throws(MP4Error) -> (bytes: [UInt8], count: Int) {
+    var out = [UInt8](repeating: 0, count: count)
+    var done = 0
+    var failure: Int32 = 0
+    out.withUnsafeMutableBytes { buffer in
+        guard let base = buffer.baseAddress else { return }
+        while done < count {
+            let n = pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                return
+            }
+            if n == 0 { return }
+            done += n
+        }
+    }
+    if failure != 0 { throw .io(path: path, operation: "read", errno: failure) }
+    return (out, done)
 }

@@ -45,24 +45,8 @@ final class FileSink {
     }
 
     func read(at offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        var failure: Int32 = 0
-        out.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while done < count {
-                let n = pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                if n == 0 { return }
-                done += n
-            }
-        }
-        if failure != 0 { throw .io(path: path, operation: "read", errno: failure) }
-        return Array(out.prefix(done))
+        let (out, done) = try preadFully(descriptor, path: path, offset: offset, count: count)
+        return done == count ? out : Array(out.prefix(done))
     }
 
     func close() throws(MP4Error) {

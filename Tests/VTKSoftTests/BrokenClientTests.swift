@@ -171,25 +171,7 @@ struct BrokenClientTests {
         try client.check(vaCreateContext(display, config, Int32(VTKSoftVAClient.size), Int32(VTKSoftVAClient.size), VA_PROGRESSIVE, &source, 1, &context), "context")
         var coded = VABufferID(VA_INVALID_ID)
         try client.check(vaCreateBuffer(display, context, VAEncCodedBufferType, 16, 1, nil, &coded), "16-byte coded buffer")
-        var sequence = VAEncSequenceParameterBufferH264()
-        sequence.level_idc = 30
-        sequence.intra_period = 30
-        sequence.intra_idr_period = 30
-        sequence.ip_period = 1
-        sequence.max_num_ref_frames = 1
-        sequence.picture_width_in_mbs = UInt16(VTKSoftVAClient.size / 16)
-        sequence.picture_height_in_mbs = UInt16(VTKSoftVAClient.size / 16)
-        sequence.seq_fields.bits.chroma_format_idc = 1
-        sequence.seq_fields.bits.frame_mbs_only_flag = 1
-        var picture = VAEncPictureParameterBufferH264()
-        picture.CurrPic.picture_id = source
-        picture.coded_buf = coded
-        picture.pic_init_qp = 10
-        picture.pic_fields.bits.idr_pic_flag = 1
-        picture.pic_fields.bits.reference_pic_flag = 1
-        var slice = VAEncSliceParameterBufferH264()
-        slice.num_macroblocks = UInt32((VTKSoftVAClient.size / 16) * (VTKSoftVAClient.size / 16))
-        slice.slice_type = 2
+        let (sequence, picture, slice) = VTKSoftVAClient.idrParameters(source: source, coded: coded, qp: 10)
         var buffers = [try client.createBuffer(context, VAEncSequenceParameterBufferType, sequence),
                        try client.createBuffer(context, VAEncPictureParameterBufferType, picture),
                        try client.createBuffer(context, VAEncSliceParameterBufferType, slice)]

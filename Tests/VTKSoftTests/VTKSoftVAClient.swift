@@ -78,26 +78,7 @@ struct VTKSoftVAClient {
         try check(vaCreateBuffer(display, context, VAEncCodedBufferType, 1 << 16, 1, nil, &coded), "coded buffer")
         defer { vaDestroyBuffer(display, coded) }
 
-        var sequence = VAEncSequenceParameterBufferH264()
-        sequence.level_idc = 30
-        sequence.intra_period = 30
-        sequence.intra_idr_period = 30
-        sequence.ip_period = 1
-        sequence.max_num_ref_frames = 1
-        sequence.picture_width_in_mbs = UInt16(Self.size / 16)
-        sequence.picture_height_in_mbs = UInt16(Self.size / 16)
-        sequence.seq_fields.bits.chroma_format_idc = 1
-        sequence.seq_fields.bits.frame_mbs_only_flag = 1
-        var picture = VAEncPictureParameterBufferH264()
-        picture.CurrPic.picture_id = source
-        picture.coded_buf = coded
-        picture.pic_init_qp = 26
-        picture.pic_fields.bits.idr_pic_flag = 1
-        picture.pic_fields.bits.reference_pic_flag = 1
-        var slice = VAEncSliceParameterBufferH264()
-        slice.num_macroblocks = UInt32((Self.size / 16) * (Self.size / 16))
-        slice.slice_type = 2
-        slice.slice_qp_delta = 0
+        let (sequence, picture, slice) = Self.idrParameters(source: source, coded: coded, qp: 26)
         var buffers = [try createBuffer(context, VAEncSequenceParameterBufferType, sequence),
                        try createBuffer(context, VAEncPictureParameterBufferType, picture),
                        try createBuffer(context, VAEncSliceParameterBufferType, slice)]
@@ -183,5 +164,30 @@ struct VTKSoftVAClient {
     static func error(_ luma: [UInt8]) -> Double {
         let total = luma.enumerated().reduce(0) { $0 + abs(Int($1.element) - Int(sample(x: $1.offset % size, y: $1.offset / size))) }
         return Double(total) / Double(luma.count)
+    }
+
+    /// Sequence, picture and slice parameters for one IDR picture of `size` x `size` into `coded`.
+    static func idrParameters(source: VASurfaceID, coded: VABufferID, qp: UInt8)
+        -> (VAEncSequenceParameterBufferH264, VAEncPictureParameterBufferH264, VAEncSliceParameterBufferH264) {
+        var sequence = VAEncSequenceParameterBufferH264()
+        sequence.level_idc = 30
+        sequence.intra_period = 30
+        sequence.intra_idr_period = 30
+        sequence.ip_period = 1
+        sequence.max_num_ref_frames = 1
+        sequence.picture_width_in_mbs = UInt16(size / 16)
+        sequence.picture_height_in_mbs = UInt16(size / 16)
+        sequence.seq_fields.bits.chroma_format_idc = 1
+        sequence.seq_fields.bits.frame_mbs_only_flag = 1
+        var picture = VAEncPictureParameterBufferH264()
+        picture.CurrPic.picture_id = source
+        picture.coded_buf = coded
+        picture.pic_init_qp = qp
+        picture.pic_fields.bits.idr_pic_flag = 1
+        picture.pic_fields.bits.reference_pic_flag = 1
+        var slice = VAEncSliceParameterBufferH264()
+        slice.num_macroblocks = UInt32((size / 16) * (size / 16))
+        slice.slice_type = 2
+        return (sequence, picture, slice)
     }
 }
