@@ -30,6 +30,7 @@ let package = Package(
         // MARK: Pure Swift layers
         .target(name: "VTKMedia"),
         .target(name: "JSONText"),
+        .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
         // MARK: Containers (pure Swift)
@@ -61,7 +62,7 @@ let package = Package(
         // MARK: The command
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
-                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV"]),
+                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)
@@ -73,7 +74,7 @@ let package = Package(
                           path: "Tools/EncodeBench"),
 
         // MARK: Tests
-        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream"], path: "Tests/VTKTestSupport"),
+        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),

@@ -31,6 +31,7 @@ enum RoundtripCommand {
         var index: Int
         var bits: Int
         var quality: FrameQuality
+        var idr = false
     }
 
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
@@ -78,6 +79,7 @@ enum RoundtripCommand {
         let progress = ProgressLine(label: "roundtrip", quiet: quiet)
         var pending: [MediaTime: PixelBuffer] = [:]
         var bitsOf: [MediaTime: Int] = [:]
+        var idrAt = Set<MediaTime>()
         var records: [FrameRecord] = []
         var encodeSeconds = 0.0, decodeSeconds = 0.0, totalBytes = 0
         var sourceFrames = 0
@@ -88,13 +90,15 @@ enum RoundtripCommand {
                     throw CommandFailure(.internalError, "vtk roundtrip: decoded a frame at \(frame.presentationTime) that was never encoded")
                 }
                 let quality = FrameQuality(reference: original, decoded: frame.pixelBuffer, ssim: wantSSIM)
-                records.append(FrameRecord(index: records.count, bits: 8 * (bitsOf.removeValue(forKey: frame.presentationTime) ?? 0), quality: quality))
+                records.append(FrameRecord(index: records.count, bits: 8 * (bitsOf.removeValue(forKey: frame.presentationTime) ?? 0), quality: quality,
+                                           idr: idrAt.remove(frame.presentationTime) != nil))
             }
         }
         func decode(_ samples: [EncodedSample]) throws(CommandFailure) {
             for sample in samples {
                 totalBytes += sample.data.count
                 bitsOf[sample.presentationTime] = sample.data.count
+                if sample.isSync { idrAt.insert(sample.presentationTime) }
                 let t0 = Clock.now()
                 let frames: [DecodedFrame]
                 do {

@@ -73,6 +73,7 @@ struct RoundtripReport {
             ("frames", .int(frames)),
             ("bytes", .int(totalBytes)),
             ("bitrate", .number(bitRate)),
+            ("idr_frames", .ints(records.filter(\.idr).map(\.index))),
             ("psnr", .object([("y", .number(p[0])), ("u", .number(p[1])), ("v", .number(p[2])), ("avg", .number(weightedPSNR))])),
             ("ssim", .object([("y", meanSSIM.map(JSONValue.number) ?? .null)])),
             ("speed", .object([("encode_fps", .number(Double(frames) / max(encodeSeconds, 1e-9))),

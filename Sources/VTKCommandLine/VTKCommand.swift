@@ -25,6 +25,8 @@ public enum VTKCommand {
                    details: InfoCommand.details, run: InfoCommand.run),
         Subcommand(name: ProbeCommand.name, summary: ProbeCommand.summary, usage: ProbeCommand.usage, options: ProbeCommand.options,
                    details: ProbeCommand.details, run: ProbeCommand.run),
+        Subcommand(name: SuiteCommand.name, summary: SuiteCommand.summary, usage: SuiteCommand.usage, options: SuiteCommand.options,
+                   details: SuiteCommand.details, run: SuiteCommand.run),
     ]
 
     static let exitCodeHelp = "exit codes:\n" + ExitCode.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
