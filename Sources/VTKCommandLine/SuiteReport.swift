@@ -130,7 +130,7 @@ struct SuiteReport {
         let first = max(10, (names.map(\.count).max() ?? 0) + 2)
         let widths = decoders.map { max($0.count + 2, 10) }
         func line(_ head: String, _ cells: [String]) -> String {
-            head.padding(first) + zip(cells, widths).map { $0.padding($1) }.joined() + "\n"
+            String((head.padding(first) + zip(cells, widths).map { $0.padding($1) }.joined()).reversed().drop { $0 == " " }.reversed()) + "\n"
         }
         var out = "suite: \(suite)" + (shard.map { " (shard \($0))" } ?? "") + "\n"
         out += line("test", decoders)

@@ -55,7 +55,8 @@ enum SuiteRunner {
                 let frames = host.frameMD5s(item.vector, codec: codec, timeout: timeout)
                 if let frames {
                     result.firstBadFrame = firstBadFrame(reference, frames)
-                    result.detail = firstBadFrameText(result.firstBadFrame, reference: reference, frames: frames)
+                    result.detail = "MD5 \(outcome.md5 ?? "?"), expected \(item.vector.md5); "
+                        + firstBadFrameText(result.firstBadFrame, reference: reference, frames: frames)
                 }
             }
             progress?(result, done.increment(), work.count)
