@@ -81,34 +81,49 @@ final class SuiteDecoderHost: Sendable {
         case .ffmpeg:
             if ProgramPath.which("ffmpeg") == nil { unavailable = "ffmpeg is not on PATH" }
         case .ffmpegVAAPI(let device):
-            let node = device == "soft" ? nil : device ?? VADisplayConnection.renderNodes().first
             if ProgramPath.which("ffmpeg") == nil {
                 unavailable = "ffmpeg is not on PATH"
-            } else if let node {
-                hwDevice = "vaapi=va:\(node)"
-            } else if let driver = try? SoftwareDriverLocation.directory() {
-                // No GPU: vtksoft, which FFmpeg reaches through an X11 display.
-                if let display = Xvfb.shared?.display ?? ProcessInfo.processInfo.environment["DISPLAY"] {
-                    hwDevice = "vaapi=va:\(display)"
-                    environment = ["LIBVA_DRIVER_NAME": SoftwareDriverLocation.driverName, "LIBVA_DRIVERS_PATH": driver,
-                                   "DISPLAY": display, "LIBVA_MESSAGING_LEVEL": "1"]
-                } else {
-                    unavailable = "no /dev/dri/renderD* and no X display for vtksoft (install Xvfb)"
-                }
             } else {
-                unavailable = "no /dev/dri/renderD* and no vtksoft driver (\(SoftwareDriverLocation.fileName)) beside vtk"
+                switch Self.vaDevice(device == "soft" ? nil : device ?? VADisplayConnection.renderNodes().first) {
+                case .success(let va): (hwDevice, environment) = ("vaapi=va:\(va.device)", va.environment)
+                case .failure(let why): unavailable = why.reason
+                }
             }
         case .gstVAAPI:
             if ProgramPath.which("gst-launch-1.0") == nil {
                 unavailable = "gst-launch-1.0 is not on PATH"
-            } else if (try? TimedProcess.run("gst-inspect-1.0", [hevc ? "vaapih265dec" : "vaapih264dec"], timeout: 30))?.status != 0 {
-                unavailable = "GStreamer has no \(hevc ? "vaapih265dec" : "vaapih264dec") (gstreamer1.0-vaapi)"
+            } else {
+                switch Self.vaDevice(VADisplayConnection.renderNodes().first) {
+                case .success(let va):
+                    environment = va.environment
+                    if va.device.hasPrefix("/") { environment["GST_VAAPI_DRM_DEVICE"] = va.device }
+                    if (try? TimedProcess.run("gst-inspect-1.0", [hevc ? "vaapih265dec" : "vaapih264dec"], environment: environment, timeout: 30))?.status != 0 {
+                        unavailable = "GStreamer has no \(hevc ? "vaapih265dec" : "vaapih264dec") (gstreamer1.0-vaapi)"
+                    }
+                case .failure(let why): unavailable = why.reason
+                }
             }
         }
         self.environment = environment
         self.hwDevice = hwDevice
         self.unavailable = unavailable
         self.vtkExecutable = vtkExecutable
+    }
+
+    struct Unavailable: Error { let reason: String }
+
+    /// The VA device a third-party client opens: a DRM node as it is; without one, vtksoft, which such
+    /// clients reach through an X11 display (a private Xvfb, else $DISPLAY).
+    static func vaDevice(_ node: String?) -> Result<(device: String, environment: [String: String]), Unavailable> {
+        if let node { return .success((node, [:])) }
+        guard let driver = try? SoftwareDriverLocation.directory() else {
+            return .failure(Unavailable(reason: "no /dev/dri/renderD* and no vtksoft driver (\(SoftwareDriverLocation.fileName)) beside vtk"))
+        }
+        guard let display = Xvfb.shared?.display ?? ProcessInfo.processInfo.environment["DISPLAY"] else {
+            return .failure(Unavailable(reason: "no /dev/dri/renderD* and no X display for vtksoft (install Xvfb)"))
+        }
+        return .success((display, ["LIBVA_DRIVER_NAME": SoftwareDriverLocation.driverName, "LIBVA_DRIVERS_PATH": driver,
+                                   "DISPLAY": display, "LIBVA_MESSAGING_LEVEL": "1"]))
     }
 
     /// Decodes `vector` to the MD5 of all its frames.

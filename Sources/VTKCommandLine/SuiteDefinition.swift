@@ -45,7 +45,9 @@ struct TestSuite: Sendable {
                 throw CommandFailure(.input, "vtk \(command): \(table.path) line \(number + 1): expected 6 tab-separated fields ending in an MD5")
             }
             let input = url.appendingPathComponent(fields[0]).path
-            vectors.append(SuiteTestVector(name: fields[0], input: input, outputFormat: "yuv420p", md5: fields[5].lowercased(),
+            // The MD5 is of the decoder's own bit depth: 16-bit little-endian samples for 10-bit profiles (Main 10, High 10).
+            let format = fields[1].contains("10") ? "yuv420p10le" : "yuv420p"
+            vectors.append(SuiteTestVector(name: fields[0], input: input, outputFormat: format, md5: fields[5].lowercased(),
                                            frameMD5s: frameMD5s(besides: input)))
         }
         let folder = url.lastPathComponent

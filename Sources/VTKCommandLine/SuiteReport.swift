@@ -140,10 +140,17 @@ struct SuiteReport {
         out += line("TOTAL", decoders.map(total))
         out += line("TIME (s)", decoders.map(time))
         var notes: [String] = []
+        // Not-supported once per decoder (it is usually one reason for all); failures one by one.
         for decoder in decoders {
-            if let r = results(for: decoder).first(where: Self.isUnavailable) { notes.append("\(decoder): \(r.detail ?? "")") }
+            let skipped = results(for: decoder).filter { $0.status == .notSupported }
+            guard let first = skipped.first else { continue }
+            if Self.isUnavailable(first) {
+                notes.append("\(decoder): \(first.detail ?? "")")
+            } else {
+                notes.append("\(decoder): \(skipped.count) not supported, e.g. \(first.test): \(first.detail ?? "")")
+            }
         }
-        for r in results where r.status != .pass && !Self.isUnavailable(r) {
+        for r in results where ![.pass, .notSupported].contains(r.status) {
             notes.append("\(Self.word(r.status)) \(r.test) on \(r.decoder)" + (r.detail.map { ": \($0)" } ?? (r.md5.map { ": MD5 \($0), expected \(r.expectedMD5 ?? "?")" } ?? "")))
         }
         if !notes.isEmpty { out += "\n" + notes.joined(separator: "\n") + "\n" }
