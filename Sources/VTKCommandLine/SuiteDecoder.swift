@@ -134,7 +134,7 @@ final class SuiteDecoderHost: Sendable {
         }
         if case .gstVAAPI = decoder { return gstDecode(vector, codec: codec, timeout: timeout) }
         guard let command = command(vector, perFrame: false) else {
-            return .init(status: .notSupported, detail: "output format \(vector.outputFormat) is not supported by \(decoder)", seconds: 0)
+            return .init(status: .notSupported, detail: "output format \(vector.outputFormat) is not supported by this decoder", seconds: 0)
         }
         let result: TimedProcess.Result
         do { result = try TimedProcess.run(command[0], Array(command.dropFirst()), environment: environment, timeout: timeout) } catch {

@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import Testing
 import VTKTestSupport
+@testable import VTKCommandLine
 
 /// `vtk suite run`, `merge` and `encode`, run as the vtk binary, on the conformance streams of ../shared.
 @Suite("vtk suite")
@@ -111,9 +112,11 @@ struct SuiteTests {
           .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: haveShared, sharedMissing),
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
     func shards() throws {
-        // The small streams keep this fast; the reference folder itself is the suite.
+        // The small streams keep this fast.
+        let streams = ConformanceStream.all.filter { $0.width * $0.height * $0.frames <= 176 * 144 * 100 }
+        let suite = try Self.flusterSuite(streams, name: "small")
         let whole = Self.scratch("whole.json")
-        let common = ["suite", "run", Self.conformanceDirectory, "--decoder", "vtk:soft", "--decoder", "ffmpeg", "-j", "2", "-q"]
+        let common = ["suite", "run", suite.path, "--resources", Self.conformanceDirectory, "--decoder", "vtk:soft", "--decoder", "ffmpeg", "-j", "2", "-q"]
         let one = try VTKBinary.run(common + ["--json", whole])
         #expect(one.status == 0, "\(one.stderrText)")
         var shardPaths: [String] = []
@@ -129,13 +132,14 @@ struct SuiteTests {
             }
             shardPaths.append(path)
         }
-        // Every stream of reference.tsv in exactly one shard.
-        #expect(seen.keys.sorted() == ConformanceStream.all.map(\.file).sorted())
+        // Every stream of the suite in exactly one shard.
+        #expect(streams.count >= 10)
+        #expect(seen.keys.sorted() == streams.map(\.file).sorted())
         #expect(seen.values.allSatisfy { $0 == 1 })
         let mergedJSON = Self.scratch("merged.json"), mergedJUnit = Self.scratch("merged.xml")
         let merge = try VTKBinary.run(["suite", "merge"] + shardPaths + ["--json", mergedJSON, "--junit", mergedJUnit])
         #expect(merge.status == 0, "\(merge.stderrText)")
-        let n = ConformanceStream.all.count
+        let n = streams.count
         #expect(merge.stdoutText.split(separator: "\n").contains { $0.split(separator: " ") == ["TOTAL", "\(n)/\(n)", "\(n)/\(n)"] }, "\(merge.stdoutText)")
         func totals(_ path: String) throws -> [String: [String: Int]] {
             var out: [String: [String: Int]] = [:]
@@ -153,6 +157,38 @@ struct SuiteTests {
         #expect(twice.status == 3 && twice.stderrText.contains("overlap"), "\(twice.stderrText)")
         let missing = try VTKBinary.run(["suite", "merge", shardPaths[0], shardPaths[1]])
         #expect(missing.status == 3 && missing.stderrText.contains("missing"), "\(missing.stderrText)")
+    }
+
+    @Test("shards are decided by name alone: any order of the suite gives the same disjoint shards that cover it")
+    func shardsByName() throws {
+        let vectors = (0..<23).map { SuiteTestVector(name: "t\($0)", input: "/none", outputFormat: "yuv420p", md5: "", frameMD5s: nil) }
+        let suite = TestSuite(name: "s", codec: "H.264", vectors: vectors)
+        let items = vectors.map { SuiteRunner.Item(suite: suite, vector: $0) }
+        var generator = SeededRandom(seed: 7)
+        let shuffled = items.shuffled(using: &generator)
+        var covered: [String] = []
+        for index in 1...4 {
+            let a = SuiteRunner.shard(items, index: index, count: 4).map(\.key).sorted()
+            let b = SuiteRunner.shard(shuffled, index: index, count: 4).map(\.key).sorted()
+            #expect(a == b)
+            #expect((5...6).contains(a.count), "balanced: \(a.count)")
+            covered += a
+        }
+        #expect(covered.sorted() == items.map(\.key).sorted())
+        #expect(SuiteRunner.shard(items, index: 1, count: 1).count == items.count)
+    }
+
+    @Test("vtk help suite documents every option", .enabled(if: VTKBinary.available, VTKBinary.missing))
+    func help() throws {
+        let help = try VTKBinary.run(["help", "suite"])
+        #expect(help.status == 0)
+        #expect(help.stdoutText.hasPrefix("usage: vtk suite run"))
+        for option in SuiteCommand.options.flatMap(\.names) { #expect(help.stdoutText.contains(option), "\(option)") }
+        #expect(try VTKBinary.run(["--help"]).stdoutText.contains("  suite "))
+        let none = try VTKBinary.run(["suite"])
+        #expect(none.status == 2)
+        let wrong = try VTKBinary.run(["suite", "merge", "x.json", "--decoder", "ffmpeg"])
+        #expect(wrong.status == 2 && wrong.stderrText.contains("--decoder is not an option of 'merge'"))
     }
 
     @Test("a missing tool is 'not available', an unknown persona an error or not-supported, a slow decode a timeout: never a crash",
