@@ -55,7 +55,7 @@ enum EncodeMatrixCommand {
             results.append(result)
         }
 
-        StandardStreams.out(table(results))
+        if ["json", "junit", "save-baseline"].contains(where: { parsed[$0] == "-" }) { StandardStreams.error(table(results)) } else { StandardStreams.out(table(results)) }
         let report = JSONValue.object([("matrix", .string(paths[0])), ("cases", .array(results.map(\.json)))]).text + "\n"
         if let path = parsed["json"] { try OutputFile(path, command: command).write(Array(report.utf8)) }
         if let path = parsed["save-baseline"] {

@@ -111,7 +111,8 @@ enum SuiteCommand {
 
     /// Prints the table, writes the files asked for; exit 1 when something failed.
     static func finish(_ report: SuiteReport, _ parsed: ParsedArguments, command: String) throws(CommandFailure) -> ExitCode {
-        StandardStreams.out(report.table)
+        // A report written to standard output (`--json -`) keeps it clean: the table goes to standard error.
+        if ["json", "junit", "markdown"].contains(where: { parsed[$0] == "-" }) { StandardStreams.error(report.table) } else { StandardStreams.out(report.table) }
         if let path = parsed["json"] { try OutputFile(path, command: command).write(Array((report.json.text + "\n").utf8)) }
         if let path = parsed["junit"] { try OutputFile(path, command: command).write(Array(report.junit.utf8)) }
         if let path = parsed["markdown"] { try OutputFile(path, command: command).write(Array(report.markdown.utf8)) }

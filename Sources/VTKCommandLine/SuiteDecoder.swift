@@ -74,9 +74,13 @@ final class SuiteDecoderHost: Sendable {
         var vtkExecutable: String?
         let hevc = codec == "H.265"
         switch decoder {
-        case .vtk(_, let persona):
+        case .vtk(let device, let persona):
             vtkExecutable = ProgramPath.currentExecutable
             if vtkExecutable == nil { unavailable = "cannot find vtk's own executable (/proc/self/exe)" }
+            if device.hasPrefix("/"), !FileManager.default.fileExists(atPath: device) { unavailable = "\(device) does not exist" }
+            if device.hasPrefix("soft"), (try? SoftwareDriverLocation.directory()) == nil {
+                unavailable = "no vtksoft driver (\(SoftwareDriverLocation.fileName)) beside vtk"
+            }
             if let persona { environment["VTKSOFT_PERSONA"] = persona }
         case .ffmpeg:
             if ProgramPath.which("ffmpeg") == nil { unavailable = "ffmpeg is not on PATH" }
@@ -115,7 +119,9 @@ final class SuiteDecoderHost: Sendable {
     /// The VA device a third-party client opens: a DRM node as it is; without one, vtksoft, which such
     /// clients reach through an X11 display (a private Xvfb, else $DISPLAY).
     static func vaDevice(_ node: String?) -> Result<(device: String, environment: [String: String]), Unavailable> {
-        if let node { return .success((node, [:])) }
+        if let node {
+            return FileManager.default.fileExists(atPath: node) ? .success((node, [:])) : .failure(Unavailable(reason: "\(node) does not exist"))
+        }
         guard let driver = try? SoftwareDriverLocation.directory() else {
             return .failure(Unavailable(reason: "no /dev/dri/renderD* and no vtksoft driver (\(SoftwareDriverLocation.fileName)) beside vtk"))
         }

@@ -178,6 +178,16 @@ struct SuiteTests {
         #expect(SuiteRunner.shard(items, index: 1, count: 1).count == items.count)
     }
 
+    @Test("a .list option collects every value in order; a .value option given twice with different values is still refused")
+    func listOption() throws {
+        let parsed = try ArgumentParser.parse(["run", "--decoder", "vtk:soft", "s.json", "--decoder=ffmpeg", "-j", "2"], options: SuiteCommand.options, command: "suite")
+        #expect(parsed.list("decoder") == ["vtk:soft", "ffmpeg"])
+        #expect(parsed.positionals == ["run", "s.json"])
+        #expect(parsed["jobs"] == "2" && parsed.has("decoder") && parsed.list("tolerance").isEmpty)
+        #expect(throws: CommandFailure.self) { try ArgumentParser.parse(["-j", "1", "-j", "2"], options: SuiteCommand.options, command: "suite") }
+        #expect(ArgumentParser.help(SuiteCommand.options).contains("--decoder D"))
+    }
+
     @Test("vtk help suite documents every option", .enabled(if: VTKBinary.available, VTKBinary.missing))
     func help() throws {
         let help = try VTKBinary.run(["help", "suite"])
