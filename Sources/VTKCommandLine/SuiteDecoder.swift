@@ -100,6 +100,7 @@ final class SuiteDecoderHost: Sendable {
                 switch Self.vaDevice(VADisplayConnection.renderNodes().first) {
                 case .success(let va):
                     environment = va.environment
+                    environment["GST_VAAPI_ALL_DRIVERS"] = "1"  // gstreamer-vaapi otherwise refuses drivers not on its list (vtksoft)
                     if va.device.hasPrefix("/") { environment["GST_VAAPI_DRM_DEVICE"] = va.device }
                     if (try? TimedProcess.run("gst-inspect-1.0", [hevc ? "vaapih265dec" : "vaapih264dec"], environment: environment, timeout: 30))?.status != 0 {
                         unavailable = "GStreamer has no \(hevc ? "vaapih265dec" : "vaapih264dec") (gstreamer1.0-vaapi)"
