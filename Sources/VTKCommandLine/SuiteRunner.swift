@@ -52,7 +52,7 @@ enum SuiteRunner {
             var result = SuiteResult(suite: item.suite.name, test: item.vector.name, decoder: spec, status: outcome.status,
                                      seconds: outcome.seconds, md5: outcome.md5, expectedMD5: item.vector.md5, detail: outcome.detail)
             if outcome.status == .fail, let reference = item.vector.frameMD5s {
-                let frames = host.frameMD5s(item.vector, codec: codec, timeout: timeout)
+                let frames = outcome.frameMD5s ?? host.frameMD5s(item.vector, codec: codec, timeout: timeout)
                 if let frames {
                     result.firstBadFrame = firstBadFrame(reference, frames)
                     result.detail = "MD5 \(outcome.md5 ?? "?"), expected \(item.vector.md5); "

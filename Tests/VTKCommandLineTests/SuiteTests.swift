@@ -75,6 +75,29 @@ struct SuiteTests {
         try Self.checkJUnit(junit, decoders: ["vtk:soft": 0, "ffmpeg": 0, "ffmpeg-vaapi": 1], tests: n, failing: "CVFC1_Sony_C.jsv")
     }
 
+    @Test("gst-vaapi through vtksoft: small streams pass, CVFC1_Sony_C.jsv fails from frame 0 (the left crop again)",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: haveShared, sharedMissing),
+          .enabled(if: ProcessRunner.which("gst-launch-1.0") != nil && Xvfb.isInstalled && Sanitizer.active == nil,
+                   "gst-launch-1.0 (gstreamer1.0-tools, -vaapi, -plugins-bad) or Xvfb missing: skipping the GStreamer decoder"))
+    func gstreamer() throws {
+        let names = ["BA1_Sony_D.jsv", "SVA_Base_B.264", "test_qcif_cabac.264", "CVFC1_Sony_C.jsv"]
+        let streams = ConformanceStream.all.filter { names.contains($0.file) }
+        let suite = try Self.flusterSuite(streams, name: "gst")
+        let json = Self.scratch("gst.json")
+        let run = try VTKBinary.run(["suite", "run", suite.path, "--resources", Self.conformanceDirectory, "--decoder", "gst-vaapi", "--json", json, "-q"])
+        #expect(run.status == 1, "\(run.stdoutText)\(run.stderrText)")
+        for result in try Self.results(try Self.report(json)) {
+            let stream = try #require(streams.first { $0.file == result["test"] as? String })
+            if stream.file == "CVFC1_Sony_C.jsv" {
+                #expect(result["status"] as? String == "fail")
+                #expect(result["first_bad_frame"] as? Int == 0, "\(result)")
+            } else {
+                #expect(result["status"] as? String == "pass", "\(result)")
+                #expect(result["md5"] as? String == stream.md5)
+            }
+        }
+    }
+
     /// JUnit as GitLab and Jenkins read it: <testsuites> of a <testsuite> per decoder whose tests/failures
     /// attributes equal its <testcase> and <failure> elements, and equal the suite's test count.
     static func checkJUnit(_ path: String, decoders: [String: Int], tests: Int, failing: String) throws {
