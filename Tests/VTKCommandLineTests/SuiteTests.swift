@@ -98,6 +98,32 @@ struct SuiteTests {
         }
     }
 
+    static var h265Directory: URL? {
+        TestPaths.shared.map { $0.appendingPathComponent("conformance/h265") }
+            .flatMap { FileManager.default.fileExists(atPath: $0.appendingPathComponent("reference.tsv").path) ? $0 : nil }
+    }
+
+    @Test("../shared/conformance/h265 as a suite: FFmpeg passes every stream (Main 10 as 16-bit samples); vtk passes or says not-supported",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: h265Directory != nil, sharedMissing),
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func hevcFolder() throws {
+        let directory = try #require(Self.h265Directory)
+        let json = Self.scratch("h265.json")
+        let run = try VTKBinary.run(["suite", "run", directory.path, "--decoder", "ffmpeg", "--decoder", "vtk:soft", "-j", "2", "--json", json, "-q"])
+        let rows = try String(contentsOf: directory.appendingPathComponent("reference.tsv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        let results = try Self.results(try Self.report(json))
+        #expect(results.count == 2 * rows.count)
+        for result in results {
+            if result["decoder"] as? String == "ffmpeg" {
+                #expect(result["status"] as? String == "pass", "\(result)")
+            } else {
+                // Until vtk decodes HEVC, every stream is not-supported; after, each must pass.
+                #expect(["pass", "not-supported"].contains(result["status"] as? String), "\(result)")
+            }
+        }
+        #expect(run.status == 0, "\(run.stdoutText)")
+    }
+
     /// JUnit as GitLab and Jenkins read it: <testsuites> of a <testsuite> per decoder whose tests/failures
     /// attributes equal its <testcase> and <failure> elements, and equal the suite's test count.
     static func checkJUnit(_ path: String, decoders: [String: Int], tests: Int, failing: String) throws {
