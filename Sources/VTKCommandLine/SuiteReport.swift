@@ -74,8 +74,9 @@ struct SuiteReport {
         var seen: [String: Int] = [:]
         var results: [SuiteResult] = []
         for (number, report) in reports.enumerated() {
-            guard report.suite == first.suite else {
-                throw CommandFailure(.input, "vtk \(command): report \(number + 1) is of suite '\(report.suite)', report 1 of '\(first.suite)'")
+            guard report.suite == first.suite, report.suiteTests == first.suiteTests else {
+                throw CommandFailure(.input, "vtk \(command): report \(number + 1) is of suite '\(report.suite)' (\(report.suiteTests) tests), "
+                                     + "report 1 of '\(first.suite)' (\(first.suiteTests) tests)")
             }
             for r in report.results {
                 let key = "\(r.suite)/\(r.test) on \(r.decoder)"
