@@ -46,6 +46,13 @@ enum SuiteDecoder: Sendable, Hashable {
         throw CommandFailure(.usage, "vtk \(command): unknown decoder '\(spec)' (known: \(Self.help))")
     }
 
+    var takesOnlyH264AndH265: Bool {
+        switch self {
+        case .vtk, .gstVAAPI: return true
+        case .ffmpeg, .ffmpegVAAPI: return false
+        }
+    }
+
     /// What one decode of one stream gave.
     struct Outcome: Sendable {
         var status: SuiteStatus
@@ -138,6 +145,12 @@ final class SuiteDecoderHost: Sendable {
     /// Decodes `vector` to the MD5 of all its frames.
     func decode(_ vector: SuiteTestVector, codec: String, timeout: Double) -> SuiteDecoder.Outcome {
         if let unavailable { return .init(status: .notSupported, detail: "not available: \(unavailable)", seconds: 0) }
+        if codec != "H.264" && codec != "H.265", decoder.takesOnlyH264AndH265 {
+            return .init(status: .notSupported, detail: "this decoder takes H.264 and H.265, not \(codec)", seconds: 0)
+        }
+        guard !vector.md5.isEmpty else {
+            return .init(status: .notSupported, detail: "the suite gives no MD5 for this test (fluster's pixel comparison is not done here)", seconds: 0)
+        }
         guard FileManager.default.fileExists(atPath: vector.input) else {
             return .init(status: .error, detail: "input file \(vector.input) not found", seconds: 0)
         }

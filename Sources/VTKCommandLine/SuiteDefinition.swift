@@ -7,7 +7,8 @@ struct SuiteTestVector: Sendable {
     let input: String
     /// FFmpeg pixel format name of the reference output (fluster's `output_format`), e.g. yuv420p.
     let outputFormat: String
-    /// MD5 of all frames, planar, cropped, display order (fluster's `result`).
+    /// MD5 of all frames, planar, cropped, display order (fluster's `result`); empty when the suite has none
+    /// (fluster's `test_method: pixel` suites), and the test is then not-supported.
     let md5: String
     /// Per-frame MD5s when the suite has them (framemd5/<file>.tsv beside the stream), to name the first bad frame.
     let frameMD5s: [String]?
