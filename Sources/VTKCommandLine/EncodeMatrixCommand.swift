@@ -28,13 +28,14 @@ enum EncodeMatrixCommand {
         guard paths.count == 1 else { throw CommandFailure(.usage, "vtk suite encode: one MATRIX.json expected, got \(paths.count)") }
         if parsed.has("markdown") { throw CommandFailure(.usage, "vtk suite encode: --markdown is for run and merge") }
         let tolerances = try EncodeTolerances(parsed.list("tolerance"), command: command)
+        let timeout = try OptionValues(parsed: parsed, command: command).double("timeout", range: 0.1...86_400) ?? 600
         let cases = try EncodeCase.load(paths[0], command: command)
         let baseline = try parsed["baseline"].map { path throws(CommandFailure) in try readBaseline(path, command: command) }
         guard let vtk = ProgramPath.currentExecutable else { throw CommandFailure(.internalError, "vtk suite encode: cannot find vtk's own executable") }
 
         var results: [CaseResult] = []
         for item in cases {
-            var result = measure(item, vtk: vtk)
+            var result = measure(item, vtk: vtk, timeout: timeout)
             if result.status == .pass, let baseline {
                 if let reference = baseline[item.name], let metrics = result.metrics {
                     result.comparisons = MetricComparison.compare(metrics, reference, tolerances)
@@ -69,14 +70,14 @@ enum EncodeMatrixCommand {
     }
 
     /// Runs `vtk roundtrip` for one case and reads its JSON.
-    static func measure(_ item: EncodeCase, vtk: String) -> CaseResult {
+    static func measure(_ item: EncodeCase, vtk: String, timeout: Double) -> CaseResult {
         let environment = item.persona.map { ["VTKSOFT_PERSONA": $0] } ?? [:]
         let result: TimedProcess.Result
-        do { result = try TimedProcess.run(vtk, ["roundtrip"] + item.arguments, environment: environment, timeout: 600) } catch {
+        do { result = try TimedProcess.run(vtk, ["roundtrip"] + item.arguments, environment: environment, timeout: timeout) } catch {
             return CaseResult(name: item.name, status: .error, seconds: 0, detail: error.description)
         }
         let message = result.stderrText.split(separator: "\n").prefix(4).joined(separator: " | ")
-        if result.timedOut { return CaseResult(name: item.name, status: .timeout, seconds: result.seconds, detail: "killed after 600 s") }
+        if result.timedOut { return CaseResult(name: item.name, status: .timeout, seconds: result.seconds, detail: "killed after \(String(format1: timeout)) s") }
         guard result.status == 0 else {
             // Exit 2 is vtk refusing the options (e.g. --bframes before B-frames exist); 4 is the device refusing them.
             let why = result.status == 2 ? "options not supported by this vtk: " : result.status == 4 ? "device error: " : "exit \(result.status): "

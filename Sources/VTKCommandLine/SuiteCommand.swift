@@ -13,7 +13,7 @@ enum SuiteCommand {
     static let options: [OptionSpec] = [
         .list("--decoder", valueName: "D", help: "run: a decoder to compare, repeatable (default vtk:auto): " + SuiteDecoder.help),
         .value("-j", "--jobs", valueName: "N", help: "run: tests at a time (default 1)"),
-        .value("--timeout", valueName: "S", help: "run: seconds one decode may take before it is killed and reported 'timeout' (default 120)"),
+        .value("--timeout", valueName: "S", help: "seconds one decode (run, default 120) or one case (encode, default 600) may take before it is killed: 'timeout'"),
         .value("--shard", valueName: "I/N", help: "run: only shard I of N (tests sorted by name, every N-th); N jobs run the suite once"),
         .value("--resources", valueName: "DIR", help: "run: where a fluster suite's streams are (default: beside the JSON)"),
         .value("--junit", valueName: "FILE", help: "write JUnit XML (testsuite per decoder, testcase per test)"),
@@ -38,6 +38,9 @@ enum SuiteCommand {
         "builtin"), "size" "WxH", "frames", "fps", "pix_fmt", "rc" cqp|cbr|vbr, "qp", "bitrate", "profile",
         "bframes", "keyint", "device" (auto, soft, soft:PERSONA, a DRM node)}. Each case runs 'vtk roundtrip
         --psnr --ssim --json' and records Y/U/V PSNR, SSIM, bit rate, encode fps, bit-rate error and IDR frames.
+        With --baseline a case fails when a plane's PSNR drops, the bit rate rises or the fps drops beyond
+        --tolerance, or its IDR frames move; the report shows baseline, current value and delta. Options the
+        encoder or device refuses (e.g. bframes before B-frames exist) make that case not-supported, with why.
         Exit 1 when a test or case failed (run, merge, encode), else 0.
         """
 
@@ -46,7 +49,7 @@ enum SuiteCommand {
             throw CommandFailure(.usage, "vtk suite: run, merge or encode expected\nusage: \(usage)")
         }
         let rest = Array(parsed.positionals.dropFirst())
-        let runOnly = ["decoder", "jobs", "timeout", "shard", "resources"], encodeOnly = ["baseline", "save-baseline", "tolerance"]
+        let runOnly = ["decoder", "jobs", "shard", "resources"], encodeOnly = ["baseline", "save-baseline", "tolerance"]
         func refuse(_ keys: [String]) throws(CommandFailure) {
             if let key = keys.first(where: parsed.has) { throw CommandFailure(.usage, "vtk suite \(action): --\(key) is not an option of '\(action)'") }
         }
@@ -55,7 +58,7 @@ enum SuiteCommand {
             try refuse(encodeOnly)
             return try runSuites(rest, parsed)
         case "merge":
-            try refuse(runOnly + encodeOnly)
+            try refuse(runOnly + encodeOnly + ["timeout"])
             guard !rest.isEmpty else { throw CommandFailure(.usage, "vtk suite merge: no REPORT.json given") }
             var reports: [SuiteReport] = []
             for path in rest { reports.append(try SuiteReport.read(path, command: "suite merge")) }
