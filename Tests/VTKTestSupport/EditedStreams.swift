@@ -126,3 +126,14 @@ public struct EditedStream: Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension GeneratedStream {
+    /// libx264 streams whose P slices have 16 references and weighted prediction: the pred_weight_table of
+    /// their headers holds long runs of zero flags, so many headers contain an emulation prevention byte.
+    public static let emulationPreventionInSliceHeaders: [GeneratedStream] = [
+        GeneratedStream(name: "x264-high-cavlc-weightp-ref16-slices-320x240", width: 320, height: 240, frames: 20,
+                        encoderOptions: ["-c:v", "libx264", "-profile:v", "high", "-x264-params", "cabac=0:ref=16:weightp=1:bframes=0:slices=3"]),
+        GeneratedStream(name: "x264-main-cabac-weightp-ref16-slices-320x240", width: 320, height: 240, frames: 20,
+                        encoderOptions: ["-c:v", "libx264", "-profile:v", "main", "-x264-params", "ref=16:weightp=1:bframes=0:slices=2"]),
+    ]
+}
