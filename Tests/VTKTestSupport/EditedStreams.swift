@@ -83,7 +83,8 @@ public struct EditedStream: Sendable, CustomStringConvertible {
         }
     }
 
-    static func apply(_ edit: Edit, to bytes: [UInt8]) throws -> [UInt8] {
+    /// `bytes` with the edit made.
+    public static func apply(_ edit: Edit, to bytes: [UInt8]) throws -> [UInt8] {
         switch edit {
         case .emulationPreventionInSliceHeaders:
             var idrPictures = 0, lastIDRPicture = -1
