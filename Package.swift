@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "JSONText"),
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
+        // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
+        .target(name: "H264Encoding", dependencies: ["H264Bitstream"]),
         // MARK: Containers (pure Swift)
         .target(name: "MP4", dependencies: ["H264Bitstream", "VTKMedia"]),
         .target(name: "Y4M", dependencies: ["VTKMedia"]),
@@ -50,7 +52,7 @@ let package = Package(
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "JSONText"],
+            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "JSONText"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
@@ -75,6 +77,7 @@ let package = Package(
         // MARK: Tests
         .target(name: "VTKTestSupport", dependencies: ["H264Bitstream"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
+        .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
         .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport"]),
