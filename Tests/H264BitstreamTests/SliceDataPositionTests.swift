@@ -3,9 +3,10 @@ import H264Bitstream
 import Testing
 import VTKTestSupport
 
-/// SliceHeader.write is the parser's inverse, and SliceDataPosition places slice_data() as VA wants it.
-@Suite("Slice header writing and where slice_data() starts")
-struct SliceHeaderWriterTests {
+/// SliceDataPosition places slice_data() as VA wants it, and SliceRewriter (which makes the test streams
+/// with emulation prevention in slice headers and with MMCO 5) keeps every slice's data.
+@Suite("Where slice_data() starts; slices rewritten with their data")
+struct SliceDataPositionTests {
     /// Slice NAL units that do not come back byte for byte when their header is parsed and written again
     /// with their slice data.
     static func roundTripDifferences(_ bytes: [UInt8]) throws -> (slices: Int, differing: [String]) {
@@ -20,7 +21,7 @@ struct SliceHeaderWriterTests {
         return (slices, differing)
     }
 
-    @Test("Conformance streams: every slice NAL unit written again is the same bytes",
+    @Test("Conformance streams: every slice NAL unit rewritten unchanged is the same bytes",
           .enabled(if: !ConformanceStream.all.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
           arguments: ConformanceStream.all)
     func conformanceRoundTrip(stream: ConformanceStream) throws {
@@ -29,7 +30,7 @@ struct SliceHeaderWriterTests {
         #expect(differing.isEmpty, "\(differing.count) of \(slices) differ; first: \(differing.prefix(3))")
     }
 
-    @Test("libx264 streams: every slice NAL unit written again is the same bytes",
+    @Test("libx264 streams: every slice NAL unit rewritten unchanged is the same bytes",
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"), arguments: GeneratedStream.standard)
     func generatedRoundTrip(stream: GeneratedStream) throws {
         let (slices, differing) = try Self.roundTripDifferences([UInt8](try Data(contentsOf: try stream.url())))
@@ -57,7 +58,7 @@ struct SliceHeaderWriterTests {
         header.idrPicId = 65535
         header.decRefPicMarking = DecRefPicMarking()
         var w = BitWriter()
-        header.write(&w, sps: sps, pps: pps)
+        header.writeHeaderRBSP(&w, sps: sps, pps: pps)
         let headerBits = w.bitCount
         w.u(8, 0xA5)  // stand-in slice data
         w.rbspTrailingBits()

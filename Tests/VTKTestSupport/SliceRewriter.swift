@@ -69,7 +69,7 @@ public enum SliceRewriter {
                                    sps: SequenceParameterSet, pps: PictureParameterSet) throws -> NALUnit {
         let rbsp = unit.rbsp
         var w = BitWriter()
-        edited.write(&w, sps: sps, pps: pps)
+        edited.writeHeaderRBSP(&w, sps: sps, pps: pps)
         if pps.entropyCodingModeFlag {
             while !w.isByteAligned { w.u(1, 1) }  // cabac_alignment_one_bit
             let dataStart = (original.headerBitLengthInRBSP + 7) / 8
