@@ -52,9 +52,12 @@ public enum VTKSoftFFmpeg {
         return (md5Value(run.result.stdoutText), run)
     }
 
-    /// MD5 of FFmpeg's software decode, for streams without a reference.
-    public static func softwareDecodeMD5(_ stream: URL) throws -> String? {
-        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", stream.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
+    /// MD5 of FFmpeg's software decode, for streams without a reference; `inputOptions` go before `-i`,
+    /// `filter` is applied before the conversion to I420.
+    public static func softwareDecodeMD5(_ stream: URL, inputOptions: [String] = [], filter: String? = nil) throws -> String? {
+        let filters = (filter.map { [$0] } ?? []) + ["format=yuv420p"]
+        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error"] + inputOptions + ["-i", stream.path,
+                                                      "-vf", filters.joined(separator: ","), "-f", "md5", "-"])
         return md5Value(result.stdoutText)
     }
 
