@@ -28,12 +28,14 @@ enum EncodeCommand {
         guard let outputPath = parsed["output"] else { throw CommandFailure(.usage, "vtk encode: no output given (-o FILE)\nusage: \(usage)") }
         var options = try EncodeOptions(parsed, command: name)
         let inputPath = parsed.positionals[0]
-        let source: FrameSource = inputPath == "-" && options.size == nil
-            ? try Y4MFrameSource(path: "-", command: name) : try options.source(for: inputPath, command: name)
+        try OutputFile.refuseOverwriting(input: inputPath, output: outputPath, command: name)
+        let mp4 = try Self.isMP4(outputPath)
+        let source = try options.source(for: inputPath, command: name)
         options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
         let quiet = parsed.has("quiet")
-        let mp4 = outputPath.lowercased().hasSuffix(".mp4")
-        if mp4 && outputPath == "-" { throw CommandFailure(.usage, "vtk encode: MP4 output needs a file name") }
+        if parsed.has("faststart") && !mp4 && !quiet {
+            StandardStreams.error("vtk encode: --faststart applies to MP4 output only; \(outputPath) is written as an H.264 Annex B stream\n")
+        }
 
         let connection: VADisplayConnection
         do { connection = try VADisplayConnection.open(options.device) } catch {
@@ -83,6 +85,23 @@ enum EncodeCommand {
     }
 }
 
+extension EncodeCommand {
+    /// MP4 for .mp4, .m4v and .mov (QuickTime reads the same boxes), Annex B for anything else except the
+    /// extensions of formats vtk does not write, which are refused rather than silently written as H.264.
+    static func isMP4(_ path: String) throws(CommandFailure) -> Bool {
+        let ext = path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }?.lowercased() ?? ""
+        if ["mp4", "m4v", "mov"].contains(ext) {
+            if path == "-" || path.hasPrefix("-.") { throw CommandFailure(.usage, "vtk encode: MP4 output needs a file name, not standard output") }
+            return true
+        }
+        if ["mkv", "webm", "avi", "ts", "m2ts", "flv", "png", "jpg", "y4m", "yuv", "hevc", "h265", "265"].contains(ext) {
+            throw CommandFailure(.usage, "vtk encode: cannot write .\(ext); the output is H.264 as .mp4/.mov (MP4) or .264/.h264 "
+                                 + "(Annex B); to rewrap: ffmpeg -i out.mp4 -c copy \(path)")
+        }
+        return false
+    }
+}
+
 extension CompressionError {
     /// Problems of the device or driver (exit 4) rather than of the request (exit 2).
     var isDeviceProblem: Bool {
@@ -109,8 +128,15 @@ final class EncodedSampleSink {
         if !mp4 { annexB = try OutputFile(path, command: command) }
     }
 
+    /// The last format description seen, and the same with VUI timing added.
+    private var timed: (original: FormatDescription, withTiming: FormatDescription)?
+
     func write(_ samples: [EncodedSample]) throws(CommandFailure) {
-        for sample in samples {
+        for var sample in samples {
+            if timed?.original != sample.formatDescription {
+                timed = (sample.formatDescription, sample.formatDescription.addingTiming(frameRate))
+            }
+            if let timed { sample.formatDescription = timed.withTiming }
             bytes += sample.data.count
             if let annexB {
                 do { try annexB.write(sample.annexB()) } catch let failure as CommandFailure { throw failure } catch {

@@ -74,13 +74,19 @@ final class PNGFrameSink: FrameSink {
     private let directory: String
     init(directory: String, command: String) throws(CommandFailure) {
         self.directory = directory
-        var info = stat()
-        if stat(directory, &info) != 0 {
-            guard mkdir(directory, 0o755) == 0 else {
-                throw CommandFailure(.output, "vtk \(command): cannot create directory '\(directory)': \(String(cString: strerror(errno)))")
+        // Missing parents are created too, as `mkdir -p` does.
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += component
+            var info = stat()
+            if stat(prefix, &info) != 0 {
+                guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
+                    throw CommandFailure(.output, "vtk \(command): cannot create directory '\(prefix)': \(String(cString: strerror(errno)))")
+                }
+            } else if (info.st_mode & S_IFMT) != S_IFDIR {
+                throw CommandFailure(.output, "vtk \(command): --png-dir \(directory): '\(prefix)' exists and is not a directory")
             }
-        } else if (info.st_mode & S_IFMT) != S_IFDIR {
-            throw CommandFailure(.output, "vtk \(command): --frames \(directory) exists and is not a directory")
+            prefix += "/"
         }
     }
     func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
@@ -99,12 +105,13 @@ import Glibc
 /// Y4M output (I420), its header from the first frame's size and the stream's frame rate and SAR.
 final class Y4MFrameSink: FrameSink {
     private let writer: Y4MWriter
-    private let path: String
+    let path: String
     private var scratch: PixelBuffer?
 
-    init(path: String, frame: PixelBuffer, format: FormatDescription?, command: String) throws(CommandFailure) {
+    /// `frameRate`: the container's or the stream's, in lowest terms; 25 when neither says.
+    init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: FormatDescription?, command: String) throws(CommandFailure) {
         self.path = path
-        let rate = format?.frameRate.map { Y4MHeader.Ratio($0.numerator, $0.denominator) } ?? Y4MHeader.Ratio(25, 1)
+        let rate = frameRate.map { Y4MHeader.Ratio($0.0, $0.1) } ?? Y4MHeader.Ratio(25, 1)
         let sar = format.map { Y4MHeader.Ratio($0.sampleAspectRatio.width, $0.sampleAspectRatio.height) } ?? Y4MHeader.Ratio(1, 1)
         let header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
         do {

@@ -137,22 +137,24 @@ enum RoundtripCommand {
             throw CommandFailure(.internalError, "vtk roundtrip: \(sourceFrames) frames encoded but \(records.count) decoded back")
         }
 
+        var warnings: [String] = []
+        if source.partialFrameBytes > 0 {
+            warnings.append("\(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
+                            + "after \(sourceFrames) whole frame(s), which were measured")
+        }
         let report = RoundtripReport(source: source, device: decoder.deviceDescription, records: records, totalBytes: totalBytes,
                                      encodeSeconds: encodeSeconds, decodeSeconds: decodeSeconds, ssim: wantSSIM,
-                                     properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM)
+                                     properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM, warnings: warnings)
         if parsed.has("json") { StandardStreams.out(report.json.text + "\n") } else { StandardStreams.out(report.text) }
         if let plot = parsed["plot"] {
+            if let input = parsed.positionals.first { try OutputFile.refuseOverwriting(input: input, output: plot, command: name) }
             let file = try OutputFile(plot, command: name)
             try file.write(Array(report.svg.utf8))
         }
-        if source.partialFrameBytes > 0 {
-            throw CommandFailure(.input, "vtk roundtrip: \(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
-                                 + "after \(sourceFrames) whole frame(s), which were measured")
-        }
+        if let warning = warnings.first { throw CommandFailure(report.exitCode, "vtk roundtrip: \(warning)") }
         if !report.failures.isEmpty {
             StandardStreams.error(report.failures.map { "vtk roundtrip: FAIL: \($0)\n" }.joined())
-            return .thresholdNotMet
         }
-        return .success
+        return report.exitCode
     }
 }

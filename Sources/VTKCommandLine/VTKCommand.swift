@@ -52,7 +52,7 @@ public enum VTKCommand {
             return ExitCode.success.rawValue
         }
         if first == "help" {
-            guard arguments.count > 1 else { StandardStreams.out(help); return ExitCode.success.rawValue }
+            guard arguments.count > 1, arguments[1] != "help" else { StandardStreams.out(help); return ExitCode.success.rawValue }
             guard let command = subcommands.first(where: { $0.name == arguments[1] }) else {
                 StandardStreams.error("vtk help: unknown command '\(arguments[1])'\n\n\(help)")
                 return ExitCode.usage.rawValue
