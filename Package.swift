@@ -26,9 +26,12 @@ let package = Package(
         .systemLibrary(
             name: "CLibAVCodec", pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev"])]),
+        .systemLibrary(
+            name: "CLibAVUtil", pkgConfig: "libavutil",  // MD5 (av_md5), for VTKMedia
+            providers: [.apt(["libavutil-dev"])]),
 
         // MARK: Pure Swift layers
-        .target(name: "VTKMedia"),
+        .target(name: "VTKMedia", dependencies: ["CLibAVUtil"]),
         .target(name: "JSONText"),
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),

@@ -10,6 +10,12 @@ enum DecodeCommand {
     static let name = "decode"
     static let summary = "H.264 -> NV12/I420 frames, MD5s, PNG pictures"
     static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420] [--md5] [--framemd5] [--png-dir DIR] [-n N] [--json] [--device auto|soft|PATH]"
+    static let examples = [
+        "vtk decode in.h264 --md5",
+        "vtk decode in.mp4 -o frames.y4m -n 100",
+        "vtk decode in.264 --png-dir pictures --json",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output, .internalError]
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M (-.y4m: Y4M on standard output), anything else as raw video; - for standard output (raw)"),
         .value("--pix-fmt", valueName: "nv12|i420", help: "layout of the written frames (default: i420)"),

@@ -8,6 +8,11 @@ enum ProbeCommand {
     static let name = "probe"
     static let summary = "profile, level, size, cropping, SAR, frame rate, GOP, slice types and POC per frame"
     static let usage = "vtk probe INPUT [--json] [-n N]"
+    static let examples = [
+        "vtk probe in.h264",
+        "vtk probe in.mp4 --json -n 50",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input]
     static let options: [OptionSpec] = [
         .flag("--json", help: "print one JSON object with a per-frame array"),
         .value("-n", "--frames", valueName: "N", help: "read at most N pictures"),
