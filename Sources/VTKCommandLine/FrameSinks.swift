@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import H264Bitstream
+import Synchronization
 import PixelConversion
 import Y4M
 import VTKMedia
@@ -12,23 +14,52 @@ protocol FrameSink: AnyObject {
 }
 
 /// MD5 of the whole output written as planar I420, cropped, in display order (reference.tsv, `ffmpeg -f md5`).
+/// Frames are hashed on a second thread while the next ones decode: MD5 runs at about the decoder's own
+/// speed, so done in line it nearly doubles the time of `decode --md5`.
 final class WholeMD5Sink: FrameSink {
-    private var md5 = MD5()
+    private let hasher = BackgroundMD5()
     private(set) var digest: String?
     private let print: Bool
-    /// I420 scratch reused from frame to frame (no allocation per frame).
-    private var scratch: PixelBuffer?
 
     init(print: Bool) { self.print = print }
 
-    func take(_ frame: PixelBuffer, index: Int) {
-        // The planes are hashed where they are: the same bytes as packedBytes, without concatenating them.
-        PixelConverter.convert(frame, to: .i420, reusing: &scratch).forEachPackedPlane { md5.update($0) }
-    }
+    func take(_ frame: PixelBuffer, index: Int) { hasher.add(frame) }
 
     func finish() {
-        digest = md5.finalize()
+        digest = hasher.finalize()
         if print, let digest { StandardStreams.out("MD5=\(digest)\n") }
+    }
+}
+
+/// An MD5 over frames (as planar I420) computed on a serial background queue, in the order given; at
+/// most `depth` frames wait, so memory stays bounded when the hashing is slower than the decoding.
+final class BackgroundMD5: Sendable {
+    private struct State: Sendable {
+        var md5 = MD5()
+        /// I420 scratch reused from frame to frame for NV12 input (no allocation per frame).
+        var scratch: PixelBuffer?
+    }
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "vtk.md5")
+    private let slots: DispatchSemaphore
+
+    init(depth: Int = 4) { slots = DispatchSemaphore(value: depth) }
+
+    func add(_ frame: PixelBuffer) {
+        slots.wait()
+        queue.async { [self] in
+            state.withLock { s in
+                // The planes are hashed where they are: the same bytes as packedBytes, without concatenating them.
+                PixelConverter.convert(frame, to: .i420, reusing: &s.scratch).forEachPackedPlane { s.md5.update($0) }
+            }
+            slots.signal()
+        }
+    }
+
+    /// The digest once every frame added is hashed.
+    func finalize() -> String {
+        queue.sync {}
+        return state.withLock { $0.md5.finalize() }
     }
 }
 
