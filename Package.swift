@@ -27,6 +27,9 @@ let package = Package(
             name: "CLibAVCodec", pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev"])]),
         .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",  // PNG compression, for VTKCommandLine
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
             name: "CLibAVUtil", pkgConfig: "libavutil",  // MD5 (av_md5), for VTKMedia
             providers: [.apt(["libavutil-dev"])]),
 
@@ -64,7 +67,7 @@ let package = Package(
         // MARK: The command
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
-                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV"]),
+                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "CZlib"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)

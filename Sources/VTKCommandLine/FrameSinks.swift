@@ -124,7 +124,7 @@ final class PNGFrameSink: FrameSink {
         var name = String(index)
         while name.count < 6 { name = "0" + name }
         let file = try OutputFile("\(directory)/frame-\(name).png", command: "decode")
-        try file.write(PNGWriter.png(rgb: PixelConverter.rgb(frame), width: frame.width, height: frame.height))
+        try file.write(try PNGWriter.png(rgb: PixelConverter.rgb(frame), width: frame.width, height: frame.height))
     }
     func finish() {}
 }
