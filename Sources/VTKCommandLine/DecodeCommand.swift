@@ -99,9 +99,9 @@ enum DecodeCommand {
         } else if input.path != "-" && (y4mOutput != nil || progress.isShown) {
             let scan = try StreamScan(path: input.path, command: name)
             expectedFrames = scan.pictures
-            if y4mOutput != nil, let change = scan.sizeChange, frameLimit == nil {
+            if y4mOutput != nil, let change = scan.sizeChange, let before = scan.picturesBeforeChange, frameLimit ?? Int.max > before {
                 throw CommandFailure(.usage, "vtk decode: \(input.displayName) changes size (\(change)), and a Y4M file has one size; "
-                                     + "write raw frames (-o frames.yuv) or pictures (--png-dir DIR) instead")
+                                     + "write raw frames (-o frames.yuv), pictures (--png-dir DIR), or the first \(before) frames (-n \(before))")
             }
         }
         if let limit = frameLimit { expectedFrames = min(expectedFrames ?? limit, limit) }
@@ -147,7 +147,7 @@ enum DecodeCommand {
                     try? y4m.finish()
                     throw CommandFailure(.output, "vtk decode: the picture size changes to \(picture.width)x\(picture.height) at frame \(frameIndex), "
                                          + "and a Y4M file has one size: frames 0-\(frameIndex - 1) were written to \(y4m.path); "
-                                         + "write raw frames (-o frames.yuv) or pictures (--png-dir DIR) for the whole stream")
+                                         + "write raw frames (-o frames.yuv) or pictures (--png-dir DIR) for the whole stream, or -n \(frameIndex)")
                 }
                 for sink in sinks { try sink.take(picture, index: frameIndex) }
                 frameIndex += 1

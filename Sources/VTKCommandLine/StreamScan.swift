@@ -6,6 +6,9 @@ import H264Bitstream
 struct StreamScan {
     private(set) var sizes: [(width: Int, height: Int)] = []
     private(set) var pictures = 0
+    /// Pictures before the first SPS with another size (a new size starts at an IDR, so in display
+    /// order too); nil when the size never changes.
+    private(set) var picturesBeforeChange: Int?
 
     init(path: String, command: String) throws(CommandFailure) {
         let input = try InputFile(path, command: command)
@@ -26,6 +29,7 @@ struct StreamScan {
         case 7:
             guard let sps = try? SequenceParameterSet(nalUnit: unit) else { return }
             if sizes.last.map({ $0 != (sps.displayWidth, sps.displayHeight) }) ?? true {
+                if !sizes.isEmpty && picturesBeforeChange == nil { picturesBeforeChange = pictures }
                 sizes.append((sps.displayWidth, sps.displayHeight))
             }
         default:

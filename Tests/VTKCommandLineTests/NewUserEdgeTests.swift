@@ -197,6 +197,10 @@ struct NewUserEdgeTests {
         #expect(refused.status == 2, "\(refused.stderrText)")
         #expect(refused.stderrText.contains("a Y4M file has one size") && refused.stderrText.contains(".yuv"), "\(refused.stderrText)")
         #expect(!FileManager.default.fileExists(atPath: y4m.path))
+        #expect(refused.stderrText.contains("(-n 4)"), "\(refused.stderrText)")
+        let firstSize = try VTKBinary.run(["decode", both.path, "-o", y4m.path, "-n", "4", "--device", "soft"])
+        #expect(firstSize.status == 0, "\(firstSize.stderrText)")
+        try FileManager.default.removeItem(at: y4m)
         // From a pipe the change is found where it happens: the summary says what was written.
         let piped = try VTKBinary.run(["decode", "-", "-o", y4m.path, "--device", "soft"], stdin: both)
         #expect(piped.status == 5)
