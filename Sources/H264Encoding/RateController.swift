@@ -170,12 +170,12 @@ public struct RateController: Sendable {
         return nil
     }
 
-    /// initial_qp, else a guess from bits per pixel (about 0.1 bpp at QP 30 for camera content).
+    /// initial_qp, else a guess from bits per pixel (an intra picture of camera content: about 1 bpp at QP 26).
     private var firstQP: Int {
         let p = parameters
         if p.initialQP > 0 { return p.initialQP }
         let bitsPerPixel = targetBits(for: .intra) / Double(max(p.lumaSamples, 1))
-        return Int((30 - 6 * log2(bitsPerPixel / 0.4)).rounded())
+        return Int((26 - 6 * log2(bitsPerPixel)).rounded())
     }
 
     private func clamp(_ qp: Int, _ range: ClosedRange<Int>) -> Int { min(max(qp, range.lowerBound), range.upperBound) }

@@ -15,8 +15,8 @@ enum Capabilities {
     static let rateControlModes = UInt32(VA_RC_CQP | VA_RC_CBR | VA_RC_VBR)
 
     /// Packed headers the native engine inserts verbatim (as i965 and iHD); openh264 writes its own.
-    static var packedHeaders: UInt32 {
-        EncoderEngine.selected == .native
+    static func packedHeaders(_ engine: EncoderEngine) -> UInt32 {
+        engine == .native
             ? UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_PICTURE | VA_ENC_PACKED_HEADER_SLICE
                 | VA_ENC_PACKED_HEADER_MISC | VA_ENC_PACKED_HEADER_RAW_DATA)
             : UInt32(VA_ENC_PACKED_HEADER_NONE)
@@ -32,7 +32,7 @@ enum Capabilities {
     }
 
     /// The value of one config attribute, or VA_ATTRIB_NOT_SUPPORTED.
-    static func attribute(_ type: VAConfigAttribType, entrypoint: VAEntrypoint) -> UInt32 {
+    static func attribute(_ type: VAConfigAttribType, entrypoint: VAEntrypoint, engine: EncoderEngine) -> UInt32 {
         switch type {
         case VAConfigAttribRTFormat:
             return UInt32(VA_RT_FORMAT_YUV420)
@@ -43,13 +43,16 @@ enum Capabilities {
         case VAConfigAttribRateControl where entrypoint == VAEntrypointEncSlice:
             return rateControlModes
         case VAConfigAttribEncPackedHeaders where entrypoint == VAEntrypointEncSlice:
-            return packedHeaders
+            return packedHeaders(engine)
         case VAConfigAttribEncMaxRefFrames where entrypoint == VAEntrypointEncSlice:
             // native: L0 4, L1 1 in the high half (as i965's EncSlice). openh264 predicts from one previous
             // picture and makes no B slices: L0 1, L1 0.
-            return EncoderEngine.selected == .native ? 4 | 1 << 16 : 1
+            return engine == .native ? 4 | 1 << 16 : 1
         case VAConfigAttribEncMaxSlices where entrypoint == VAEntrypointEncSlice:
-            return EncoderEngine.selected == .native ? 32 : 1
+            return engine == .native ? 32 : 1
+        case VAConfigAttribEncSliceStructure where entrypoint == VAEntrypointEncSlice && engine == .native:
+            // Slices of any macroblock counts, in order (as i965's EncSlice).
+            return UInt32(VA_ENC_SLICE_STRUCTURE_ARBITRARY_MACROBLOCKS)
         case VAConfigAttribEncInterlaced where entrypoint == VAEntrypointEncSlice:
             return UInt32(VA_ENC_INTERLACED_NONE)
         default:

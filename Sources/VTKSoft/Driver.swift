@@ -15,6 +15,9 @@ final class Driver: @unchecked Sendable {
     var buffers = ObjectTable<Buffer>(notFound: .invalidBuffer)
     var images = ObjectTable<Image>(notFound: .invalidImage)
     let capture = ParameterCapture.fromEnvironment()
+    /// The encoder engine of this display's encode contexts (the process's choice unless a test set it
+    /// through ``vtksoftDisplaySetEncoder``).
+    var encoderEngine = EncoderEngine.selected
 
     /// VA objects of this display that the client has not destroyed.
     var liveObjectCount: Int { configs.count + surfaces.count + contexts.count + buffers.count + images.count }
@@ -34,7 +37,7 @@ final class Driver: @unchecked Sendable {
         var rateControl = entrypoint == VAEntrypointEncSlice ? UInt32(VA_RC_CQP) : 0
         var packedHeaders = UInt32(VA_ENC_PACKED_HEADER_NONE)
         for attribute in attributes {
-            let supported = Capabilities.attribute(attribute.type, entrypoint: entrypoint)
+            let supported = Capabilities.attribute(attribute.type, entrypoint: entrypoint, engine: encoderEngine)
             guard supported != Capabilities.notSupported else { throw .attributeNotSupported }
             switch attribute.type {
             case VAConfigAttribRTFormat:
@@ -137,7 +140,7 @@ final class Driver: @unchecked Sendable {
             guard let session = H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
             backend = .decode(session)
         } else {
-            switch EncoderEngine.selected {
+            switch encoderEngine {
             case .native:
                 backend = .nativeEncode(NativeEncodeSession(profile: config.profile, rateControl: config.rateControl,
                                                             packedHeaders: config.packedHeaders))
@@ -154,7 +157,7 @@ final class Driver: @unchecked Sendable {
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
         try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
-                              packedHeaders: EncoderEngine.selected == .native)
+                              packedHeaders: encoderEngine == .native)
         let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
         if let data, type != VAEncCodedBufferType {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)

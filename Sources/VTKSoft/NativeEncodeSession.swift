@@ -206,7 +206,9 @@ final class NativeEncodeSession {
         if slice.packedHeader != nil {
             var w = BitWriter()
             slice.header.write(&w, sps: sps, pps: pps)
-            slice.packedHeader = (w.bytes + (w.isByteAligned ? [] : [0]), w.bitCount)
+            let bitLength = w.bitCount
+            w.alignWithZeros()
+            slice.packedHeader = (w.bytes, bitLength)
         }
         return slice
     }
