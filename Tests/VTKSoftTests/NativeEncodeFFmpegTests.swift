@@ -36,6 +36,7 @@ struct NativeEncodeFFmpegTests {
         let poc: Int
         let idr: Bool
         let reconstructionMD5: String?
+        let qp: Int?
         let packedSequence: [UInt8]?
     }
 
@@ -58,7 +59,8 @@ struct NativeEncodeFFmpegTests {
             }
             let encode = object["encode"] as? [String: Any]
             return CapturedPicture(poc: try #require(current["TopFieldOrderCnt"] as? Int), idr: fields["idr_pic_flag"] as? Int == 1,
-                                   reconstructionMD5: encode?["reconstruction_md5"] as? String, packedSequence: packedSequence)
+                                   reconstructionMD5: encode?["reconstruction_md5"] as? String, qp: encode?["qp"] as? Int,
+                                   packedSequence: packedSequence)
         }
     }
 
@@ -108,5 +110,17 @@ struct NativeEncodeFFmpegTests {
             let written = try #require(units.first { $0.type == type }, "\(type) in the stream")
             #expect(Array(sent.bytes) == Array(written.bytes), "\(type)")
         }
+
+        // Every slice header carries the QP the driver coded (CBR/VBR rewrite FFmpeg's packed slice_qp_delta).
+        var sets = ParameterSets()
+        var sliceQPs: [Int] = []
+        for unit in units {
+            if try sets.store(unit) { continue }
+            guard unit.type.isSlice else { continue }
+            let header = try SliceHeader(nalUnit: unit, parameterSets: sets)
+            guard header.firstMbInSlice == 0, let pps = sets.pps[header.picParameterSetId] else { continue }
+            sliceQPs.append(26 + pps.picInitQpMinus26 + header.sliceQpDelta)
+        }
+        #expect(sliceQPs == pictures.map { $0.qp ?? -1 }, "slice QPs in the stream vs the QPs the driver reports")
     }
 }
