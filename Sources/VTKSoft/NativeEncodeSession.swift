@@ -121,8 +121,9 @@ final class NativeEncodeSession {
             }
             requestSlices.append(request)
         }
-        guard nextAddress <= widthInMbs * heightInMbs else { throw VAError.invalidParameter.because("slices cover \(nextAddress) macroblocks, the picture \(widthInMbs * heightInMbs)") }
-        if nextAddress < widthInMbs * heightInMbs { violation("slices cover \(nextAddress) of \(widthInMbs * heightInMbs) macroblocks") }
+        guard nextAddress == widthInMbs * heightInMbs else {
+            throw VAError.invalidParameter.because("slices cover \(nextAddress) macroblocks, the picture \(widthInMbs * heightInMbs)")
+        }
 
         // Reference lists (the first inter slice's; slices with other lists are refused).
         let (list0, list1) = try referenceLists(pic, buffers.slices, requestSlices, surface: surface, widthInMbs: widthInMbs,
