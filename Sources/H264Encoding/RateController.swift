@@ -121,8 +121,12 @@ public struct RateController: Sendable {
             return clamp(firstQP, range)
         }
         var qp = Int((6 * log2(c / target)).rounded())
-        // No jumps of more than a few QP per picture: the model is a rough one.
-        if let last = lastQP[kind.rawValue] { qp = min(max(qp, last - 4), last + 4) }
+        // Half way from the last QP, and no jumps of more than a few: the model's slope is a rough one
+        // (P pictures lose bits faster than 2^(-QP/6) as skips grow), and full steps make QP oscillate.
+        if let last = lastQP[kind.rawValue] {
+            qp = Int((Double(qp + last) / 2).rounded(qp > last ? .up : .down))
+            qp = min(max(qp, last - 4), last + 4)
+        }
         return clamp(qp, range)
     }
 
