@@ -452,6 +452,10 @@ struct MacroblockEncoder {
         if encodeIntra(&mb, &st, interCost: bestCost) { return }
         if biCost == bestCost {
             mb.reset(kind: .bBi16x16)
+            // predY was scratch for the intra trial: predict again
+            predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+            predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
+            InterPrediction.average(s.predY, s.tmpY, count: 256)
             InterPrediction.average(s.predCb, s.tmpCb, count: 64)
             InterPrediction.average(s.predCr, s.tmpCr, count: 64)
         } else if cost0 == bestCost {
@@ -541,3 +545,4 @@ struct MacroblockEncoder {
         return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)
     }
 }
+

@@ -71,9 +71,10 @@ struct EncoderOracleTests {
         try check(Self.small, c)
     }
 
-    @Test("B pictures: L0, L1 and Bi 16x16")
-    func bidirectional() throws {
+    @Test("B pictures: L0, L1 and Bi 16x16", arguments: [0, 1])
+    func bidirectional(deblockingIdc: Int) throws {
         var c = EngineHarness.Config()
+        c.deblockingIdc = deblockingIdc
         c.pattern = [(.i, 0), (.p, 2), (.b, 1), (.p, 4), (.b, 3)]
         try check(Self.cisco, c)
     }
