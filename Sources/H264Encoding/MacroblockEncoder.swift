@@ -182,7 +182,7 @@ struct MacroblockEncoder {
             mb.prevIntra4x4PredModeFlag[blk] = bestMode == predMode
             mb.remIntra4x4PredMode[blk] = UInt8(bestMode <= predMode ? bestMode : bestMode - 1)
             // residual of this block, reconstructed at once (the next block predicts from it)
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) - Int32(pred[16 * r + c]) } }
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
             let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone)
@@ -213,7 +213,7 @@ struct MacroblockEncoder {
         for blk in 0..<16 {
             let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
             let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) - Int32(pred[16 * r + c]) } }
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             s.dcCoef[4 * y4 + x4] = s.coef[0]
             let levels = s.lumaLevels + 16 * blk
@@ -260,7 +260,7 @@ struct MacroblockEncoder {
         Transform.inverse4x4(s.d)
         for r in 0..<4 {
             for c in 0..<4 {
-                dst[r * dstStride + c] = IntraPrediction.clip(Int32(pred[r * predStride + c]) + s.d[4 * r + c])
+                dst[r * dstStride + c] = IntraPrediction.clip(Int32(pred[r * predStride + c]) &+ s.d[4 * r + c])
             }
         }
     }
@@ -280,7 +280,7 @@ struct MacroblockEncoder {
                 let bx = blk & 1, by = blk >> 1
                 for r in 0..<4 {
                     for k in 0..<4 {
-                        s.coef[4 * r + k] = Int32(src[(4 * by + r) * ss + 4 * bx + k]) - Int32(pred[(4 * by + r) * 8 + 4 * bx + k])
+                        s.coef[4 * r + k] = Int32(src[(4 * by + r) * ss + 4 * bx + k]) &- Int32(pred[(4 * by + r) * 8 + 4 * bx + k])
                     }
                 }
                 Transform.forward4x4(s.coef)
@@ -324,7 +324,7 @@ struct MacroblockEncoder {
         for blk in 0..<16 {
             let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
             let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) - Int32(pred[16 * r + c]) } }
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
             let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.interDeadZone)
