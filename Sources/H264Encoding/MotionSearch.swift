@@ -22,9 +22,9 @@ enum MotionSearch {
     @inline(__always) static func sad16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
         var sum = SIMD16<UInt16>.zero
         for row in 0..<16 {
-            let va = UnsafeRawPointer(a + row * aStride).loadUnaligned(as: SIMD16<UInt8>.self)
-            let vb = UnsafeRawPointer(b + row * bStride).loadUnaligned(as: SIMD16<UInt8>.self)
-            sum &+= SIMD16<UInt16>(truncatingIfNeeded: pointwiseMax(va, vb) &- pointwiseMin(va, vb))
+            let d = row16(a + row * aStride, b + row * bStride)
+            let sign = d &>> 15
+            sum &+= SIMD16<UInt16>(truncatingIfNeeded: (d ^ sign) &- sign)
         }
         return Int32(sum.wrappedSum())
     }
@@ -40,11 +40,14 @@ enum MotionSearch {
     @inline(__always) static func horizontal16(_ v: SIMD16<Int16>) -> SIMD4<Int32> {
         let e = v.evenHalf, o = v.oddHalf
         let s = e &+ o, d = e &- o
-        let m = pointwiseMax(abs4(s.evenHalf), abs4(s.oddHalf)) &+ pointwiseMax(abs4(d.evenHalf), abs4(d.oddHalf))
+        let m = max4(abs4(s.evenHalf), abs4(s.oddHalf)) &+ max4(abs4(d.evenHalf), abs4(d.oddHalf))
         return SIMD4<Int32>(truncatingIfNeeded: m)
     }
 
-    @inline(__always) static func abs4(_ v: SIMD4<Int16>) -> SIMD4<Int16> { pointwiseMax(v, .zero &- v) }
+    // Branch-free lane arithmetic: the generic pointwiseMax/Min and replacing(with:where:) are not
+    // always inlined and then cost a call per vector.
+    @inline(__always) static func abs4(_ v: SIMD4<Int16>) -> SIMD4<Int16> { let s = v &>> 15; return (v ^ s) &- s }
+    @inline(__always) static func max4(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>) -> SIMD4<Int16> { let d = b &- a; return b &- (d & (d &>> 15)) }
 
     @inline(__always) static func row16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD16<Int16> {
         SIMD16<Int16>(truncatingIfNeeded: UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt8>.self))

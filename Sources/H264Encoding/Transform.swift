@@ -69,7 +69,7 @@ enum Transform {
         var a = (((c ^ sign) &- sign) &* quantMFVector[qp] &+ f) &>> shift
         if first == 1 { a &= acOnly }
         UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
-        return Int(pointwiseMin(a, SIMD16(repeating: 1)).wrappedSum())
+        return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
     }
 
     /// Scales levels (raster) into d for the inverse transform (8.5.12.1), from position `first`.
