@@ -100,6 +100,15 @@ enum InterPrediction {
         }
         let (a, b) = sources(r, x: x, y: y, fx: fx, fy: fy)
         if let b {
+            if w == 16 {
+                for row in 0..<h {
+                    let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
+                    let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1),
+                                                                             as: SIMD16<UInt8>.self)
+                }
+                return
+            }
             for row in 0..<h {
                 let pa = a + row * r.full.stride, pb = b + row * r.full.stride, d = dst + row * dstStride
                 for col in 0..<w { d[col] = UInt8((UInt16(pa[col]) + UInt16(pb[col]) + 1) >> 1) }
@@ -187,6 +196,19 @@ enum InterPrediction {
                               w: Int, h: Int, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         let wA = Int32((8 - fx) * (8 - fy)), wB = Int32(fx * (8 - fy)), wC = Int32((8 - fx) * fy), wD = Int32(fx * fy)
         if x >= -padding && y >= -padding && x + w + 1 <= width + padding && y + h + 1 <= height + padding {
+            if w == 8 {
+                let a = SIMD8<UInt16>(repeating: UInt16(wA)), b = SIMD8<UInt16>(repeating: UInt16(wB))
+                let c = SIMD8<UInt16>(repeating: UInt16(wC)), d = SIMD8<UInt16>(repeating: UInt16(wD))
+                @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+                    SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+                }
+                for row in 0..<h {
+                    let p = UnsafePointer(plane.at(x, y + row)), q = p + plane.stride
+                    let v = (a &* load(p) &+ b &* load(p + 1) &+ c &* load(q) &+ d &* load(q + 1) &+ 32) &>> 6
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
+                }
+                return
+            }
             for row in 0..<h {
                 let p = plane.at(x, y + row), q = p + plane.stride, d = dst + row * dstStride
                 for col in 0..<w {
@@ -208,6 +230,13 @@ enum InterPrediction {
 
     /// Default weighted sample prediction of a bi-predicted block: (a + b + 1) >> 1, into `a`.
     static func average(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) {
-        for i in 0..<count { a[i] = UInt8((UInt16(a[i]) + UInt16(b[i]) + 1) >> 1) }
+        var i = 0
+        while i + 16 <= count {
+            let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt8>.self))
+            let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt8>.self))
+            UnsafeMutableRawPointer(a + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1), as: SIMD16<UInt8>.self)
+            i += 16
+        }
+        while i < count { a[i] = UInt8((UInt16(a[i]) + UInt16(b[i]) + 1) >> 1); i += 1 }
     }
 }
