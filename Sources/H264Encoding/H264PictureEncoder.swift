@@ -37,7 +37,7 @@ public struct H264PictureEncoder {
     private static let padding = 32
     /// Reference planes (full, b, h, j, Cb, Cr per distinct reference) and the b1 scratch, reused.
     private var referenceStorage: [UInt8] = []
-    private var halfPelScratch: [Int32] = []
+    private var halfPelScratch: [Int16] = []
     private var state: [MacroblockState] = []
 
     public init() {}
@@ -98,7 +98,7 @@ public struct H264PictureEncoder {
         let chromaStride = 8 * w + 2 * chromaPad, chromaSize = chromaStride * (8 * h + 2 * chromaPad)
         let perReference = 4 * lumaSize + 2 * chromaSize
         if referenceStorage.count < perReference * distinct.count { referenceStorage = [UInt8](repeating: 0, count: perReference * distinct.count) }
-        if !distinct.isEmpty && halfPelScratch.count < lumaSize { halfPelScratch = [Int32](repeating: 0, count: lumaSize) }
+        if !distinct.isEmpty && halfPelScratch.count < lumaSize { halfPelScratch = [Int16](repeating: 0, count: lumaSize) }
 
         var nalUnits: [[UInt8]] = []
         let controls = request.slices.map { s in

@@ -28,32 +28,60 @@ enum InterPrediction {
         Int32(p[-2 * step]) + Int32(p[3 * step]) - 5 * (Int32(p[-step]) + Int32(p[2 * step])) + 20 * (Int32(p[0]) + Int32(p[step]))
     }
 
-    /// Fills b, h and j over the padded area where their 6-tap windows fit. `scratch` holds
-    /// (stride · rows) Int32 for the unrounded b1 values.
-    static func buildHalfPel(_ r: ReferencePlanes, scratch: UnsafeMutablePointer<Int32>) {
+    @inline(__always) static func load16(_ p: UnsafePointer<UInt8>) -> SIMD16<Int16> {
+        SIMD16<Int16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
+    }
+
+    /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded; fits Int16.
+    @inline(__always) static func tap6x16(_ p: UnsafePointer<UInt8>, _ step: Int) -> SIMD16<Int16> {
+        let outer = load16(p - 2 * step) &+ load16(p + 3 * step)
+        let near = load16(p - step) &+ load16(p + 2 * step)
+        let centre = load16(p) &+ load16(p + step)
+        return outer &- 5 &* near &+ 20 &* centre
+    }
+
+    @inline(__always) static func store(_ v: SIMD16<Int32>, _ dst: UnsafeMutablePointer<UInt8>) {
+        let positive = v & ~(v &>> 31)
+        let over = (255 &- positive) &>> 31  // −1 above 255
+        let c = (positive & ~over) | (255 & over)
+        UnsafeMutableRawPointer(dst).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: c), as: SIMD16<UInt8>.self)
+    }
+
+    /// Fills b, h and j over the padded area where their 6-tap windows fit, 16 samples at a time.
+    /// `scratch` holds (stride · rows) Int16 for the unrounded b1 values.
+    static func buildHalfPel(_ r: ReferencePlanes, scratch: UnsafeMutablePointer<Int16>) {
         let pad = r.padding, s = r.full.stride
-        let x0 = -pad + 2, x1 = r.width + pad - 3  // exclusive end
+        let x0 = -pad + 2, x1 = r.width + pad - 3  // b and j columns [x0, x1)
         let y0 = -pad, y1 = r.height + pad
+        // Columns in 16-wide steps; the last step is moved back to end at the limit (overlap is harmless).
+        @inline(__always) func columns(_ from: Int, _ to: Int, _ body: (Int) -> Void) {
+            var x = from
+            while x < to { body(min(x, to - 16)); x += 16 }
+        }
         for y in y0..<y1 {
-            let src = r.full.at(0, y)
+            let src = UnsafePointer(r.full.at(0, y))
             let hb = r.halfH.at(0, y)
             let b1 = scratch + (y + pad) * s + pad
-            for x in x0..<x1 {
-                let v = tap6(src + x, 1)
-                b1[x] = v
-                hb[x] = clip((v + 16) >> 5)
+            columns(x0, x1) { x in
+                let v = tap6x16(src + x, 1)
+                UnsafeMutableRawPointer(b1 + x).storeBytes(of: v, as: SIMD16<Int16>.self)
+                store((SIMD16<Int32>(truncatingIfNeeded: v) &+ 16) &>> 5, hb + x)
             }
         }
         for y in (y0 + 2)..<(y1 - 3) {
-            let src = r.full.at(0, y)
+            let src = UnsafePointer(r.full.at(0, y))
             let hv = r.halfV.at(0, y)
-            for x in -pad..<(r.width + pad) { hv[x] = clip((tap6(src + x, s) + 16) >> 5) }
+            columns(-pad, r.width + pad) { x in
+                store((SIMD16<Int32>(truncatingIfNeeded: tap6x16(src + x, s)) &+ 16) &>> 5, hv + x)
+            }
             let jj = r.halfHV.at(0, y)
             let b1 = UnsafePointer(scratch + (y + pad) * s + pad)
-            for x in x0..<x1 {
-                let p = b1 + x
-                let v = p[-2 * s] + p[3 * s] - 5 * (p[-s] + p[2 * s]) + 20 * (p[0] + p[s])
-                jj[x] = clip((v + 512) >> 10)
+            columns(x0, x1) { x in
+                @inline(__always) func row(_ k: Int) -> SIMD16<Int32> {
+                    SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(b1 + x + k * s).loadUnaligned(as: SIMD16<Int16>.self))
+                }
+                let v = row(-2) &+ row(3) &- 5 &* (row(-1) &+ row(2)) &+ 20 &* (row(0) &+ row(1))
+                store((v &+ 512) &>> 10, jj + x)
             }
         }
     }
@@ -72,6 +100,15 @@ enum InterPrediction {
         }
         let (a, b) = sources(r, x: x, y: y, fx: fx, fy: fy)
         if let b {
+            if w == 16 {
+                for row in 0..<h {
+                    let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
+                    let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1),
+                                                                             as: SIMD16<UInt8>.self)
+                }
+                return
+            }
             for row in 0..<h {
                 let pa = a + row * r.full.stride, pb = b + row * r.full.stride, d = dst + row * dstStride
                 for col in 0..<w { d[col] = UInt8((UInt16(pa[col]) + UInt16(pb[col]) + 1) >> 1) }
@@ -159,6 +196,19 @@ enum InterPrediction {
                               w: Int, h: Int, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         let wA = Int32((8 - fx) * (8 - fy)), wB = Int32(fx * (8 - fy)), wC = Int32((8 - fx) * fy), wD = Int32(fx * fy)
         if x >= -padding && y >= -padding && x + w + 1 <= width + padding && y + h + 1 <= height + padding {
+            if w == 8 {
+                let a = SIMD8<UInt16>(repeating: UInt16(wA)), b = SIMD8<UInt16>(repeating: UInt16(wB))
+                let c = SIMD8<UInt16>(repeating: UInt16(wC)), d = SIMD8<UInt16>(repeating: UInt16(wD))
+                @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+                    SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+                }
+                for row in 0..<h {
+                    let p = UnsafePointer(plane.at(x, y + row)), q = p + plane.stride
+                    let v = (a &* load(p) &+ b &* load(p + 1) &+ c &* load(q) &+ d &* load(q + 1) &+ 32) &>> 6
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
+                }
+                return
+            }
             for row in 0..<h {
                 let p = plane.at(x, y + row), q = p + plane.stride, d = dst + row * dstStride
                 for col in 0..<w {
@@ -180,6 +230,13 @@ enum InterPrediction {
 
     /// Default weighted sample prediction of a bi-predicted block: (a + b + 1) >> 1, into `a`.
     static func average(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) {
-        for i in 0..<count { a[i] = UInt8((UInt16(a[i]) + UInt16(b[i]) + 1) >> 1) }
+        var i = 0
+        while i + 16 <= count {
+            let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt8>.self))
+            let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt8>.self))
+            UnsafeMutableRawPointer(a + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1), as: SIMD16<UInt8>.self)
+            i += 16
+        }
+        while i < count { a[i] = UInt8((UInt16(a[i]) + UInt16(b[i]) + 1) >> 1); i += 1 }
     }
 }

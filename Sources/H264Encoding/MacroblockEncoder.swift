@@ -182,7 +182,7 @@ struct MacroblockEncoder {
             mb.prevIntra4x4PredModeFlag[blk] = bestMode == predMode
             mb.remIntra4x4PredMode[blk] = UInt8(bestMode <= predMode ? bestMode : bestMode - 1)
             // residual of this block, reconstructed at once (the next block predicts from it)
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) - Int32(pred[16 * r + c]) } }
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
             let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone)
@@ -213,7 +213,7 @@ struct MacroblockEncoder {
         for blk in 0..<16 {
             let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
             let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) - Int32(pred[16 * r + c]) } }
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             s.dcCoef[4 * y4 + x4] = s.coef[0]
             let levels = s.lumaLevels + 16 * blk
@@ -260,7 +260,7 @@ struct MacroblockEncoder {
         Transform.inverse4x4(s.d)
         for r in 0..<4 {
             for c in 0..<4 {
-                dst[r * dstStride + c] = IntraPrediction.clip(Int32(pred[r * predStride + c]) + s.d[4 * r + c])
+                dst[r * dstStride + c] = IntraPrediction.clip(Int32(pred[r * predStride + c]) &+ s.d[4 * r + c])
             }
         }
     }
@@ -280,7 +280,7 @@ struct MacroblockEncoder {
                 let bx = blk & 1, by = blk >> 1
                 for r in 0..<4 {
                     for k in 0..<4 {
-                        s.coef[4 * r + k] = Int32(src[(4 * by + r) * ss + 4 * bx + k]) - Int32(pred[(4 * by + r) * 8 + 4 * bx + k])
+                        s.coef[4 * r + k] = Int32(src[(4 * by + r) * ss + 4 * bx + k]) &- Int32(pred[(4 * by + r) * 8 + 4 * bx + k])
                     }
                 }
                 Transform.forward4x4(s.coef)
@@ -324,7 +324,7 @@ struct MacroblockEncoder {
         for blk in 0..<16 {
             let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
             let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) - Int32(pred[16 * r + c]) } }
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
             let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.interDeadZone)
@@ -452,6 +452,10 @@ struct MacroblockEncoder {
         if encodeIntra(&mb, &st, interCost: bestCost) { return }
         if biCost == bestCost {
             mb.reset(kind: .bBi16x16)
+            // predY was scratch for the intra trial: predict again
+            predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+            predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
+            InterPrediction.average(s.predY, s.tmpY, count: 256)
             InterPrediction.average(s.predCb, s.tmpCb, count: 64)
             InterPrediction.average(s.predCr, s.tmpCr, count: 64)
         } else if cost0 == bestCost {
@@ -541,3 +545,4 @@ struct MacroblockEncoder {
         return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)
     }
 }
+

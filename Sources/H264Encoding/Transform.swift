@@ -30,13 +30,13 @@ enum Transform {
     @inline(__always) static func forward4x4(_ b: UnsafeMutablePointer<Int32>) {
         for r in 0..<4 {
             let p = b + 4 * r
-            let s03 = p[0] + p[3], s12 = p[1] + p[2], d03 = p[0] - p[3], d12 = p[1] - p[2]
-            p[0] = s03 + s12; p[2] = s03 - s12; p[1] = 2 * d03 + d12; p[3] = d03 - 2 * d12
+            let s03 = p[0] &+ p[3], s12 = p[1] &+ p[2], d03 = p[0] &- p[3], d12 = p[1] &- p[2]
+            p[0] = s03 &+ s12; p[2] = s03 &- s12; p[1] = 2 &* d03 &+ d12; p[3] = d03 &- 2 &* d12
         }
         for c in 0..<4 {
             let p = b + c
-            let s03 = p[0] + p[12], s12 = p[4] + p[8], d03 = p[0] - p[12], d12 = p[4] - p[8]
-            p[0] = s03 + s12; p[8] = s03 - s12; p[4] = 2 * d03 + d12; p[12] = d03 - 2 * d12
+            let s03 = p[0] &+ p[12], s12 = p[4] &+ p[8], d03 = p[0] &- p[12], d12 = p[4] &- p[8]
+            p[0] = s03 &+ s12; p[8] = s03 &- s12; p[4] = 2 &* d03 &+ d12; p[12] = d03 &- 2 &* d12
         }
     }
 
@@ -44,40 +44,40 @@ enum Transform {
     @inline(__always) static func inverse4x4(_ b: UnsafeMutablePointer<Int32>) {
         for r in 0..<4 {
             let p = b + 4 * r
-            let e0 = p[0] + p[2], e1 = p[0] - p[2], e2 = (p[1] >> 1) - p[3], e3 = p[1] + (p[3] >> 1)
-            p[0] = e0 + e3; p[1] = e1 + e2; p[2] = e1 - e2; p[3] = e0 - e3
+            let e0 = p[0] &+ p[2], e1 = p[0] &- p[2], e2 = (p[1] >> 1) &- p[3], e3 = p[1] &+ (p[3] >> 1)
+            p[0] = e0 &+ e3; p[1] = e1 &+ e2; p[2] = e1 &- e2; p[3] = e0 &- e3
         }
         for c in 0..<4 {
             let p = b + c
-            let e0 = p[0] + p[8], e1 = p[0] - p[8], e2 = (p[4] >> 1) - p[12], e3 = p[4] + (p[12] >> 1)
-            p[0] = (e0 + e3 + 32) >> 6; p[4] = (e1 + e2 + 32) >> 6; p[8] = (e1 - e2 + 32) >> 6; p[12] = (e0 - e3 + 32) >> 6
+            let e0 = p[0] &+ p[8], e1 = p[0] &- p[8], e2 = (p[4] >> 1) &- p[12], e3 = p[4] &+ (p[12] >> 1)
+            p[0] = (e0 &+ e3 &+ 32) >> 6; p[4] = (e1 &+ e2 &+ 32) >> 6; p[8] = (e1 &- e2 &+ 32) >> 6; p[12] = (e0 &- e3 &+ 32) >> 6
         }
     }
 
-    /// Quantises coefficients `from` position `first` on: levels (raster) into `levels`, dead zone
-    /// `deadZone` in 1/64ths of a step. Returns how many are non-zero.
+    static let quantMFVector: [SIMD16<Int32>] = quantMF.map { SIMD16($0) }
+    static let dequantVector: [SIMD16<Int32>] = dequant.map { SIMD16($0) }
+    private static let acOnly = SIMD16<Int32>(0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+
+    /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
+    /// (raster) into `levels`, dead zone `deadZone` in 64ths of a step. Returns how many are non-zero.
     @inline(__always) static func quantize4x4(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int,
                                               deadZone: Int32, first: Int = 0) -> Int {
         let shift = Int32(15 + qp / 6)
-        let f = (Int32(1) << shift) * deadZone / 64
-        var nonZero = 0
-        quantMF[qp].withUnsafeBufferPointer { m in
-            for i in first..<16 {
-                let c = coef[i]
-                let a = (abs(c) * m[i] + f) >> shift
-                let l = c < 0 ? -a : a
-                levels[i] = l
-                if a != 0 { nonZero += 1 }
-            }
-        }
-        return nonZero
+        let f = (Int32(1) << shift) &* deadZone / 64
+        let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
+        let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
+        var a = (((c ^ sign) &- sign) &* quantMFVector[qp] &+ f) &>> shift
+        if first == 1 { a &= acOnly }
+        UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
+        return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
     }
 
     /// Scales levels (raster) into d for the inverse transform (8.5.12.1), from position `first`.
     @inline(__always) static func dequantize4x4(_ levels: UnsafePointer<Int32>, into d: UnsafeMutablePointer<Int32>, qp: Int, first: Int = 0) {
-        dequant[qp].withUnsafeBufferPointer { s in
-            for i in first..<16 { d[i] = levels[i] * s[i] }
-        }
+        let dc = d[0]
+        let v = UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int32>.self) &* dequantVector[qp]
+        UnsafeMutableRawPointer(d).storeBytes(of: v, as: SIMD16<Int32>.self)
+        if first == 1 { d[0] = dc }
     }
 
     // MARK: Intra16x16 luma DC (8.5.10)
@@ -91,13 +91,13 @@ enum Transform {
     static func hadamard4x4(_ b: UnsafeMutablePointer<Int32>) {
         for r in 0..<4 {
             let p = b + 4 * r
-            let s01 = p[0] + p[1], d01 = p[0] - p[1], s23 = p[2] + p[3], d23 = p[2] - p[3]
-            p[0] = s01 + s23; p[1] = s01 - s23; p[2] = d01 - d23; p[3] = d01 + d23
+            let s01 = p[0] &+ p[1], d01 = p[0] &- p[1], s23 = p[2] &+ p[3], d23 = p[2] &- p[3]
+            p[0] = s01 &+ s23; p[1] = s01 &- s23; p[2] = d01 &- d23; p[3] = d01 &+ d23
         }
         for c in 0..<4 {
             let p = b + c
-            let s01 = p[0] + p[4], d01 = p[0] - p[4], s23 = p[8] + p[12], d23 = p[8] - p[12]
-            p[0] = s01 + s23; p[4] = s01 - s23; p[8] = d01 - d23; p[12] = d01 + d23
+            let s01 = p[0] &+ p[4], d01 = p[0] &- p[4], s23 = p[8] &+ p[12], d23 = p[8] &- p[12]
+            p[0] = s01 &+ s23; p[4] = s01 &- s23; p[8] = d01 &- d23; p[12] = d01 &+ d23
         }
     }
 

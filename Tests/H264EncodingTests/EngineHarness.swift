@@ -75,6 +75,11 @@ enum EngineHarness {
             sps.frameCropRightOffset = ((width + 15) / 16 * 16 - width) / 2
             sps.frameCropBottomOffset = ((height + 15) / 16 * 16 - height) / 2
         }
+        // FFmpeg reorders B pictures by this, not by guessing.
+        sps.vuiParametersPresentFlag = true
+        sps.vui.bitstreamRestrictionFlag = true
+        sps.vui.maxNumReorderFrames = c.pattern.contains { $0.0 == .b } ? 1 : 0
+        sps.vui.maxDecFrameBuffering = 2
         var pps = PictureParameterSet()
         pps.entropyCodingModeFlag = !c.cavlc
         pps.deblockingFilterControlPresentFlag = true
@@ -164,6 +169,7 @@ enum EngineHarness {
         let output = TestPaths.scratch.appendingPathComponent("dec-\(UUID().uuidString).yuv")
         defer { try? FileManager.default.removeItem(at: input); try? FileManager.default.removeItem(at: output) }
         try Data(stream).write(to: input)
+        if let dump = ProcessInfo.processInfo.environment["ENGINE_DUMP"] { try? Data(stream).write(to: URL(fileURLWithPath: dump + "\(stream.count).264")) }
         let r = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", input.path, "-fps_mode", "passthrough", "-f", "rawvideo",
                                                  "-pix_fmt", "yuv420p", "-y", output.path])
         let frames = (try? readI420(output, width: width, height: height, frames: 10_000)) ?? []
