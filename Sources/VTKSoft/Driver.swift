@@ -18,6 +18,8 @@ final class Driver: @unchecked Sendable {
     /// The encoder engine of this display's encode contexts (the process's choice unless a test set it
     /// through ``vtksoftDisplaySetEncoder``).
     var encoderEngine = EncoderEngine.selected
+    /// Decode parameters that contradicted their slice data, reported at vaTerminate.
+    var violations = ViolationTally()
 
     /// VA objects of this display that the client has not destroyed.
     var liveObjectCount: Int { configs.count + surfaces.count + contexts.count + buffers.count + images.count }
@@ -27,7 +29,7 @@ final class Driver: @unchecked Sendable {
         // Contexts first: their sessions hold codec state, not VA objects.
         let left = contexts.removeAll() + images.removeAll() + buffers.removeAll() + surfaces.removeAll() + configs.removeAll()
         LiveObjectCounter.terminated(leftOver: left)
-        EncodeViolations.writeReport()
+        violations.report()
     }
 
     // MARK: Configs
@@ -218,9 +220,13 @@ final class Driver: @unchecked Sendable {
         let surface = try surfaces.get(target)
         switch context.backend {
         case .decode(let session):
-            capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
+            var found: [ParameterViolation] = []
+            defer {
+                violations.add(found)
+                capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, violations: found)
+            }
             surface.reconstruction = nil
-            try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height)
+            try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height, violations: &found)
         case .encode(let session):
             capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
             let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)

@@ -7,24 +7,18 @@ import Glibc
 /// $VTKSOFT_VIOLATION_REPORT (like VTKSOFT_LEAK_REPORT: first line the count, then one line each).
 enum EncodeViolations {
     private static let lock = DriverLock()
-    nonisolated(unsafe) private static var messages: [String] = []
+    nonisolated(unsafe) private static var recorded: [String] = []
 
     static func report(_ message: String) {
-        lock.withLock { messages.append(message) }
+        lock.withLock { recorded.append(message) }
         let line = "vtksoft: violation: \(message)\n"
         _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
     }
 
-    static var count: Int { lock.withLock { messages.count } }
+    static var count: Int { lock.withLock { recorded.count } }
 
-    /// Writes the report file (vaTerminate); the count is since the driver was loaded.
-    static func writeReport() {
-        guard let path = getenv("VTKSOFT_VIOLATION_REPORT"), let file = fopen(path, "w") else { return }
-        let all = lock.withLock { messages }
-        fputs("\(all.count)\n", file)
-        for message in all { fputs(message + "\n", file) }
-        fclose(file)
-    }
+    /// Every encode violation since the driver was loaded (written into the report by ``ViolationTally``).
+    static var messages: [String] { lock.withLock { recorded } }
 }
 
 /// Encode violations counted since the driver was loaded (every display).

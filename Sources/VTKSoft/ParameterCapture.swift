@@ -16,9 +16,10 @@ final class ParameterCapture {
     }
 
     /// `encode`: what the native encoder did with the picture (QP, violations, reconstruction MD5), as an
-    /// "encode" object; left out when empty.
+    /// "encode" object; left out when empty. `violations` is nil for encode pictures; for decode pictures
+    /// the line lists them ("violations": [] when the parameters agree with the slice data).
     func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer],
-                encode: [(String, JSONValue)] = []) {
+                encode: [(String, JSONValue)] = [], violations: [ParameterViolation]? = nil) {
         var fields: [(String, JSONValue)] = [
             ("picture", .int(pictureIndex)),
             ("context", .int(Int(context))),
@@ -27,6 +28,7 @@ final class ParameterCapture {
             ("buffers", .array(buffers.map(Self.describe))),
         ]
         if !encode.isEmpty { fields.append(("encode", .object(encode))) }
+        if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
         let line = JSONValue.object(fields).text + "\n"
         pictureIndex += 1
         // Opened per line, appended: several displays (or processes) may share the file.
