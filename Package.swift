@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "BenchSupport", dependencies: ["COpenH264"], path: "Tools/BenchSupport"),
         .executableTarget(name: "vtk-bench", dependencies: ["BenchSupport", "VTKTestSupport", "VTKMedia", "CLibAVCodec", "COpenH264", "CLibYUV"],
                           path: "Tools/Bench"),
-        .executableTarget(name: "encode-bench", dependencies: ["BenchSupport", "CompressionSession", "VTKTestSupport", "VideoAcceleration", "VTKMedia"],
+        .executableTarget(name: "encode-bench", dependencies: ["BenchSupport", "CompressionSession", "H264Bitstream", "VTKTestSupport", "VideoAcceleration", "VTKMedia"],
                           path: "Tools/EncodeBench"),
 
         // MARK: Tests

@@ -1,0 +1,183 @@
+import H264Bitstream
+
+/// The SPS, PPS and slice headers of the stream vtk encodes, as H264Bitstream values. They are the one
+/// source both for the VA parameter buffers (``H264EncodeParameters`` copies their fields) and for the
+/// packed headers sent to drivers that take them (written by H264Bitstream's writers).
+struct H264StreamHeaders {
+    let configuration: EncoderConfiguration
+    let sps: SequenceParameterSet
+    let pps: PictureParameterSet
+
+    init(configuration c: EncoderConfiguration) {
+        configuration = c
+        var s = SequenceParameterSet()
+        switch c.profile {
+        case .constrainedBaseline:
+            s.profileIdc = 66
+            s.constraintSet0Flag = true
+            s.constraintSet1Flag = true
+        case .main:
+            s.profileIdc = 77
+            s.constraintSet1Flag = true
+        case .high:
+            s.profileIdc = 100
+        }
+        s.levelIdc = UInt8(c.levelIdc)
+        s.seqParameterSetId = 0
+        s.chromaFormatIdc = 1
+        s.log2MaxFrameNumMinus4 = c.log2MaxFrameNum - 4
+        s.picOrderCntType = 0
+        s.log2MaxPicOrderCntLsbMinus4 = c.log2MaxPicOrderCntLsb - 4
+        s.maxNumRefFrames = c.maxNumRefFrames
+        s.picWidthInMbsMinus1 = c.widthInMbs - 1
+        s.picHeightInMapUnitsMinus1 = c.heightInMbs - 1
+        s.frameMbsOnlyFlag = true
+        s.direct8x8InferenceFlag = true
+        // Cropping in units of 2 luma samples for 4:2:0 frames (CropUnitX/Y, 7.4.2.1.1).
+        let cropRight = (c.codedWidth - c.width) / 2, cropBottom = (c.codedHeight - c.height) / 2
+        if cropRight > 0 || cropBottom > 0 {
+            s.frameCroppingFlag = true
+            s.frameCropRightOffset = cropRight
+            s.frameCropBottomOffset = cropBottom
+        }
+        s.vuiParametersPresentFlag = true
+        var v = VUIParameters()
+        // E.2.1: limited range, colour described so players need not guess by size.
+        v.videoSignalTypePresentFlag = true
+        v.videoFormat = 5
+        v.colourDescriptionPresentFlag = true
+        (v.colourPrimaries, v.transferCharacteristics, v.matrixCoefficients) = c.colourDescription
+        // A frame lasts two ticks of time_scale (E.2.1, frames only), so --fps reaches raw .h264 files.
+        v.timingInfoPresentFlag = true
+        v.numUnitsInTick = UInt32(c.frameRate.denominator)
+        v.timeScale = UInt32(2 * c.frameRate.numerator)
+        v.fixedFrameRateFlag = true
+        // How many frames a decoder must hold back: without it a B stream is played with the worst-case delay.
+        v.bitstreamRestrictionFlag = true
+        v.motionVectorsOverPicBoundariesFlag = true
+        v.maxBytesPerPicDenom = 0
+        v.maxBitsPerMbDenom = 0
+        v.log2MaxMvLengthHorizontal = 15
+        v.log2MaxMvLengthVertical = 15
+        v.maxNumReorderFrames = c.maxNumReorderFrames
+        v.maxDecFrameBuffering = c.maxNumRefFrames
+        s.vui = v
+        sps = s
+
+        var p = PictureParameterSet()
+        p.picParameterSetId = 0
+        p.seqParameterSetId = 0
+        p.entropyCodingModeFlag = c.cabac
+        // Defaults of one reference each; a slice with more overrides them (as FFmpeg writes).
+        p.numRefIdxL0DefaultActiveMinus1 = 0
+        p.numRefIdxL1DefaultActiveMinus1 = 0
+        p.picInitQpMinus26 = c.rateControl == .constantQP ? c.quantizer - 26 : 0
+        p.deblockingFilterControlPresentFlag = true
+        if c.profile == .high {
+            p.hasHighProfileTail = true
+            p.transform8x8ModeFlag = true
+        }
+        pps = p
+    }
+
+    var spsNALUnit: NALUnit { sps.nalUnit() }
+    var ppsNALUnit: NALUnit { pps.nalUnit(sps: sps) }
+
+    /// The slice header of a one-slice picture as planned (7.3.3), with list modifications wherever the
+    /// planned lists differ from the initial ones (8.2.4.2).
+    func sliceHeader(_ plan: H264GOPPlanner.PicturePlan) -> SliceHeader {
+        var h = SliceHeader()
+        h.nalUnitType = plan.isIDR ? .idrSlice : .nonIDRSlice
+        h.nalRefIdc = UInt8(plan.nalRefIdc)
+        h.firstMbInSlice = 0
+        h.sliceTypeRaw = plan.type.sliceType
+        h.picParameterSetId = pps.picParameterSetId
+        h.frameNum = plan.frameNum
+        h.idrPicId = plan.isIDR ? plan.idrPicId : 0
+        h.picOrderCntLsb = plan.picOrderCntLsb
+        h.directSpatialMvPredFlag = plan.type == .b
+        h.numRefIdxL0ActiveMinus1 = max(0, plan.list0.count - 1)
+        h.numRefIdxL1ActiveMinus1 = max(0, plan.list1.count - 1)
+        h.numRefIdxActiveOverrideFlag = (plan.type == .p || plan.type == .b)
+            && (h.numRefIdxL0ActiveMinus1 != pps.numRefIdxL0DefaultActiveMinus1
+                || (plan.type == .b && h.numRefIdxL1ActiveMinus1 != pps.numRefIdxL1DefaultActiveMinus1))
+        let initial = H264InitialReferenceLists(plan: plan, maxFrameNum: sps.maxFrameNum)
+        if !plan.list0.isEmpty, let m = initial.modifications(plan.list0, initial: initial.list0) {
+            h.refPicListModificationFlagL0 = true
+            h.refPicListModificationL0 = m
+        }
+        if !plan.list1.isEmpty, let m = initial.modifications(plan.list1, initial: initial.list1) {
+            h.refPicListModificationFlagL1 = true
+            h.refPicListModificationL1 = m
+        }
+        if plan.isReference { h.decRefPicMarking = DecRefPicMarking() }  // sliding window; no MMCO
+        h.cabacInitIdc = 0
+        h.sliceQpDelta = 0  // the picture's QP is pic_init_qp
+        h.disableDeblockingFilterIdc = 0
+        return h
+    }
+
+    /// The slice header for VAEncPackedHeaderSlice, as FFmpeg sends it: start code, NAL header byte and
+    /// slice_header() padded with zero bits to a byte and escaped (emulation prevention), with its length in
+    /// bits up to the last header bit. The driver appends the slice data.
+    func packedSliceHeader(_ plan: H264GOPPlanner.PicturePlan) -> (bytes: [UInt8], bits: Int) {
+        var w = BitWriter()
+        sliceHeader(plan).writeHeaderRBSP(&w, sps: sps, pps: pps)
+        let padding = (8 - w.bitCount % 8) % 8
+        w.alignWithZeros()
+        let nal = [NALUnitHeader(nalRefIdc: UInt8(plan.nalRefIdc), nalUnitType: plan.isIDR ? .idrSlice : .nonIDRSlice).byte]
+            + EmulationPrevention.insert(w.bytes)
+        let bytes: [UInt8] = [0, 0, 0, 1] + nal
+        return (bytes, bytes.count * 8 - padding)
+    }
+}
+
+/// The initial reference lists a decoder builds for a frame (8.2.4.2.1 for P, 8.2.4.2.3 for B), from the
+/// references the planner holds, and the ref_pic_list_modification() that turns them into the planned ones.
+struct H264InitialReferenceLists {
+    let list0: [H264GOPPlanner.Reference]
+    let list1: [H264GOPPlanner.Reference]
+    let currentFrameNum: Int
+    let maxFrameNum: Int
+
+    init(plan: H264GOPPlanner.PicturePlan, maxFrameNum: Int) {
+        currentFrameNum = plan.frameNum
+        self.maxFrameNum = maxFrameNum
+        let refs = plan.referenceFrames
+        func wrap(_ r: H264GOPPlanner.Reference) -> Int { r.frameNum > plan.frameNum ? r.frameNum - maxFrameNum : r.frameNum }
+        switch plan.type {
+        case .p:
+            // Descending PicNum (= FrameNumWrap for frames).
+            list0 = refs.sorted { wrap($0) > wrap($1) }
+            list1 = []
+        case .b:
+            let before = refs.filter { $0.picOrderCnt < plan.picOrderCnt }.sorted { $0.picOrderCnt > $1.picOrderCnt }
+            let after = refs.filter { $0.picOrderCnt > plan.picOrderCnt }.sorted { $0.picOrderCnt < $1.picOrderCnt }
+            list0 = before + after
+            var l1 = after + before
+            // When list 1 equals list 0 and has more than one entry, its first two swap (8.2.4.2.3).
+            if l1.count > 1 && l1 == list0 { l1.swapAt(0, 1) }
+            list1 = l1
+        case .i, .idr:
+            list0 = []
+            list1 = []
+        }
+    }
+
+    /// The modifications that make `wanted` the head of the list, or nil when `initial` already starts with it (8.2.4.3.1).
+    func modifications(_ wanted: [H264GOPPlanner.Reference], initial: [H264GOPPlanner.Reference]) -> [RefPicListModification]? {
+        if initial.count >= wanted.count && Array(initial.prefix(wanted.count)) == wanted { return nil }
+        var predicted = currentFrameNum  // CurrPicNum for a frame
+        var out: [RefPicListModification] = []
+        for ref in wanted {
+            let picNum = ref.frameNum > currentFrameNum ? ref.frameNum - maxFrameNum : ref.frameNum
+            if picNum < predicted {
+                out.append(RefPicListModification(modificationOfPicNumsIdc: 0, value: predicted - picNum - 1))
+            } else {
+                out.append(RefPicListModification(modificationOfPicNumsIdc: 1, value: picNum - predicted - 1))
+            }
+            predicted = picNum
+        }
+        return out
+    }
+}
