@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport"]),
         .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream"]),
         .testTarget(name: "CompressionSessionTests",
-                    dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
+                    dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),

@@ -185,11 +185,11 @@ struct EncoderConfiguration: Sendable {
         if let asked = p.level {
             guard let entry = H264Level.all.first(where: { $0.idc == asked }),
                   entry.fits(widthInMbs: mbW, heightInMbs: mbH, framesPerSecond: rate, bitsPerSecond: bits, high: high,
-                                 dpbFrames: gop.maxNumRefFrames) else { throw .invalidLevel(asked) }
+                                 dpbFrames: gop.maxDecFrameBuffering) else { throw .invalidLevel(asked) }
             level = entry.idc
         } else {
             guard let entry = H264Level.smallest(widthInMbs: mbW, heightInMbs: mbH, framesPerSecond: rate, bitsPerSecond: bits, high: high,
-                                                 dpbFrames: gop.maxNumRefFrames) else {
+                                                 dpbFrames: gop.maxDecFrameBuffering) else {
                 throw .invalidLevel(0)
             }
             level = entry.idc
@@ -236,6 +236,7 @@ struct EncoderConfiguration: Sendable {
     }
     var maxNumRefFrames: Int { gopConfiguration.maxNumRefFrames }
     var maxNumReorderFrames: Int { gopConfiguration.maxNumReorderFrames }
+    var maxDecFrameBuffering: Int { gopConfiguration.maxDecFrameBuffering }
     var vaEntrypoint: VAEntrypoint { capabilities.entrypoint }
     /// Sends packed SPS and PPS (VA_ENC_PACKED_HEADER_SEQUENCE).
     var sendsPackedSequence: Bool { packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SEQUENCE) != 0 }

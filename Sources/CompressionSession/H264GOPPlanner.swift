@@ -64,6 +64,10 @@ public struct H264GOPPlanner: Sendable {
             bFrames == 0 ? referenceCount : max(referenceCount, 2) + 2 * referenceBFrames
         }
 
+        /// max_dec_frame_buffering (E.2.1): the references, plus with B pictures a buffer for a non-reference
+        /// picture waiting for output, so that a decoder need not output it straight from decoding (C.4.5.2).
+        public var maxDecFrameBuffering: Int { maxNumRefFrames + (bFrames > 0 ? 1 : 0) }
+
         /// max_num_reorder_frames (E.2.1): the most pictures any picture waits behind, from the run's pattern.
         public var maxNumReorderFrames: Int {
             guard bFrames > 0 else { return 0 }

@@ -60,7 +60,7 @@ struct H264StreamHeaders {
         v.log2MaxMvLengthHorizontal = 15
         v.log2MaxMvLengthVertical = 15
         v.maxNumReorderFrames = c.maxNumReorderFrames
-        v.maxDecFrameBuffering = c.maxNumRefFrames
+        v.maxDecFrameBuffering = c.maxDecFrameBuffering
         s.vui = v
         sps = s
 
