@@ -43,7 +43,7 @@ public final class DecompressionSession: @unchecked Sendable {
     ///   - outputFormat: NV12 (VA's own layout) or I420.
     public convenience init(formatDescription: FormatDescription?, device: VADeviceChoice = .automatic,
                             outputFormat: PixelFormat = .nv12) throws {
-        try self.init(formatDescription: formatDescription, connection: VADisplayConnection.open(device), outputFormat: outputFormat)
+        try self.init(formatDescription: formatDescription, connection: VADisplayConnection.open(device, for: .decode(nil)), outputFormat: outputFormat)
     }
 
     public init(formatDescription: FormatDescription?, connection: VADisplayConnection, outputFormat: PixelFormat = .nv12) throws {

@@ -53,7 +53,7 @@ extension VADisplayConnection {
     }
 
     /// The first of `candidates` that opens and is `capable`; what was passed over, and why, goes to `tried`.
-    static func firstCapable<Device>(_ candidates: [String], open: (String) throws -> Device, capable: (Device) -> Bool,
+    public static func firstCapable<Device>(_ candidates: [String], open: (String) throws -> Device, capable: (Device) -> Bool,
                                      tried: inout [String], job: VADeviceJob) -> Device? {
         for candidate in candidates {
             do {
