@@ -1,5 +1,6 @@
 import CLibVA
 import Glibc
+import JSONText
 
 /// The state of one vtksoft display (one vaInitialize): its VA objects, behind one lock.
 ///
@@ -14,6 +15,9 @@ final class Driver: @unchecked Sendable {
     var buffers = ObjectTable<Buffer>(notFound: .invalidBuffer)
     var images = ObjectTable<Image>(notFound: .invalidImage)
     let capture = ParameterCapture.fromEnvironment()
+    /// The encoder engine of this display's encode contexts (the process's choice unless a test set it
+    /// through ``vtksoftDisplaySetEncoder``).
+    var encoderEngine = EncoderEngine.selected
 
     /// VA objects of this display that the client has not destroyed.
     var liveObjectCount: Int { configs.count + surfaces.count + contexts.count + buffers.count + images.count }
@@ -23,6 +27,7 @@ final class Driver: @unchecked Sendable {
         // Contexts first: their sessions hold codec state, not VA objects.
         let left = contexts.removeAll() + images.removeAll() + buffers.removeAll() + surfaces.removeAll() + configs.removeAll()
         LiveObjectCounter.terminated(leftOver: left)
+        EncodeViolations.writeReport()
     }
 
     // MARK: Configs
@@ -30,8 +35,9 @@ final class Driver: @unchecked Sendable {
     func createConfig(profile: VAProfile, entrypoint: VAEntrypoint, attributes: [VAConfigAttrib]) throws(VAError) -> VAConfigID {
         try Capabilities.check(profile, entrypoint)
         var rateControl = entrypoint == VAEntrypointEncSlice ? UInt32(VA_RC_CQP) : 0
+        var packedHeaders = UInt32(VA_ENC_PACKED_HEADER_NONE)
         for attribute in attributes {
-            let supported = Capabilities.attribute(attribute.type, entrypoint: entrypoint)
+            let supported = Capabilities.attribute(attribute.type, entrypoint: entrypoint, engine: encoderEngine)
             guard supported != Capabilities.notSupported else { throw .attributeNotSupported }
             switch attribute.type {
             case VAConfigAttribRTFormat:
@@ -41,7 +47,11 @@ final class Driver: @unchecked Sendable {
                 guard attribute.value.nonzeroBitCount == 1, attribute.value & supported != 0 else { throw .invalidValue }
                 rateControl = attribute.value
             case VAConfigAttribEncPackedHeaders:
-                guard attribute.value == UInt32(VA_ENC_PACKED_HEADER_NONE) else { throw .invalidValue }
+                guard attribute.value & ~supported == 0 else { throw .invalidValue }
+                packedHeaders = attribute.value
+            case VAConfigAttribEncMaxRefFrames:
+                // Two counts: L0 in the low 16 bits, L1 in the high 16.
+                guard attribute.value & 0xffff <= supported & 0xffff, attribute.value >> 16 <= supported >> 16 else { throw .invalidValue }
             case VAConfigAttribDecSliceMode:
                 guard attribute.value == UInt32(VA_DEC_SLICE_MODE_NORMAL) else { throw .invalidValue }
             default:
@@ -49,14 +59,14 @@ final class Driver: @unchecked Sendable {
                 guard attribute.value <= supported else { throw .invalidValue }
             }
         }
-        return configs.insert(Config(profile: profile, entrypoint: entrypoint, rateControl: rateControl), ids: &ids)
+        return configs.insert(Config(profile: profile, entrypoint: entrypoint, rateControl: rateControl, packedHeaders: packedHeaders), ids: &ids)
     }
 
     func configAttributes(_ config: Config) -> [VAConfigAttrib] {
         var list = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))]
         if !config.isDecode {
             list.append(VAConfigAttrib(type: VAConfigAttribRateControl, value: config.rateControl))
-            list.append(VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: UInt32(VA_ENC_PACKED_HEADER_NONE)))
+            list.append(VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: config.packedHeaders))
         }
         return list
     }
@@ -130,7 +140,13 @@ final class Driver: @unchecked Sendable {
             guard let session = H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
             backend = .decode(session)
         } else {
-            backend = .encode(H264EncodeSession(profile: config.profile, rateControl: config.rateControl))
+            switch encoderEngine {
+            case .native:
+                backend = .nativeEncode(NativeEncodeSession(profile: config.profile, rateControl: config.rateControl,
+                                                            packedHeaders: config.packedHeaders))
+            case .openh264:
+                backend = .encode(H264EncodeSession(profile: config.profile, rateControl: config.rateControl))
+            }
         }
         return contexts.insert(Context(config: config, width: width, height: height, renderTargets: renderTargets, backend: backend), ids: &ids)
     }
@@ -140,7 +156,8 @@ final class Driver: @unchecked Sendable {
     func createBuffer(contextID: VAContextID, type: VABufferType, size: Int, count: Int, data: UnsafeRawPointer?) throws(VAError) -> VABufferID {
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
-        try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode)
+        try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
+                              packedHeaders: encoderEngine == .native)
         let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
         if let data, type != VAEncCodedBufferType {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)
@@ -199,24 +216,48 @@ final class Driver: @unchecked Sendable {
         context.renderTarget = nil
         context.rendered = []
         let surface = try surfaces.get(target)
-        capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
         switch context.backend {
         case .decode(let session):
+            capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
+            surface.reconstruction = nil
             try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height)
         case .encode(let session):
-            let codedID = try session.codedBufferID(in: rendered)
-            let coded = try buffers.get(codedID)
-            guard coded.type == VAEncCodedBufferType, coded.context == contextID else { throw .invalidBuffer }
-            let stream = try session.encode(rendered, source: surface)
-            guard stream.count <= coded.codedCapacity else {
-                coded.codedLength = 0
-                coded.codedStatus = UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK)
-                throw .notEnoughBuffer
+            capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
+            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+            try write(try session.encode(rendered, source: surface), into: coded)
+        case .nativeEncode(let session):
+            // Captured after coding, with what the driver did (QP, violations, reconstruction MD5).
+            var outcome: [(String, JSONValue)] = []
+            defer { capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, encode: outcome) }
+            do throws(VAError) {
+                let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+                let output = try session.encode(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
+                outcome = output.captured
+                try write(output.stream, into: coded)
+            } catch {
+                outcome.append(("status", .string(String(cString: vaErrorStr(error.status)))))
+                if let reason = error.reason { outcome.append(("reason", .string(reason))) }
+                throw error
             }
-            stream.withUnsafeBytes { coded.codedPayload.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: stream.count) }
-            coded.codedLength = stream.count
-            coded.codedStatus = 0
         }
+    }
+
+    private func codedBuffer(_ id: VABufferID, contextID: VAContextID) throws(VAError) -> Buffer {
+        let coded = try buffers.get(id)
+        guard coded.type == VAEncCodedBufferType, coded.context == contextID else { throw .invalidBuffer }
+        return coded
+    }
+
+    /// A stream that does not fit: NOT_ENOUGH_BUFFER, nothing written, the overflow bit in the segment status.
+    private func write(_ stream: [UInt8], into coded: Buffer) throws(VAError) {
+        guard stream.count <= coded.codedCapacity else {
+            coded.codedLength = 0
+            coded.codedStatus = UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK)
+            throw .notEnoughBuffer
+        }
+        stream.withUnsafeBytes { coded.codedPayload.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: stream.count) }
+        coded.codedLength = stream.count
+        coded.codedStatus = 0
     }
 
     // MARK: Images
@@ -269,6 +310,7 @@ final class Driver: @unchecked Sendable {
               sx + width <= Int(image.description.width), sy + height <= Int(image.description.height),
               dx + width <= surface.width, dy + height <= surface.height else { throw .invalidParameter }
         if image.derivedFrom == surfaceID, sx == dx, sy == dy { return }
+        surface.reconstruction = nil  // New pixels: the kept reconstruction no longer describes the surface.
         let from = PlanarPixels(base: buffer.bytes, image: image.description, x: sx, y: sy)
         let to = PlanarPixels(surface: surface, x: dx, y: dy)
         to.copy(from: from, width: width, height: height)

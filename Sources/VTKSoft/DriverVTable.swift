@@ -68,12 +68,12 @@ enum DriverVTable {
             }
         }
         vtable.pointee.vaGetConfigAttributes = { ctx, profile, entrypoint, list, count in
-            call(ctx) { _ throws(VAError) in
+            call(ctx) { driver throws(VAError) in
                 try Capabilities.check(profile, entrypoint)
                 guard count >= 0 else { throw .invalidParameter }
                 if count > 0 { _ = try output(list) }
                 for i in 0..<Int(count) {
-                    list![i].value = Capabilities.attribute(list![i].type, entrypoint: entrypoint)
+                    list![i].value = Capabilities.attribute(list![i].type, entrypoint: entrypoint, engine: driver.encoderEngine)
                 }
             }
         }

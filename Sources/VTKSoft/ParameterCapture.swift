@@ -15,14 +15,19 @@ final class ParameterCapture {
         return ParameterCapture(path: String(cString: value))
     }
 
-    func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer]) {
-        let line = JSONValue.object([
+    /// `encode`: what the native encoder did with the picture (QP, violations, reconstruction MD5), as an
+    /// "encode" object; left out when empty.
+    func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer],
+                encode: [(String, JSONValue)] = []) {
+        var fields: [(String, JSONValue)] = [
             ("picture", .int(pictureIndex)),
             ("context", .int(Int(context))),
             ("render_target", .int(Int(surface))),
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
             ("buffers", .array(buffers.map(Self.describe))),
-        ]).text + "\n"
+        ]
+        if !encode.isEmpty { fields.append(("encode", .object(encode))) }
+        let line = JSONValue.object(fields).text + "\n"
         pictureIndex += 1
         // Opened per line, appended: several displays (or processes) may share the file.
         guard let file = fopen(path, "a") else { return }
@@ -52,9 +57,18 @@ final class ParameterCapture {
             fields.append(("value", .array(elements.map { CaptureFields.encodeSlice(buffer.element($0, as: VAEncSliceParameterBufferH264.self)) })))
         case VAEncMiscParameterBufferType:
             fields.append(("value", CaptureFields.misc(buffer.bytes)))
+        case VAEncPackedHeaderParameterBufferType:
+            fields.append(("value", CaptureFields.packedHeader(buffer.element(as: VAEncPackedHeaderParameterBuffer.self))))
+        case VAEncPackedHeaderDataBufferType:
+            // The client's header bytes, so tests can compare them with the stream.
+            fields.append(("data", .string(buffer.bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined())))
         default:
             break  // Slice data: its size says enough; the bytes are the client's bitstream.
         }
         return .object(fields)
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -23,4 +23,14 @@ public enum VTKSoftCounters {
         guard let handle, let symbol = dlsym(handle, "vtksoft_display_live_object_count") else { return nil }
         return Int(unsafeBitCast(symbol, to: DisplayCounter.self)(display))
     }
+
+    /// Encode violations vtksoft counted (bad calls coded anyway, as hardware), since it was loaded.
+    public static var encodeViolations: Int? { counter("vtksoft_encode_violation_count") }
+
+    /// Makes one display's new encode contexts use `engine` ("native" or "openh264").
+    public static func setEncoder(_ engine: String, in display: UnsafeMutableRawPointer?) -> Bool {
+        typealias Setter = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+        guard let handle, let symbol = dlsym(handle, "vtksoft_display_set_encoder") else { return false }
+        return engine.withCString { unsafeBitCast(symbol, to: Setter.self)(display, $0) } == 0
+    }
 }
