@@ -46,7 +46,7 @@ struct EncoderConfiguration: Sendable {
     /// What the session changed from what was asked, and why (e.g. B-frames off on a driver without list 1).
     let warnings: [String]
     let log2MaxFrameNum = 8
-    let log2MaxPicOrderCntLsb = 9
+    let log2MaxPicOrderCntLsb = 8
 
     var framesPerSecond: Double { Double(frameRate.numerator) / Double(frameRate.denominator) }
     var frameDuration: MediaTime { MediaTime(value: Int64(frameRate.denominator), timescale: Int32(frameRate.numerator)) }
@@ -235,6 +235,13 @@ struct EncoderConfiguration: Sendable {
         return c
     }
     var maxNumRefFrames: Int { gopConfiguration.maxNumRefFrames }
+
+    /// QP of a picture at CQP: B pictures at 1.2 times the P QP (FFmpeg's default b_quant_factor for VA-API,
+    /// rounded as it rounds); with a rate controller, the driver's initial QP (26).
+    func quantizer(for type: H264GOPPlanner.PictureType) -> Int {
+        guard rateControl == .constantQP else { return 26 }
+        return type == .b ? min(51, max(1, Int(1.2 * Double(quantizer) + 0.5))) : quantizer
+    }
     var maxNumReorderFrames: Int { gopConfiguration.maxNumReorderFrames }
     var maxDecFrameBuffering: Int { gopConfiguration.maxDecFrameBuffering }
     var vaEntrypoint: VAEntrypoint { capabilities.entrypoint }

@@ -47,6 +47,7 @@ struct H264EncodeParameters {
         }
         s.vui_parameters_present_flag = sps.vuiParametersPresentFlag ? 1 : 0
         s.vui_fields.bits.aspect_ratio_info_present_flag = vui.aspectRatioInfoPresentFlag ? 1 : 0
+        s.aspect_ratio_idc = vui.aspectRatioIdc
         s.vui_fields.bits.timing_info_present_flag = vui.timingInfoPresentFlag ? 1 : 0
         s.vui_fields.bits.fixed_frame_rate_flag = vui.fixedFrameRateFlag ? 1 : 0
         s.vui_fields.bits.bitstream_restriction_flag = vui.bitstreamRestrictionFlag ? 1 : 0
@@ -87,11 +88,12 @@ struct H264EncodeParameters {
         s.macroblock_address = UInt32(h.firstMbInSlice)
         s.num_macroblocks = UInt32(c.widthInMbs * c.heightInMbs)
         s.macroblock_info = VABufferID(VA_INVALID_ID)
-        s.slice_type = UInt8(h.sliceTypeRaw)
+        s.slice_type = UInt8(h.sliceTypeRaw % 5)
         s.pic_parameter_set_id = UInt8(h.picParameterSetId)
         s.idr_pic_id = UInt16(h.idrPicId)
         s.pic_order_cnt_lsb = UInt16(h.picOrderCntLsb)
-        s.direct_spatial_mv_pred_flag = h.directSpatialMvPredFlag ? 1 : 0
+        // Only B slices carry it; FFmpeg sets it on every slice buffer, and so does vtk.
+        s.direct_spatial_mv_pred_flag = 1
         s.num_ref_idx_active_override_flag = h.numRefIdxActiveOverrideFlag ? 1 : 0
         s.num_ref_idx_l0_active_minus1 = UInt8(h.numRefIdxL0ActiveMinus1)
         s.num_ref_idx_l1_active_minus1 = UInt8(h.numRefIdxL1ActiveMinus1)
@@ -122,7 +124,7 @@ struct H264EncodeParameters {
     func frameRate() -> VAEncMiscParameterFrameRate {
         var f = VAEncMiscParameterFrameRate()
         let fraction = rate.frameRate
-        f.framerate = UInt32(fraction.numerator) | (fraction.denominator == 1 ? 0 : UInt32(fraction.denominator) << 16)
+        f.framerate = UInt32(fraction.numerator) | UInt32(fraction.denominator) << 16
         return f
     }
 

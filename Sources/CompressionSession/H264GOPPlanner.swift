@@ -41,7 +41,7 @@ public struct H264GOPPlanner: Sendable {
 
         public init(maxKeyFrameInterval: Int = 0, maxKeyFrameIntervalDuration: MediaTime? = nil, bFrames: Int = 0,
                     bPyramid: Bool = false, openGOP: Bool = false, referenceCount: Int = 1, framesInFlight: Int = 1,
-                    log2MaxFrameNum: Int = 8, log2MaxPicOrderCntLsb: Int = 9) {
+                    log2MaxFrameNum: Int = 8, log2MaxPicOrderCntLsb: Int = 8) {
             self.maxKeyFrameInterval = maxKeyFrameInterval
             self.maxKeyFrameIntervalDuration = maxKeyFrameIntervalDuration
             self.bFrames = bFrames
@@ -108,7 +108,7 @@ public struct H264GOPPlanner: Sendable {
         /// idr_pic_id of this IDR, or of the IDR the picture follows; consecutive IDRs differ (7.4.3).
         public let idrPicId: Int
         public let frameNum: Int
-        /// TopFieldOrderCnt = BottomFieldOrderCnt: twice the display distance from the last IDR.
+        /// TopFieldOrderCnt = BottomFieldOrderCnt: the display distance from the last IDR (one per frame, as FFmpeg counts).
         public let picOrderCnt: Int
         public let log2MaxPicOrderCntLsb: Int
         public var picOrderCntLsb: Int { picOrderCnt & ((1 << log2MaxPicOrderCntLsb) - 1) }
@@ -196,7 +196,7 @@ public struct H264GOPPlanner: Sendable {
             previousReferenceFrameNum = 0
         }
         let frameNum = type == .idr ? 0 : (previousReferenceFrameNum + 1) % (1 << c.log2MaxFrameNum)
-        let poc = 2 * (index - idrDisplayIndex)
+        let poc = index - idrDisplayIndex
         let before = dpb.filter { $0.picOrderCnt < poc }.sorted { $0.picOrderCnt > $1.picOrderCnt }
         let after = dpb.filter { $0.picOrderCnt > poc }.sorted { $0.picOrderCnt < $1.picOrderCnt }
         let list0: [Reference], list1: [Reference]
@@ -226,15 +226,16 @@ public struct H264GOPPlanner: Sendable {
         return plan
     }
 
-    /// B pictures of a run of `count` in coding order. With a pyramid the middle one of each stretch of two
-    /// or more is a reference coded before the stretches on either side of it.
+    /// B pictures of a run of `count` in coding order. With a pyramid the middle one of each stretch of two or
+    /// more (the earlier of two middles) is a reference coded before the stretches on either side of it, as
+    /// FFmpeg's vaapi_encode_set_b_pictures picks it.
     public static func bCodingOrder(count: Int, pyramid: Bool) -> [(offset: Int, isReference: Bool)] {
         guard pyramid else { return (0..<count).map { ($0, false) } }
         func order(_ lo: Int, _ hi: Int) -> [(offset: Int, isReference: Bool)] {
             let n = hi - lo
             if n <= 0 { return [] }
             if n == 1 { return [(lo, false)] }
-            let mid = lo + n / 2
+            let mid = lo + (n - 1) / 2
             return [(mid, true)] + order(lo, mid) + order(mid + 1, hi)
         }
         return order(0, count)

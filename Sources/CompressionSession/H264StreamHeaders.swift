@@ -19,8 +19,10 @@ struct H264StreamHeaders {
         case .main:
             s.profileIdc = 77
             s.constraintSet1Flag = true
+            s.constraintSet4Flag = true  // frame_mbs_only_flag is 1 (A.2.2), as FFmpeg marks it
         case .high:
             s.profileIdc = 100
+            s.constraintSet4Flag = true  // progressive (A.2.4.1)
         }
         s.levelIdc = UInt8(c.levelIdc)
         s.seqParameterSetId = 0
@@ -42,6 +44,9 @@ struct H264StreamHeaders {
         }
         s.vuiParametersPresentFlag = true
         var v = VUIParameters()
+        // Square samples (Table E-1, aspect_ratio_idc 1), as FFmpeg writes for an unscaled source.
+        v.aspectRatioInfoPresentFlag = true
+        v.aspectRatioIdc = 1
         // E.2.1: limited range, colour described so players need not guess by size.
         v.videoSignalTypePresentFlag = true
         v.videoFormat = 5
@@ -72,7 +77,8 @@ struct H264StreamHeaders {
         p.numRefIdxL0DefaultActiveMinus1 = 0
         p.numRefIdxL1DefaultActiveMinus1 = 0
         p.picInitQpMinus26 = c.rateControl == .constantQP ? c.quantizer - 26 : 0
-        p.deblockingFilterControlPresentFlag = true
+        // The deblocking filter with default strength everywhere: no slice fields for it (as FFmpeg).
+        p.deblockingFilterControlPresentFlag = false
         if c.profile == .high {
             p.hasHighProfileTail = true
             p.transform8x8ModeFlag = true
@@ -90,7 +96,7 @@ struct H264StreamHeaders {
         h.nalUnitType = plan.isIDR ? .idrSlice : .nonIDRSlice
         h.nalRefIdc = UInt8(plan.nalRefIdc)
         h.firstMbInSlice = 0
-        h.sliceTypeRaw = plan.type.sliceType
+        h.sliceTypeRaw = plan.type.sliceType + 5  // 5...9: every slice of the picture has this type (Table 7-6), as FFmpeg writes
         h.picParameterSetId = pps.picParameterSetId
         h.frameNum = plan.frameNum
         h.idrPicId = plan.isIDR ? plan.idrPicId : 0
@@ -112,17 +118,19 @@ struct H264StreamHeaders {
         }
         if plan.isReference { h.decRefPicMarking = DecRefPicMarking() }  // sliding window; no MMCO
         h.cabacInitIdc = 0
-        h.sliceQpDelta = 0  // the picture's QP is pic_init_qp
+        h.sliceQpDelta = configuration.quantizer(for: plan.type) - (26 + pps.picInitQpMinus26)
         h.disableDeblockingFilterIdc = 0
         return h
     }
 
     /// The slice header for VAEncPackedHeaderSlice, as FFmpeg sends it: start code, NAL header byte and
-    /// slice_header() padded with zero bits to a byte and escaped (emulation prevention), with its length in
+    /// slice_header() (with CABAC, the alignment one bits after it), padded with zero bits to a byte and escaped (emulation prevention), with its length in
     /// bits up to the last header bit. The driver appends the slice data.
     func packedSliceHeader(_ plan: H264GOPPlanner.PicturePlan) -> (bytes: [UInt8], bits: Int) {
         var w = BitWriter()
         sliceHeader(plan).writeHeaderRBSP(&w, sps: sps, pps: pps)
+        // CABAC slice data starts byte-aligned after cabac_alignment_one_bits (7.3.4): they belong to the header here.
+        if pps.entropyCodingModeFlag { while !w.isByteAligned { w.u(1, 1) } }
         let padding = (8 - w.bitCount % 8) % 8
         w.alignWithZeros()
         let nal = [NALUnitHeader(nalRefIdc: UInt8(plan.nalRefIdc), nalUnitType: plan.isIDR ? .idrSlice : .nonIDRSlice).byte]

@@ -22,6 +22,7 @@ struct EncodeOptions {
         .value("--qp", valueName: "N", help: "constant QP 0-51 (CQP); the default when no --bitrate is given is 26"),
         .value("--bitrate", valueName: "BPS", help: "target bit rate in bit/s, k and M suffixes allowed (e.g. 2M)"),
         .value("--rc", valueName: "cbr|vbr", help: "rate control with --bitrate (default: cbr)"),
+        .value("--maxrate", valueName: "BPS", help: "with --rc vbr, the peak bit rate (default: the --bitrate)"),
         .value("--keyint", valueName: "N", help: "frames from one key frame to the next (default: 60; 0 = only the first)"),
         .value("--keyint-duration", valueName: "SECONDS", help: "at most this long from one key frame to the next"),
         .flag("--open-gop", help: "key frames after the first are I pictures that earlier B-frames may reference (default: closed GOP, IDRs)"),
@@ -70,6 +71,12 @@ struct EncodeOptions {
             }
             properties.averageBitRate = bits
             properties.rateControl = try values.choice("rc", ["cbr", "vbr"]) == "vbr" ? .variableBitRate : .constantBitRate
+        }
+        if let text = parsed["maxrate"] {
+            guard properties.rateControl == .variableBitRate, let bits = Self.bitRate(text), bits >= (properties.averageBitRate ?? 0) else {
+                throw CommandFailure(.usage, "vtk \(command): --maxrate needs --rc vbr and a bit rate not below --bitrate, not '\(text)'")
+            }
+            properties.peakBitRate = bits
         }
         properties.maxKeyFrameInterval = try values.int("keyint", range: 0...100_000) ?? 60
         if let seconds = try values.double("keyint-duration", range: 0.001...100_000) {

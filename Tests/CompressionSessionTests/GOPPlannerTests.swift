@@ -34,7 +34,7 @@ struct GOPPlannerTests {
         let p = Self.plans(.init(maxKeyFrameInterval: 4), count: 9)
         #expect(p.map(\.isIDR) == [true, false, false, false, true, false, false, false, true])
         #expect(p.map(\.frameNum) == [0, 1, 2, 3, 0, 1, 2, 3, 0])
-        #expect(p.map(\.picOrderCnt) == [0, 2, 4, 6, 0, 2, 4, 6, 0])
+        #expect(p.map(\.picOrderCnt) == [0, 1, 2, 3, 0, 1, 2, 3, 0])
         #expect(p.map(\.idrPicId) == [0, 0, 0, 0, 1, 1, 1, 1, 2])
         for i in 1..<9 where !p[i].isIDR {
             #expect(p[i].list0.map(\.slot) == [p[i - 1].reconstructedSlot])
@@ -45,7 +45,7 @@ struct GOPPlannerTests {
     @Test func frameNumAndPOCWrap() {
         let p = Self.plans(.init(log2MaxFrameNum: 4, log2MaxPicOrderCntLsb: 4), count: 20)
         #expect(p.map(\.frameNum) == (0..<20).map { $0 % 16 })
-        #expect(p.map(\.picOrderCntLsb) == (0..<20).map { (2 * $0) % 16 })
+        #expect(p.map(\.picOrderCntLsb) == (0..<20).map { $0 % 16 })
     }
 
     @Test func durationLimitAndForcedKeyFrames() {
@@ -63,7 +63,7 @@ struct GOPPlannerTests {
         #expect(p.map(\.frameNum) == [0, 1, 2, 2, 2, 3, 3])
         #expect(p.map(\.isReference) == [true, true, false, false, true, false, false])
         let b1 = p[2]
-        #expect(b1.list0.map(\.picOrderCnt) == [0] && b1.list1.map(\.picOrderCnt) == [6])
+        #expect(b1.list0.map(\.picOrderCnt) == [0] && b1.list1.map(\.picOrderCnt) == [3])
         #expect(H264GOPPlanner.Configuration(bFrames: 2).maxNumReorderFrames == 1)
     }
 
@@ -75,7 +75,7 @@ struct GOPPlannerTests {
         #expect(p.map(\.isReference) == [true, true, true, false, false, true, true, false, false])
         #expect(c.maxNumReorderFrames == 2 && c.maxNumRefFrames == 4)
         let b1 = p[3]
-        #expect(b1.list0.map(\.picOrderCnt) == [0] && b1.list1.map(\.picOrderCnt) == [4])
+        #expect(b1.list0.map(\.picOrderCnt) == [0] && b1.list1.map(\.picOrderCnt) == [2])
     }
 
     @Test("Closed GOP: the B-frames before an IDR close on a P; open GOP: an I they may reference")
@@ -86,7 +86,7 @@ struct GOPPlannerTests {
         #expect(Self.pattern(open) == "IBBPBBIBBPBBI")
         #expect(open.filter(\.isIDR).map(\.displayIndex) == [0])
         let leading = open.first { $0.displayIndex == 4 }
-        #expect(leading?.list1.first?.picOrderCnt == 12)  // the I at display 6 (POC 12)
+        #expect(leading?.list1.first?.picOrderCnt == 6)  // the I at display 6
     }
 
     @Test("A forced keyframe lands on the asked frame even with B-frames waiting")
