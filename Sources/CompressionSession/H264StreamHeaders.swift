@@ -14,15 +14,16 @@ struct H264StreamHeaders {
         switch c.profile {
         case .constrainedBaseline:
             s.profileIdc = 66
-            s.constraintSet0Flag = true
-            s.constraintSet1Flag = true
+            s.constraintSet1Flag = true  // Constrained Baseline (A.2.1.1)
         case .main:
             s.profileIdc = 77
             s.constraintSet1Flag = true
             s.constraintSet4Flag = true  // frame_mbs_only_flag is 1 (A.2.2), as FFmpeg marks it
+            s.constraintSet5Flag = c.bFrames == 0  // no B slices (A.2.2)
         case .high:
             s.profileIdc = 100
             s.constraintSet4Flag = true  // progressive (A.2.4.1)
+            s.constraintSet5Flag = c.bFrames == 0  // constrained: no B slices (A.2.4.2)
         }
         s.levelIdc = UInt8(c.levelIdc)
         s.seqParameterSetId = 0
@@ -57,6 +58,11 @@ struct H264StreamHeaders {
         v.numUnitsInTick = UInt32(c.frameRate.denominator)
         v.timeScale = UInt32(2 * c.frameRate.numerator)
         v.fixedFrameRateFlag = true
+        if c.rateControl != .constantQP {
+            // NAL HRD (E.1.2) with the rate controller's bit rate and buffer, scaled as FFmpeg scales them.
+            v.nalHrdParametersPresentFlag = true
+            v.nalHrd = Self.hrd(bitsPerSecond: c.bitsPerSecond, bufferBits: c.bitsPerSecond)
+        }
         // How many frames a decoder must hold back: without it a B stream is played with the worst-case delay.
         v.bitstreamRestrictionFlag = true
         v.motionVectorsOverPicBoundariesFlag = true
@@ -84,6 +90,27 @@ struct H264StreamHeaders {
             p.transform8x8ModeFlag = true
         }
         pps = p
+    }
+
+    /// hrd_parameters() for one schedule: bit rate in units of 2^(6 + bit_rate_scale), buffer in units of
+    /// 2^(4 + cpb_size_scale) (E.2.2), the scales as small as the 16 significant bits FFmpeg keeps allow.
+    /// cbr_flag stays 0 even for CBR, as FFmpeg writes it: a driver's CBR need not stuff filler data, which
+    /// cbr_flag 1 would promise (C.1).
+    static func hrd(bitsPerSecond: Int, bufferBits: Int) -> HRDParameters {
+        func log2(_ n: Int) -> Int { n > 0 ? Int.bitWidth - 1 - n.leadingZeroBitCount : 0 }
+        var h = HRDParameters()
+        h.bitRateScale = UInt8(min(15, max(0, log2(bitsPerSecond) - 15 - 6)))
+        h.cpbSizeScale = UInt8(min(15, max(0, log2(bufferBits) - 15 - 4)))
+        var schedule = HRDParameters.SchedSel()
+        schedule.bitRateValueMinus1 = UInt32((bitsPerSecond >> (6 + Int(h.bitRateScale))) - 1)
+        schedule.cpbSizeValueMinus1 = UInt32((bufferBits >> (4 + Int(h.cpbSizeScale))) - 1)
+        schedule.cbrFlag = false
+        h.schedSel = [schedule]
+        h.initialCpbRemovalDelayLengthMinus1 = 23
+        h.cpbRemovalDelayLengthMinus1 = 23
+        h.dpbOutputDelayLengthMinus1 = 7
+        h.timeOffsetLength = 0
+        return h
     }
 
     var spsNALUnit: NALUnit { sps.nalUnit() }
