@@ -60,7 +60,7 @@ enum DecodeCommand {
             throw CommandFailure(.input, "vtk decode: \(input.displayName): the MP4 track has no parameter sets in its avcC")
         }
         let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(device) } catch {
+        do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
             throw CommandFailure(.device, "vtk decode: cannot open VA device '\(device)': \(error)")
         }
         let session: DecompressionSession

@@ -9,7 +9,7 @@ import VTKMedia
 enum EncodeCommand {
     static let name = "encode"
     static let summary = "NV12/I420 or Y4M frames -> H.264 (Annex B, or MP4)"
-    static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--profile constrained-baseline|main|high] [--device auto|soft|PATH]"
+    static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--bframes N [--b-pyramid]] [--refs N] [--profile constrained-baseline|main|high] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "FILE.mp4 as MP4, anything else as an H.264 Annex B stream; - for standard output"),
         .flag("--faststart", help: "with MP4 output, put the movie box before the media data (streamable)"),
@@ -36,7 +36,7 @@ enum EncodeCommand {
         if mp4 && outputPath == "-" { throw CommandFailure(.usage, "vtk encode: MP4 output needs a file name") }
 
         let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(options.device) } catch {
+        do { connection = try VADisplayConnection.open(options.device, for: .encode) } catch {
             throw CommandFailure(.device, "vtk encode: cannot open VA device '\(options.device)': \(error)")
         }
         let session: CompressionSession
@@ -47,13 +47,14 @@ enum EncodeCommand {
             throw CommandFailure(error.isDeviceProblem ? .device : .usage, "vtk encode: \(error)")
         }
         defer { session.invalidate() }
+        try options.report(session.warnings, command: name, quiet: quiet)
 
         let sink = try EncodedSampleSink(path: outputPath, mp4: mp4, faststart: parsed.has("faststart"), frameRate: source.frameRate, command: name)
         let progress = ProgressLine(label: "encode", quiet: quiet)
         let started = Clock.now()
         var frames = 0
         while let frame = try source.next() {
-            do { try sink.write(session.encodeFrame(frame)) } catch let failure as CommandFailure { throw failure } catch {
+            do { try sink.write(session.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(frames))) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk encode: frame \(frames): \(error)")
             }
             frames += 1
@@ -72,7 +73,7 @@ enum EncodeCommand {
             let seconds = Double(frames) * Double(source.frameRate.1) / Double(source.frameRate.0)
             let kbps = seconds > 0 ? Double(sink.bytes * 8) / seconds / 1000 : 0
             StandardStreams.error("vtk encode: \(frames) frames \(source.width)x\(source.height) -> \(outputPath), \(sink.bytes) bytes "
-                                  + "(\(String(format1: kbps)) kbit/s) on \(session.deviceDescription), \(String(format2: elapsed)) s "
+                                  + "(\(String(format1: kbps)) kbit/s) on \(session.deviceDescription) \(session.entrypointName), packed headers \(session.packedHeadersDescription), \(String(format2: elapsed)) s "
                                   + "(\(String(format1: elapsed > 0 ? Double(frames) / elapsed : 0)) fps)\n")
         }
         if source.partialFrameBytes > 0 {
@@ -87,7 +88,8 @@ extension CompressionError {
     /// Problems of the device or driver (exit 4) rather than of the request (exit 2).
     var isDeviceProblem: Bool {
         switch self {
-        case .device, .deviceUnavailable, .driverOutput: return true
+        // A driver that lacks the profile or the rate-control mode is the device's limit, not a bad request.
+        case .device, .deviceUnavailable, .driverOutput, .unsupportedProfile, .unsupportedRateControl: return true
         default: return false
         }
     }
@@ -109,18 +111,22 @@ final class EncodedSampleSink {
         if !mp4 { annexB = try OutputFile(path, command: command) }
     }
 
-    func write(_ samples: [EncodedSample]) throws(CommandFailure) {
+    private var written = 0
+
+    func write(_ samples: [SampleBuffer]) throws(CommandFailure) {
         for sample in samples {
+            defer { written += 1 }
             bytes += sample.data.count
             if let annexB {
                 do { try annexB.write(sample.annexB()) } catch let failure as CommandFailure { throw failure } catch {
-                    throw CommandFailure(.internalError, "vtk encode: sample \(sample.frameIndex): \(error)")
+                    throw CommandFailure(.internalError, "vtk encode: sample \(written): \(error)")
                 }
                 continue
             }
             if mp4Writer == nil {
                 do {
-                    mp4Writer = try MP4Writer(path: path, formatDescription: sample.formatDescription, timescale: Int32(frameRate.0), faststart: faststart)
+                    guard let format = sample.formatDescription else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
+                    mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
                 } catch {
                     throw CommandFailure(.output, "vtk encode: cannot write '\(path)': \(error)")
                 }
@@ -130,7 +136,7 @@ final class EncodedSampleSink {
                 try mp4Writer?.append(sample.data, presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
                                       duration: duration, isSync: sample.isSync)
             } catch {
-                throw CommandFailure(.output, "vtk encode: writing '\(path)' at sample \(sample.frameIndex): \(error)")
+                throw CommandFailure(.output, "vtk encode: writing '\(path)' at sample \(written): \(error)")
             }
         }
     }
