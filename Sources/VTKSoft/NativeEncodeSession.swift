@@ -32,6 +32,8 @@ final class NativeEncodeSession {
     private let profile: VAProfile
     private let rateControlMode: UInt32
     private let packedHeaderFlags: UInt32
+    /// What becomes of the client's packed headers and who writes SPS/PPS (the persona's driver).
+    private let policy: PackedHeaderPolicy
     private var sequence: VAEncSequenceParameterBufferH264?
     private var rateControlMisc: VAEncMiscParameterRateControl?
     private var frameRateMisc: VAEncMiscParameterFrameRate?
@@ -45,7 +47,8 @@ final class NativeEncodeSession {
     private var previousWasIDR = false
     private var previousReferenceFrameNum: Int?
 
-    init(profile: VAProfile, rateControl: UInt32, packedHeaders: UInt32) {
+    init(profile: VAProfile, rateControl: UInt32, packedHeaders: UInt32, policy: PackedHeaderPolicy = .driverUnlessClient) {
+        self.policy = policy
         self.profile = profile
         rateControlMode = rateControl
         packedHeaderFlags = packedHeaders
@@ -60,7 +63,8 @@ final class NativeEncodeSession {
     /// CurrPic's surface. `surface` resolves surface ids.
     func encode(_ rendered: [RenderedBuffer], source: Surface,
                 surface: (VASurfaceID) throws(VAError) -> Surface) throws(VAError) -> Output {
-        let buffers = try EncodePictureBuffers(rendered)
+        var buffers = try EncodePictureBuffers(rendered)
+        buffers.packedHeaders = buffers.packedHeaders.filter { policy.inserts($0.kind) }
         if let s = buffers.sequence { sequence = s }
         if let r = buffers.rateControl { rateControlMisc = r }
         if let f = buffers.frameRate { frameRateMisc = f }
@@ -265,7 +269,7 @@ final class NativeEncodeSession {
         let startCode: [UInt8] = [0, 0, 0, 1]
         for header in packed where header.kind == .sequence { out += header.bytes }
         for header in packed where header.kind == .picture { out += header.bytes }
-        if writeParameterSets && packedHeaderFlags & UInt32(VA_ENC_PACKED_HEADER_SEQUENCE) == 0 {
+        if writeParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags) {
             out += startCode + sps.nalUnit().bytes
             out += startCode + pps.nalUnit(sps: sps).bytes
         }
