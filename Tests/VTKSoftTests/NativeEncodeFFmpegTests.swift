@@ -37,6 +37,7 @@ struct NativeEncodeFFmpegTests {
         let idr: Bool
         let reconstructionMD5: String?
         let qp: Int?
+        let violations: [String]
         let packedSequence: [UInt8]?
     }
 
@@ -60,7 +61,7 @@ struct NativeEncodeFFmpegTests {
             let encode = object["encode"] as? [String: Any]
             return CapturedPicture(poc: try #require(current["TopFieldOrderCnt"] as? Int), idr: fields["idr_pic_flag"] as? Int == 1,
                                    reconstructionMD5: encode?["reconstruction_md5"] as? String, qp: encode?["qp"] as? Int,
-                                   packedSequence: packedSequence)
+                                   violations: encode?["violations"] as? [String] ?? ["no encode report"], packedSequence: packedSequence)
         }
     }
 
@@ -92,8 +93,11 @@ struct NativeEncodeFFmpegTests {
         let decoded = decode.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
         #expect(decoded.count == Self.frames)
 
-        // Reconstructions in display order (by IDR period, then POC) equal the decoded frames.
+        // A correct client gets no violation reported.
         let pictures = try Self.capturedPictures(capture)
+        #expect(pictures.flatMap(\.violations).isEmpty, "\(pictures.flatMap(\.violations).prefix(3))")
+
+        // Reconstructions in display order (by IDR period, then POC) equal the decoded frames.
         var period = -1
         let ordered = pictures.map { p -> (Int, Int, String?) in
             if p.idr { period += 1 }
