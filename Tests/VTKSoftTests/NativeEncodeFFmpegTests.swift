@@ -22,6 +22,7 @@ struct NativeEncodeFFmpegTests {
         ["-profile:v", "high", "-coder", "cabac", "-bf", "0", "-rc_mode", "CBR", "-b:v", "400k"],
         ["-profile:v", "main", "-coder", "cavlc", "-bf", "2", "-rc_mode", "VBR", "-b:v", "300k", "-maxrate", "600k"],
         ["-profile:v", "high", "-coder", "cabac", "-bf", "2", "-rc_mode", "CQP", "-qp", "27", "-slices", "2"],
+        ["-profile:v", "high", "-coder", "cavlc", "-bf", "2", "-rc_mode", "CQP", "-qp", "27", "-slices", "3"],
     ].map(Configuration.init)
 
     static let frames = 9
