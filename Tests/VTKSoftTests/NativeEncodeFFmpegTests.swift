@@ -128,4 +128,16 @@ struct NativeEncodeFFmpegTests {
         }
         #expect(sliceQPs == pictures.map { $0.qp ?? -1 }, "slice QPs in the stream vs the QPs the driver reports")
     }
+
+    @Test("VTKSOFT_ENCODER chooses the engine, and the vendor string (what vtk info prints) names it",
+          .enabled(if: VTKSoftFFmpeg.isAvailable && ProcessRunner.which("vainfo") != nil, "needs vainfo, Xvfb and the built driver"))
+    func vendorNamesTheEngine() throws {
+        for engine in ["native", "openh264"] {
+            let run = try VTKSoftFFmpeg.run("vainfo", ["--display", "x11", "-a"], extraEnvironment: ["VTKSOFT_ENCODER": engine])
+            let text = run.result.stdoutText + run.result.stderrText
+            #expect(text.contains("\(engine) encode"), "\(engine): \(text.prefix(300))")
+            // Only the native engine takes packed slice headers.
+            #expect(text.contains("VA_ENC_PACKED_HEADER_SLICE") == (engine == "native"))
+        }
+    }
 }
