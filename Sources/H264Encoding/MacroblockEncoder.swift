@@ -391,7 +391,7 @@ struct MacroblockEncoder {
                 }
             }
         }
-        var best = search(ref, mvp: mvp, candidates: [a.mv, b.mv, c.mv, skipMV])
+        var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
         best.cost += lambda * 1
         if encodeIntra(&mb, &st, interCost: best.cost) { return }
         mb.reset(kind: .pL016x16)
@@ -438,8 +438,8 @@ struct MacroblockEncoder {
         let (a1, b1, c1) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 1)
         let mvp0 = MotionVectorPrediction.predict(refIdx: 0, a0, b0, c0)
         let mvp1 = MotionVectorPrediction.predict(refIdx: 0, a1, b1, c1)
-        let best0 = search(ref0, mvp: mvp0, candidates: [a0.mv, b0.mv, c0.mv])
-        let best1 = search(ref1, mvp: mvp1, candidates: [a1.mv, b1.mv, c1.mv, SIMD2(-best0.mv.x, -best0.mv.y)])
+        let best0 = search(ref0, mvp: mvp0, candidates: SIMD8(a0.mv.x, a0.mv.y, b0.mv.x, b0.mv.y, c0.mv.x, c0.mv.y, 0, 0))
+        let best1 = search(ref1, mvp: mvp1, candidates: SIMD8(a1.mv.x, a1.mv.y, b1.mv.x, b1.mv.y, c1.mv.x, c1.mv.y, -best0.mv.x, -best0.mv.y))
         // Bi: the average of both best single-list predictions
         predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
         predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
@@ -484,7 +484,9 @@ struct MacroblockEncoder {
     }
 
     /// Integer search (predictors, hexagon, square) on SAD, then half and quarter refinement on SATD.
-    private func search(_ ref: ReferencePlanes, mvp: SIMD2<Int16>, candidates: [SIMD2<Int16>]) -> SearchResult {
+    private static let hexagon: [(Int, Int)] = [(-2, 0), (-1, -2), (1, -2), (2, 0), (1, 2), (-1, 2)]
+
+    private func search(_ ref: ReferencePlanes, mvp: SIMD2<Int16>, candidates: SIMD8<Int16>) -> SearchResult {
         let bx = 16 * mbx, by = 16 * mby
         let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
         let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
@@ -503,8 +505,8 @@ struct MacroblockEncoder {
             if c < bestCost { bestCost = c; bestX = x; bestY = y }
         }
         consider(mvp)
-        for c in candidates { consider(c) }
-        let hex: [(Int, Int)] = [(-2, 0), (-1, -2), (1, -2), (2, 0), (1, 2), (-1, 2)]
+        for k in 0..<4 { consider(SIMD2(candidates[2 * k], candidates[2 * k + 1])) }
+        let hex = Self.hexagon
         for _ in 0..<16 {
             var moved = false
             let cx = bestX, cy = bestY
@@ -533,7 +535,7 @@ struct MacroblockEncoder {
             return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
         }
         var (best, bestBits) = subCost(qx, qy)
-        for step in [2, 1] {
+        for step in stride(from: 2, through: 1, by: -1) {
             let cx = qx, cy = qy
             for dy in -1...1 {
                 for dx in -1...1 where dx != 0 || dy != 0 {
