@@ -530,8 +530,13 @@ struct MacroblockEncoder {
         // Sub-sample refinement on SATD
         var qx = 4 * bestX, qy = 4 * bestY
         @inline(__always) func subCost(_ x: Int, _ y: Int) -> (Int32, Int32) {
-            InterPrediction.predictLuma(ref, x: bx + (x >> 2), y: by + (y >> 2), fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             let bits = MotionSearch.bitsSE(Int32(x) - px) + MotionSearch.bitsSE(Int32(y) - py)
+            let ix = bx + (x >> 2), iy = by + (y >> 2)
+            if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
+                let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
+                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride) + lam * bits, bits) }
+            }
+            InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
         }
         var (best, bestBits) = subCost(qx, qy)
