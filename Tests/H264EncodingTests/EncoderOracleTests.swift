@@ -61,9 +61,10 @@ struct EncoderOracleTests {
         try check(Self.cisco, c)
     }
 
-    @Test("P pictures: constrained intra prediction, slices, deblocking across slices off")
+    @Test("P pictures: constrained intra prediction, slices, deblocking across slices off, High profile PPS (8x8 mode, Cr QP offset)")
     func predictedControls() throws {
         var c = EngineHarness.Config()
+        c.transform8x8Mode = true
         c.constrainedIntraPred = true
         c.slicesPerPicture = 2
         c.deblockingIdc = 2
