@@ -52,7 +52,8 @@ public struct H264PictureEncoder {
         guard pps.numSliceGroupsMinus1 == 0 else { throw .unsupported("slice groups (FMO)") }
         guard !pps.weightedPredFlag, pps.weightedBipredIdc == 0 else { throw .unsupported("weighted prediction") }
         let w = sps.picWidthInMbs, h = sps.frameHeightInMbs
-        guard request.source.luma.width == 16 * w, request.source.luma.height == 16 * h else {
+        guard request.source.luma.width == 16 * w, request.source.luma.height == 16 * h,
+              request.source.cb.width == 8 * w, request.source.cb.height == 8 * h, request.source.cr.width == 8 * w, request.source.cr.height == 8 * h else {
             throw .inconsistent("source is \(request.source.luma.width)x\(request.source.luma.height), the SPS codes \(16 * w)x\(16 * h)")
         }
         var covered = 0
@@ -85,7 +86,8 @@ public struct H264PictureEncoder {
                 let found = distinct.firstIndex { $0.picOrderCnt == entry.picOrderCnt && $0.isLongTerm == entry.isLongTerm }
                 let index = found ?? distinct.count
                 if found == nil {
-                    guard entry.picture.luma.width == 16 * w, entry.picture.luma.height == 16 * h else {
+                    guard entry.picture.luma.width == 16 * w, entry.picture.luma.height == 16 * h, entry.picture.cb.width == 8 * w,
+                          entry.picture.cb.height == 8 * h, entry.picture.cr.width == 8 * w, entry.picture.cr.height == 8 * h else {
                         throw .inconsistent("reference POC \(entry.picOrderCnt) is \(entry.picture.luma.width)x\(entry.picture.luma.height)")
                     }
                     distinct.append(entry)
