@@ -370,6 +370,14 @@ struct MacroblockEncoder {
 
     // MARK: P macroblocks
 
+    /// Below this SAD a P_Skip prediction may leave a residual that quantises away (a 4x4 DC
+    /// quantises to 0 below about 2·2^(QP/6) per block): only then is P_Skip tried.
+    private static let skipProbeSAD: [Int32] = (0..<52).map { qp in
+        var v = 33.0
+        for _ in 0..<qp { v *= 1.122462 }  // 2^(1/6)
+        return Int32(v)
+    }
+
     private mutating func encodeP(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState) {
         let ref = ctx.list0[0]
         let (a, b, c) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
@@ -379,7 +387,7 @@ struct MacroblockEncoder {
         predictInter(ref, mv: skipMV, y: s.predY, cb: s.predCb, cr: s.predCr)
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
-        if skipSAD < 16 * 16 * 3 {
+        if skipSAD < Self.skipProbeSAD[qp] {
             mb.reset(kind: .pL016x16)
             let luma = codeLumaInter(&mb)
             if luma.cbp == 0 {
