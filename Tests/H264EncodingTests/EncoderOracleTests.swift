@@ -72,7 +72,7 @@ struct EncoderOracleTests {
         try check(Self.small, c)
     }
 
-    @Test("B pictures: L0, L1 and Bi 16x16", arguments: [0, 1])
+    @Test("B pictures: L0, L1, Bi 16x16, and B_Skip / B_Direct_16x16 by spatial direct prediction", arguments: [0, 1])
     func bidirectional(deblockingIdc: Int) throws {
         var c = EngineHarness.Config()
         c.deblockingIdc = deblockingIdc
