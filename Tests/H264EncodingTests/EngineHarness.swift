@@ -50,6 +50,7 @@ enum EngineHarness {
 
     struct Config {
         var qp = 27
+        /// false: CABAC (PPS entropy_coding_mode_flag 1), for the CABAC back end.
         var cavlc = true
         var constrainedIntraPred = false
         var deblockingIdc = 0
@@ -176,6 +177,7 @@ enum EngineHarness {
         let output = TestPaths.scratch.appendingPathComponent("dec-\(UUID().uuidString).yuv")
         defer { try? FileManager.default.removeItem(at: input); try? FileManager.default.removeItem(at: output) }
         try Data(stream).write(to: input)
+        // ENGINE_DUMP=/path/prefix keeps each stream for inspection (ffmpeg -debug mb_type …).
         if let dump = ProcessInfo.processInfo.environment["ENGINE_DUMP"] { try? Data(stream).write(to: URL(fileURLWithPath: dump + "\(stream.count).264")) }
         let r = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", input.path, "-fps_mode", "passthrough", "-f", "rawvideo",
                                                  "-pix_fmt", "yuv420p", "-y", output.path])
