@@ -15,6 +15,8 @@ struct CABACEncoder {
     private var queue = -9
     /// Bytes equal to 0xFF waiting for a possible carry.
     private var outstanding = 0
+    /// Bins coded so far, for the cabac_zero_word constraint (9.3.4.6).
+    private(set) var binCount = 0
 
     init(reservingCapacity capacity: Int = 4096) {
         bytes.reserveCapacity(capacity)
@@ -31,6 +33,7 @@ struct CABACEncoder {
     /// EncodeDecision (9.3.4.2) with context ctxIdx.
     @inline(__always)
     mutating func encodeDecision(_ bin: Bool, _ ctxIdx: Int) {
+        binCount &+= 1
         let state = Int(contexts[ctxIdx])
         let rLPS = UInt32(CABACTables.rangeLPS[(state & ~1) << 1 | Int((range >> 6) & 3)])
         range &-= rLPS
@@ -55,6 +58,7 @@ struct CABACEncoder {
     /// EncodeBypass (9.3.4.4).
     @inline(__always)
     mutating func encodeBypass(_ bin: Bool) {
+        binCount &+= 1
         low <<= 1
         if bin { low &+= UInt64(range) }
         queue += 1
@@ -75,6 +79,7 @@ struct CABACEncoder {
     /// final bit, which is rbsp_stop_one_bit for end_of_slice_flag (the zero bits after it are the
     /// alignment) and is followed by pcm_alignment_zero_bits for I_PCM.
     mutating func encodeTerminate(_ bin: Bool) {
+        binCount &+= 1
         range -= 2
         if bin {
             low &+= UInt64(range)
@@ -139,4 +144,18 @@ struct CABACEncoder {
 
     /// Bits written so far, pending ones included (for rate estimates).
     var bitCount: Int { (bytes.count + outstanding) * 8 + queue + 9 }
+
+    /// Appends cabac_zero_words (0x0000) after the slice's trailing bits until the bins fit the bytes
+    /// (7.4.2.10, 9.3.4.6): BinCount <= 32/3 * NumBytes + RawMbBits * macroblocks / 32, 8-bit 4:2:0.
+    /// `otherBytes` counts the NAL header and slice header; each word is counted as two bytes although
+    /// emulation prevention makes it three, so the bound holds.
+    mutating func appendCABACZeroWords(macroblocks: Int, otherBytes: Int) {
+        let allowance = 3 * 3072 * macroblocks / 32
+        var bytesNeeded = (3 * binCount - allowance + 31) / 32 - (bytes.count + otherBytes)
+        while bytesNeeded > 0 {
+            bytes.append(0)
+            bytes.append(0)
+            bytesNeeded -= 2
+        }
+    }
 }

@@ -21,6 +21,8 @@ public struct CABACSliceWriter: SliceDataWriter {
     private var cbp: [UInt8]
     private var cbf: [UInt32]
     private var absMvd: [UInt8]
+    /// One 8x8 block's levels in 8x8 scan order, gathered from the four interleaved 4x4 blocks.
+    private var levels8x8 = [Int32](repeating: 0, count: 64)
 
     private struct Flags {
         static let available: UInt16 = 1 << 0
@@ -64,17 +66,16 @@ public struct CABACSliceWriter: SliceDataWriter {
         static let remIntra4x4PredMode = 69
         static let cbpLuma = 73
         static let cbpChroma = 77
-        static let codedBlockFlag = 85
-        static let significant = 105
-        static let last = 166
-        static let absLevel = 227
         static let transformSize8x8Flag = 399
     }
 
-    /// ctxBlockCatOffset (Table 9-40) for coded_block_flag, significant/last, coeff_abs_level_minus1; ctxBlockCat 0...4.
-    private static let cbfCatOffset = [0, 4, 8, 12, 16]
-    private static let significantCatOffset = [0, 15, 29, 44, 47]
-    private static let absLevelCatOffset = [0, 10, 20, 30, 39]
+    /// ctxIdxOffset + ctxBlockCatOffset (Tables 9-34, 9-40) per ctxBlockCat 0...5 for coded_block_flag
+    /// (not coded for ctxBlockCat 5 in 4:2:0), significant_coeff_flag, last_significant_coeff_flag and
+    /// coeff_abs_level_minus1 (frame macroblocks).
+    private static let cbfBase = [85, 89, 93, 97, 101, -1]
+    private static let significantBase = [105, 120, 134, 149, 152, 402]
+    private static let lastBase = [166, 181, 195, 210, 213, 417]
+    private static let absLevelBase = [227, 237, 247, 257, 266, 426]
 
     /// Neighbouring 4x4 luma blocks (6.4.11.4): for each luma4x4BlkIdx, the block to the left / above and
     /// whether it lies in the macroblock to the left / above (else in the current one).
@@ -232,6 +233,7 @@ public struct CABACSliceWriter: SliceDataWriter {
     public mutating func finish() -> [UInt8] {
         if written > 0 {
             engine.encodeTerminate(true)  // end_of_slice_flag = 1: flush, rbsp_stop_one_bit, alignment
+            engine.appendCABACZeroWords(macroblocks: written, otherBytes: header.bytes.count)
             header.append(bytes: engine.bytes)
         } else {
             header.rbspTrailingBits()
@@ -413,12 +415,8 @@ public struct CABACSliceWriter: SliceDataWriter {
         let cbfB = b >= 0 ? cbf[b] : 0
         var coded: UInt32 = 0
 
-        // condTermFlagN (9.3.3.1.1.9) for a block of the neighbouring macroblock N, given whether
-        // transBlockN exists there and its coded_block_flag.
         @inline(__always) func term(_ flagsN: UInt16, _ hasBlock: Bool, _ cbfN: Bool) -> Int {
-            if flagsN & Flags.available == 0 { return intra ? 1 : 0 }
-            if flagsN & Flags.pcm != 0 { return 1 }
-            return hasBlock && cbfN ? 1 : 0
+            Self.codedBlockFlagTerm(flagsN, intra: intra, hasBlock: hasBlock, cbfN)
         }
         func lumaTerm(_ flagsN: UInt16, _ cbpN: Int, _ cbfN: UInt32, _ blk: Int) -> Int {
             term(flagsN, flagsN & Flags.skip == 0 && cbpN >> (blk >> 2) & 1 != 0, cbfN >> UInt32(blk) & 1 != 0)
@@ -433,15 +431,40 @@ public struct CABACSliceWriter: SliceDataWriter {
                 coded |= 1 << UInt32(CodedBlockFlagBit.lumaDC)
             }
         }
-        let category = mb.kind == .intra16x16 ? 1 : 2
-        for blk in 0..<16 where cbpLuma >> (blk >> 2) & 1 != 0 {
-            let left = Self.lumaLeft[blk], above = Self.lumaAbove[blk]
-            let condA = left.outside ? lumaTerm(flagsA, cbpA, cbfA, left.block) : Int(coded >> UInt32(left.block) & 1)
-            let condB = above.outside ? lumaTerm(flagsB, cbpB, cbfB, above.block) : Int(coded >> UInt32(above.block) & 1)
-            let start = 16 * blk + (category == 1 ? 1 : 0)
-            if writeBlock(mb.luma, start: start, count: category == 1 ? 15 : 16, category: category, cbfInc: condA + 2 * condB) {
-                coded |= 1 << UInt32(blk)
+        if flags[addr] & Flags.transform8x8 != 0 {
+            // ctxBlockCat 5: coded_block_flag is not coded and is inferred to be 1 (7.4.5.3.3). The 8x8
+            // levels sit in ``MacroblockSyntax/luma`` as CAVLC's four interleaved 4x4 blocks (7.3.5.3.2).
+            for b8 in 0..<4 where cbpLuma >> b8 & 1 != 0 {
+                for j in 0..<64 { levels8x8[j] = mb.luma[64 * b8 + 16 * (j & 3) + (j >> 2)] }
+                _ = writeBlock(levels8x8, start: 0, count: 64, category: 5, cbfInc: 0)
+                coded |= 0xF << UInt32(4 * b8)
             }
+        } else {
+            let category = mb.kind == .intra16x16 ? 1 : 2
+            for blk in 0..<16 where cbpLuma >> (blk >> 2) & 1 != 0 {
+                let left = Self.lumaLeft[blk], above = Self.lumaAbove[blk]
+                let condA = left.outside ? lumaTerm(flagsA, cbpA, cbfA, left.block) : Int(coded >> UInt32(left.block) & 1)
+                let condB = above.outside ? lumaTerm(flagsB, cbpB, cbfB, above.block) : Int(coded >> UInt32(above.block) & 1)
+                let start = 16 * blk + (category == 1 ? 1 : 0)
+                if writeBlock(mb.luma, start: start, count: category == 1 ? 15 : 16, category: category, cbfInc: condA + 2 * condB) {
+                    coded |= 1 << UInt32(blk)
+                }
+            }
+        }
+        writeChromaResidual(mb, a: a, b: b, cbpChroma: cbpChroma, coded: &coded)
+        cbf[addr] = coded
+    }
+
+    private mutating func writeChromaResidual(_ mb: borrowing MacroblockSyntax, a: Int, b: Int, cbpChroma: Int, coded: inout UInt32) {
+        let intra = mb.isIntra
+        let flagsA = a >= 0 ? flags[a] : 0
+        let flagsB = b >= 0 ? flags[b] : 0
+        let cbfA = a >= 0 ? cbf[a] : 0
+        let cbfB = b >= 0 ? cbf[b] : 0
+        let cbpA = a >= 0 ? Int(cbp[a]) : 0
+        let cbpB = b >= 0 ? Int(cbp[b]) : 0
+        @inline(__always) func term(_ flagsN: UInt16, _ hasBlock: Bool, _ cbfN: Bool) -> Int {
+            Self.codedBlockFlagTerm(flagsN, intra: intra, hasBlock: hasBlock, cbfN)
         }
         if cbpChroma != 0 {
             let hasA = flagsA & Flags.skip == 0 && cbpA >> 4 != 0
@@ -472,7 +495,15 @@ public struct CABACSliceWriter: SliceDataWriter {
                 }
             }
         }
-        cbf[addr] = coded
+    }
+
+    /// condTermFlagN of coded_block_flag (9.3.3.1.1.9) for a block of the neighbouring macroblock N,
+    /// given whether transBlockN exists there and its coded_block_flag.
+    @inline(__always)
+    private static func codedBlockFlagTerm(_ flagsN: UInt16, intra: Bool, hasBlock: Bool, _ cbfN: Bool) -> Int {
+        if flagsN & Flags.available == 0 { return intra ? 1 : 0 }
+        if flagsN & Flags.pcm != 0 { return 1 }
+        return hasBlock && cbfN ? 1 : 0
     }
 
     /// residual_block_cabac (7.3.5.3.3): coded_block_flag, the significance map, then the levels in reverse
@@ -483,22 +514,29 @@ public struct CABACSliceWriter: SliceDataWriter {
             last = i
             break
         }
-        engine.encodeDecision(last >= 0, Offset.codedBlockFlag + Self.cbfCatOffset[category] + cbfInc)
+        if category != 5 {
+            engine.encodeDecision(last >= 0, Self.cbfBase[category] + cbfInc)
+        }
         guard last >= 0 else { return false }
 
-        let sigBase = Offset.significant + Self.significantCatOffset[category]
-        let lastBase = Offset.last + Self.significantCatOffset[category]
+        let sigBase = Self.significantBase[category]
+        let lastBase = Self.lastBase[category]
         for i in 0..<(count - 1) {
             let significant = levels[start + i] != 0
-            let inc = category == 3 ? min(i, 2) : i
-            engine.encodeDecision(significant, sigBase + inc)
+            let sigInc: Int, lastInc: Int
+            switch category {
+            case 3: sigInc = min(i, 2); lastInc = sigInc
+            case 5: sigInc = Int(CABACTables.significant8x8Frame[i]); lastInc = Int(CABACTables.last8x8[i])
+            default: sigInc = i; lastInc = i
+            }
+            engine.encodeDecision(significant, sigBase + sigInc)
             if significant {
-                engine.encodeDecision(i == last, lastBase + inc)
+                engine.encodeDecision(i == last, lastBase + lastInc)
                 if i == last { break }
             }
         }
 
-        let absBase = Offset.absLevel + Self.absLevelCatOffset[category]
+        let absBase = Self.absLevelBase[category]
         let gt1Limit = category == 3 ? 3 : 4
         var numEq1 = 0
         var numGt1 = 0

@@ -54,15 +54,16 @@ struct CABACSliceWriterTests {
 
     /// A stream of random syntax: an I picture, then P and B pictures with several references, every
     /// cabac_init_idc and a spread of slice QPs.
-    static func randomStream(seed: UInt64, widthInMbs: Int = 11, heightInMbs: Int = 9, types: [SliceType]) -> SyntaxStream {
+    static func randomStream(seed: UInt64, widthInMbs: Int = 11, heightInMbs: Int = 9, types: [SliceType],
+                             transform8x8: Bool = false) -> SyntaxStream {
         var random = RandomMacroblocks(seed: seed, widthInMbs: widthInMbs, heightInMbs: heightInMbs)
-        var stream = SyntaxStream(widthInMbs: widthInMbs, heightInMbs: heightInMbs)
+        var stream = SyntaxStream(widthInMbs: widthInMbs, heightInMbs: heightInMbs, high: transform8x8, transform8x8Mode: transform8x8)
         for (index, type) in types.enumerated() {
             let refs = min(index, 4)
             let numL0 = type == .i ? 1 : random.int(1...min(refs, 3))
             let numL1 = type == .b ? random.int(1...min(refs, 2)) : 1
             let qp = [0, 12, 22, 27, 32, 40, 51][random.int(0...6)]
-            let macroblocks = random.picture(type, numRefL0: numL0, numRefL1: numL1)
+            let macroblocks = random.picture(type, numRefL0: numL0, numRefL1: numL1, transform8x8: transform8x8)
             stream.pictures.append(.init(sliceType: type, sliceQP: qp, cabacInitIdc: index % 3,
                                          numRefIdxL0ActiveMinus1: numL0 - 1, numRefIdxL1ActiveMinus1: numL1 - 1,
                                          macroblocks: macroblocks))
@@ -89,5 +90,11 @@ struct CABACSliceWriterTests {
     @Test("Random I, P and B slices decode as their CAVLC twins", arguments: [11, 12, 13] as [UInt64])
     func randomInter(seed: UInt64) throws {
         try Self.checkAgainstCAVLC(Self.randomStream(seed: seed, types: [.i, .p, .p, .b, .p, .b, .b]))
+    }
+
+    @Test("Random High profile slices with 8x8 transforms (ctxBlockCat 5) decode as their CAVLC twins",
+          arguments: [21, 22, 23] as [UInt64])
+    func randomTransform8x8(seed: UInt64) throws {
+        try Self.checkAgainstCAVLC(Self.randomStream(seed: seed, types: [.i, .p, .b, .p, .b, .p], transform8x8: true))
     }
 }
