@@ -6,6 +6,9 @@ import H264Bitstream
 /// Neighbour state is kept per macroblock address in arrays sized once per slice; a neighbour is
 /// available when it is inside the picture and at or after first_mb_in_slice (6.4.x: one writer codes
 /// one slice, in decoding order).
+///
+/// 8x8 transforms (ctxBlockCat 5) are not coded: transform_size_8x8_flag is written as 0 wherever the
+/// syntax has it, whatever ``MacroblockSyntax/transformSize8x8Flag`` says (see ``codesTransform8x8``).
 public struct CABACSliceWriter: SliceDataWriter {
     private var header: BitWriter
     private let slice: SliceCoding
@@ -21,8 +24,6 @@ public struct CABACSliceWriter: SliceDataWriter {
     private var cbp: [UInt8]
     private var cbf: [UInt32]
     private var absMvd: [UInt8]
-    /// One 8x8 block's levels in 8x8 scan order, gathered from the four interleaved 4x4 blocks.
-    private var levels8x8 = [Int32](repeating: 0, count: 64)
 
     private struct Flags {
         static let available: UInt16 = 1 << 0
@@ -34,10 +35,9 @@ public struct CABACSliceWriter: SliceDataWriter {
         /// B_Skip or B_Direct_16x16 (9.3.3.1.1.3, ref_idx of direct predictions).
         static let direct: UInt16 = 1 << 6
         static let chromaPredNonZero: UInt16 = 1 << 7
-        static let transform8x8: UInt16 = 1 << 8
         /// predFlagLX = 1 and refIdxLX > 0 (9.3.3.1.1.6).
-        static let refIdxL0Positive: UInt16 = 1 << 9
-        static let refIdxL1Positive: UInt16 = 1 << 10
+        static let refIdxL0Positive: UInt16 = 1 << 8
+        static let refIdxL1Positive: UInt16 = 1 << 9
     }
 
     /// coded_block_flag bit positions: luma 4x4 blocks 0...15 (luma4x4BlkIdx), Intra16x16 DC, chroma DC
@@ -69,13 +69,12 @@ public struct CABACSliceWriter: SliceDataWriter {
         static let transformSize8x8Flag = 399
     }
 
-    /// ctxIdxOffset + ctxBlockCatOffset (Tables 9-34, 9-40) per ctxBlockCat 0...5 for coded_block_flag
-    /// (not coded for ctxBlockCat 5 in 4:2:0), significant_coeff_flag, last_significant_coeff_flag and
-    /// coeff_abs_level_minus1 (frame macroblocks).
-    private static let cbfBase = [85, 89, 93, 97, 101, -1]
-    private static let significantBase = [105, 120, 134, 149, 152, 402]
-    private static let lastBase = [166, 181, 195, 210, 213, 417]
-    private static let absLevelBase = [227, 237, 247, 257, 266, 426]
+    /// ctxIdxOffset + ctxBlockCatOffset (Tables 9-34, 9-40) per ctxBlockCat 0...4 for coded_block_flag,
+    /// significant_coeff_flag, last_significant_coeff_flag and coeff_abs_level_minus1 (frame macroblocks).
+    private static let cbfBase = [85, 89, 93, 97, 101]
+    private static let significantBase = [105, 120, 134, 149, 152]
+    private static let lastBase = [166, 181, 195, 210, 213]
+    private static let absLevelBase = [227, 237, 247, 257, 266]
 
     /// Neighbouring 4x4 luma blocks (6.4.11.4): for each luma4x4BlkIdx, the block to the left / above and
     /// whether it lies in the macroblock to the left / above (else in the current one).
@@ -92,6 +91,9 @@ public struct CABACSliceWriter: SliceDataWriter {
         ((blk >> 2 & 1) * 2 + (blk & 1), (blk >> 3) * 2 + (blk >> 1 & 1))
     }
     private static func lumaBlockIndex(_ x: Int, _ y: Int) -> Int { (y >> 1) * 8 + (x >> 1) * 4 + (y & 1) * 2 + (x & 1) }
+
+    /// Whether transform_size_8x8_flag = 1 can be coded. The engine must choose 4x4 transforms with CABAC.
+    public static let codesTransform8x8 = false
 
     public init(header: BitWriter, slice: SliceCoding) {
         self.header = header
@@ -169,7 +171,7 @@ public struct CABACSliceWriter: SliceDataWriter {
         // mb_pred (7.3.5.1)
         var mvdState: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         if mb.kind == .intra4x4 {
-            if slice.transform8x8Mode { writeTransformSize8x8Flag(false, flagsA: flagsA, flagsB: flagsB) }
+            if slice.transform8x8Mode { writeTransformSize8x8FlagZero() }
             for blk in 0..<16 {
                 let prev = mb.prevIntra4x4PredModeFlag[blk]
                 engine.encodeDecision(prev, Offset.prevIntra4x4PredModeFlag)
@@ -214,8 +216,7 @@ public struct CABACSliceWriter: SliceDataWriter {
             writeCodedBlockPattern(luma: cbpLuma, chroma: cbpChroma, a: a, b: b)
             if cbpLuma > 0 && slice.transform8x8Mode && mb.kind != .intra4x4
                 && (mb.kind != .bDirect16x16 || slice.direct8x8Inference) {
-                writeTransformSize8x8Flag(mb.transformSize8x8Flag, flagsA: flagsA, flagsB: flagsB)
-                if mb.transformSize8x8Flag { f |= Flags.transform8x8 }
+                writeTransformSize8x8FlagZero()
             }
         }
         flags[addr] = f
@@ -308,9 +309,9 @@ public struct CABACSliceWriter: SliceDataWriter {
 
     // MARK: mb_pred
 
-    private mutating func writeTransformSize8x8Flag(_ value: Bool, flagsA: UInt16, flagsB: UInt16) {
-        let inc = (flagsA & Flags.transform8x8 != 0 ? 1 : 0) + (flagsB & Flags.transform8x8 != 0 ? 1 : 0)
-        engine.encodeDecision(value, Offset.transformSize8x8Flag + inc)
+    /// transform_size_8x8_flag = 0. ctxIdxInc counts neighbours with the flag set (9.3.3.1.1.10): never here.
+    private mutating func writeTransformSize8x8FlagZero() {
+        engine.encodeDecision(false, Offset.transformSize8x8Flag)
     }
 
     /// intra_chroma_pred_mode: TU with cMax 3 (9.3.3.1.1.8).
@@ -431,24 +432,14 @@ public struct CABACSliceWriter: SliceDataWriter {
                 coded |= 1 << UInt32(CodedBlockFlagBit.lumaDC)
             }
         }
-        if flags[addr] & Flags.transform8x8 != 0 {
-            // ctxBlockCat 5: coded_block_flag is not coded and is inferred to be 1 (7.4.5.3.3). The 8x8
-            // levels sit in ``MacroblockSyntax/luma`` as CAVLC's four interleaved 4x4 blocks (7.3.5.3.2).
-            for b8 in 0..<4 where cbpLuma >> b8 & 1 != 0 {
-                for j in 0..<64 { levels8x8[j] = mb.luma[64 * b8 + 16 * (j & 3) + (j >> 2)] }
-                _ = writeBlock(levels8x8, start: 0, count: 64, category: 5, cbfInc: 0)
-                coded |= 0xF << UInt32(4 * b8)
-            }
-        } else {
-            let category = mb.kind == .intra16x16 ? 1 : 2
-            for blk in 0..<16 where cbpLuma >> (blk >> 2) & 1 != 0 {
-                let left = Self.lumaLeft[blk], above = Self.lumaAbove[blk]
-                let condA = left.outside ? lumaTerm(flagsA, cbpA, cbfA, left.block) : Int(coded >> UInt32(left.block) & 1)
-                let condB = above.outside ? lumaTerm(flagsB, cbpB, cbfB, above.block) : Int(coded >> UInt32(above.block) & 1)
-                let start = 16 * blk + (category == 1 ? 1 : 0)
-                if writeBlock(mb.luma, start: start, count: category == 1 ? 15 : 16, category: category, cbfInc: condA + 2 * condB) {
-                    coded |= 1 << UInt32(blk)
-                }
+        let category = mb.kind == .intra16x16 ? 1 : 2
+        for blk in 0..<16 where cbpLuma >> (blk >> 2) & 1 != 0 {
+            let left = Self.lumaLeft[blk], above = Self.lumaAbove[blk]
+            let condA = left.outside ? lumaTerm(flagsA, cbpA, cbfA, left.block) : Int(coded >> UInt32(left.block) & 1)
+            let condB = above.outside ? lumaTerm(flagsB, cbpB, cbfB, above.block) : Int(coded >> UInt32(above.block) & 1)
+            let start = 16 * blk + (category == 1 ? 1 : 0)
+            if writeBlock(mb.luma, start: start, count: category == 1 ? 15 : 16, category: category, cbfInc: condA + 2 * condB) {
+                coded |= 1 << UInt32(blk)
             }
         }
         writeChromaResidual(mb, a: a, b: b, cbpChroma: cbpChroma, coded: &coded)
@@ -514,24 +505,17 @@ public struct CABACSliceWriter: SliceDataWriter {
             last = i
             break
         }
-        if category != 5 {
-            engine.encodeDecision(last >= 0, Self.cbfBase[category] + cbfInc)
-        }
+        engine.encodeDecision(last >= 0, Self.cbfBase[category] + cbfInc)
         guard last >= 0 else { return false }
 
         let sigBase = Self.significantBase[category]
         let lastBase = Self.lastBase[category]
         for i in 0..<(count - 1) {
             let significant = levels[start + i] != 0
-            let sigInc: Int, lastInc: Int
-            switch category {
-            case 3: sigInc = min(i, 2); lastInc = sigInc
-            case 5: sigInc = Int(CABACTables.significant8x8Frame[i]); lastInc = Int(CABACTables.last8x8[i])
-            default: sigInc = i; lastInc = i
-            }
-            engine.encodeDecision(significant, sigBase + sigInc)
+            let inc = category == 3 ? min(i, 2) : i
+            engine.encodeDecision(significant, sigBase + inc)
             if significant {
-                engine.encodeDecision(i == last, lastBase + lastInc)
+                engine.encodeDecision(i == last, lastBase + inc)
                 if i == last { break }
             }
         }

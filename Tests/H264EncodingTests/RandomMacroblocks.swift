@@ -55,10 +55,7 @@ struct RandomMacroblocks {
     }
 
     /// One picture's macroblocks. `numRefL0`/`numRefL1`: active entries (ref_idx ranges).
-    /// `transform8x8`: inter macroblocks with luma residual choose transform_size_8x8_flag at random (the
-    /// PPS must have transform_8x8_mode_flag).
-    mutating func picture(_ type: SliceType, numRefL0: Int = 1, numRefL1: Int = 1, pcmPercent: Int = 6,
-                          transform8x8: Bool = false) -> [MacroblockSyntax] {
+    mutating func picture(_ type: SliceType, numRefL0: Int = 1, numRefL1: Int = 1, pcmPercent: Int = 6) -> [MacroblockSyntax] {
         let count = widthInMbs * heightInMbs
         // Intra4x4PredMode per 4x4 block of the picture in raster order; 2 (DC) stands for "not I_NxN".
         var modes = [Int](repeating: 2, count: count * 16)
@@ -140,7 +137,6 @@ struct RandomMacroblocks {
             if mb.codedBlockPatternChroma == 2 {
                 for blk in 0..<8 { fill(&mb.chromaAC, start: 16 * blk + 1, count: 15) }
             }
-            if transform8x8 && !mb.isIntra && mb.codedBlockPatternLuma > 0 { mb.transformSize8x8Flag = chance(50) }
             if mb.codedBlockPatternLuma > 0 || mb.codedBlockPatternChroma > 0 || kind == .intra16x16 { mb.mbQPDelta = qpDelta() }
             out.append(mb)
         }
