@@ -69,27 +69,27 @@ public struct CABACSliceWriter: SliceDataWriter {
         static let transformSize8x8Flag = 399
     }
 
-    /// ctxIdxOffset + ctxBlockCatOffset (Tables 9-34, 9-40) per ctxBlockCat 0...4 for coded_block_flag,
+    /// ctxIdxOffset + ctxBlockCatOffset (Tables 9-34, 9-40) of ctxBlockCat 0...4 for coded_block_flag,
     /// significant_coeff_flag, last_significant_coeff_flag and coeff_abs_level_minus1 (frame macroblocks).
-    private static let cbfBase = [85, 89, 93, 97, 101]
-    private static let significantBase = [105, 120, 134, 149, 152]
-    private static let lastBase = [166, 181, 195, 210, 213]
-    private static let absLevelBase = [227, 237, 247, 257, 266]
+    @inline(__always) private static func cbfBase(_ cat: Int) -> Int { 85 + 4 * cat }
+    @inline(__always) private static func significantBase(_ cat: Int) -> Int {
+        switch cat { case 0: 105; case 1: 120; case 2: 134; case 3: 149; default: 152 }
+    }
+    @inline(__always) private static func lastBase(_ cat: Int) -> Int { significantBase(cat) + 61 }
+    @inline(__always) private static func absLevelBase(_ cat: Int) -> Int { cat < 4 ? 227 + 10 * cat : 266 }
 
-    /// Neighbouring 4x4 luma blocks (6.4.11.4): for each luma4x4BlkIdx, the block to the left / above and
-    /// whether it lies in the macroblock to the left / above (else in the current one).
-    private static let lumaLeft: [(block: Int, outside: Bool)] = (0..<16).map { blk in
-        let (x, y) = lumaBlockPosition(blk)
+    /// The 4x4 luma block left of / above luma4x4BlkIdx `blk` (6.4.11.4), and whether it lies in the
+    /// macroblock to the left / above rather than the current one.
+    @inline(__always) private static func lumaLeft(_ blk: Int) -> (block: Int, outside: Bool) {
+        let x = BlockGeometry.x4(blk), y = BlockGeometry.y4(blk)
         return x == 0 ? (lumaBlockIndex(3, y), true) : (lumaBlockIndex(x - 1, y), false)
     }
-    private static let lumaAbove: [(block: Int, outside: Bool)] = (0..<16).map { blk in
-        let (x, y) = lumaBlockPosition(blk)
+    @inline(__always) private static func lumaAbove(_ blk: Int) -> (block: Int, outside: Bool) {
+        let x = BlockGeometry.x4(blk), y = BlockGeometry.y4(blk)
         return y == 0 ? (lumaBlockIndex(x, 3), true) : (lumaBlockIndex(x, y - 1), false)
     }
-    /// (x, y) in 4x4 block units of luma4x4BlkIdx (6.4.3).
-    private static func lumaBlockPosition(_ blk: Int) -> (Int, Int) {
-        ((blk >> 2 & 1) * 2 + (blk & 1), (blk >> 3) * 2 + (blk >> 1 & 1))
-    }
+    /// luma4x4BlkIdx of the block at (x, y) in 4x4 block units (6.4.13.1).
+    @inline(__always)
     private static func lumaBlockIndex(_ x: Int, _ y: Int) -> Int { (y >> 1) * 8 + (x >> 1) * 4 + (y & 1) * 2 + (x & 1) }
 
     /// Whether transform_size_8x8_flag = 1 can be coded. The engine must choose 4x4 transforms with CABAC.
@@ -434,7 +434,7 @@ public struct CABACSliceWriter: SliceDataWriter {
         }
         let category = mb.kind == .intra16x16 ? 1 : 2
         for blk in 0..<16 where cbpLuma >> (blk >> 2) & 1 != 0 {
-            let left = Self.lumaLeft[blk], above = Self.lumaAbove[blk]
+            let left = Self.lumaLeft(blk), above = Self.lumaAbove(blk)
             let condA = left.outside ? lumaTerm(flagsA, cbpA, cbfA, left.block) : Int(coded >> UInt32(left.block) & 1)
             let condB = above.outside ? lumaTerm(flagsB, cbpB, cbfB, above.block) : Int(coded >> UInt32(above.block) & 1)
             let start = 16 * blk + (category == 1 ? 1 : 0)
@@ -505,11 +505,11 @@ public struct CABACSliceWriter: SliceDataWriter {
             last = i
             break
         }
-        engine.encodeDecision(last >= 0, Self.cbfBase[category] + cbfInc)
+        engine.encodeDecision(last >= 0, Self.cbfBase(category) + cbfInc)
         guard last >= 0 else { return false }
 
-        let sigBase = Self.significantBase[category]
-        let lastBase = Self.lastBase[category]
+        let sigBase = Self.significantBase(category)
+        let lastBase = Self.lastBase(category)
         for i in 0..<(count - 1) {
             let significant = levels[start + i] != 0
             let inc = category == 3 ? min(i, 2) : i
@@ -520,7 +520,7 @@ public struct CABACSliceWriter: SliceDataWriter {
             }
         }
 
-        let absBase = Self.absLevelBase[category]
+        let absBase = Self.absLevelBase(category)
         let gt1Limit = category == 3 ? 3 : 4
         var numEq1 = 0
         var numGt1 = 0

@@ -77,22 +77,34 @@ enum CABACTables {
         33, 33, 34, 34, 35, 35, 35, 36, 36, 36, 37, 37, 37, 38, 38, 63,
     ]
 
-    /// Context byte after coding its MPS / its LPS (9.3.3.2.1.1, transIdxMPS = min(pStateIdx + 1, 62)).
-    static let nextStateMPS: [UInt8] = (0..<128).map { s in
-        let p = s >> 1
-        return UInt8((p < 62 ? p + 1 : p) << 1 | s & 1)
-    }
-    static let nextStateLPS: [UInt8] = (0..<128).map { s in
-        let p = s >> 1
-        let mps = p == 0 ? 1 - s & 1 : s & 1
-        return UInt8(Int(transIdxLPS[p]) << 1 | mps)
-    }
+    /// Context byte after coding its MPS / its LPS (9.3.3.2.1.1: transIdxMPS = Min(pStateIdx + 1, 62), transIdxLPS,
+    /// valMPS flips on an LPS at pStateIdx 0), indexed by the context byte.
+    static let nextStateMPS: [UInt8] = [
+        2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+        18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33,
+        34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
+        50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65,
+        66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81,
+        82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97,
+        98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113,
+        114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 124, 125, 126, 127,
+    ]
+    static let nextStateLPS: [UInt8] = [
+        1, 0, 0, 1, 2, 3, 4, 5, 4, 5, 8, 9, 8, 9, 10, 11,
+        12, 13, 14, 15, 16, 17, 18, 19, 18, 19, 22, 23, 22, 23, 24, 25,
+        26, 27, 26, 27, 30, 31, 30, 31, 32, 33, 32, 33, 36, 37, 36, 37,
+        38, 39, 38, 39, 42, 43, 42, 43, 44, 45, 44, 45, 46, 47, 48, 49,
+        48, 49, 50, 51, 52, 53, 52, 53, 54, 55, 54, 55, 56, 57, 58, 59,
+        58, 59, 60, 61, 60, 61, 60, 61, 62, 63, 64, 65, 64, 65, 66, 67,
+        66, 67, 66, 67, 68, 69, 68, 69, 70, 71, 70, 71, 70, 71, 72, 73,
+        72, 73, 72, 73, 74, 75, 74, 75, 74, 75, 76, 77, 76, 77, 126, 127,
+    ]
 
     /// Contexts 0...401 are the ones vtksoft codes (frame macroblocks, 4:2:0).
     static let contextCount = 402
 
     /// (m, n) per ctxIdx, for I slices then cabac_init_idc 0, 1, 2: `mn[column * contextCount * 2 + 2 * ctxIdx]`
-    /// is m and the next entry n. Tables 9-12 to 9-25 (9-25 frame part); ctxIdx a column never uses hold (0, 0).
+    /// is m and the next entry n. Tables 9-12 to 9-33, frame-coded entries; ctxIdx a column never uses hold (0, 0).
     static let mn: [Int8] = [
         // I slices
         20, -15, 2, 54, 3, 74, 20, -15, 2, 54, 3, 74, -28, 127, -23, 104,  // 0
