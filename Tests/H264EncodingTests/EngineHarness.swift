@@ -56,13 +56,15 @@ enum EngineHarness {
         var alphaOffsetDiv2 = 0, betaOffsetDiv2 = 0
         var chromaQPOffset = 0
         var slicesPerPicture = 1
+        /// High profile PPS with transform_8x8_mode_flag (the engine writes transform_size_8x8_flag 0).
+        var transform8x8Mode = false
         /// Coding pattern in decoding order: slice type and display index.
         var pattern: [(SliceType, Int)] = [(.i, 0)]
     }
 
     static func parameterSets(width: Int, height: Int, _ c: Config) -> (SequenceParameterSet, PictureParameterSet) {
         var sps = SequenceParameterSet()
-        sps.profileIdc = c.cavlc ? 77 : 77
+        sps.profileIdc = c.transform8x8Mode ? 100 : 77
         sps.levelIdc = 40
         sps.log2MaxFrameNumMinus4 = 4
         sps.picOrderCntType = 0
@@ -86,6 +88,11 @@ enum EngineHarness {
         pps.constrainedIntraPredFlag = c.constrainedIntraPred
         pps.chromaQpIndexOffset = c.chromaQPOffset
         pps.secondChromaQpIndexOffset = c.chromaQPOffset
+        if c.transform8x8Mode {
+            pps.hasHighProfileTail = true
+            pps.transform8x8ModeFlag = true
+            pps.secondChromaQpIndexOffset = c.chromaQPOffset + 2
+        }
         return (sps, pps)
     }
 
