@@ -49,7 +49,8 @@ enum Deblocking {
                     filterEdge(lumaStart, across: dir == 0 ? 1 : y.stride, along: dir == 0 ? y.stride : 1, lines: 16, bS: bS,
                                qp: qpAv, control: control, chroma: false)
                     if edge & 1 == 0 {
-                        for (plane, offset) in [(cb, cbQPOffset), (cr, crQPOffset)] {
+                        for component in 0..<2 {
+                            let plane = component == 0 ? cb : cr, offset = component == 0 ? cbQPOffset : crQPOffset
                             let cqp = (Transform.chromaQP(lumaQP: Int(p.qp), offset: offset) + Transform.chromaQP(lumaQP: Int(q.qp), offset: offset) + 1) >> 1
                             let start = dir == 0 ? plane.at(8 * mbx + 2 * edge, 8 * mby) : plane.at(8 * mbx, 8 * mby + 2 * edge)
                             filterEdge(start, across: dir == 0 ? 1 : plane.stride, along: dir == 0 ? plane.stride : 1, lines: 8, bS: bS,

@@ -52,7 +52,8 @@ public struct H264PictureEncoder {
         guard pps.numSliceGroupsMinus1 == 0 else { throw .unsupported("slice groups (FMO)") }
         guard !pps.weightedPredFlag, pps.weightedBipredIdc == 0 else { throw .unsupported("weighted prediction") }
         let w = sps.picWidthInMbs, h = sps.frameHeightInMbs
-        guard request.source.luma.width == 16 * w, request.source.luma.height == 16 * h else {
+        guard request.source.luma.width == 16 * w, request.source.luma.height == 16 * h,
+              request.source.cb.width == 8 * w, request.source.cb.height == 8 * h, request.source.cr.width == 8 * w, request.source.cr.height == 8 * h else {
             throw .inconsistent("source is \(request.source.luma.width)x\(request.source.luma.height), the SPS codes \(16 * w)x\(16 * h)")
         }
         var covered = 0
@@ -85,7 +86,8 @@ public struct H264PictureEncoder {
                 let found = distinct.firstIndex { $0.picOrderCnt == entry.picOrderCnt && $0.isLongTerm == entry.isLongTerm }
                 let index = found ?? distinct.count
                 if found == nil {
-                    guard entry.picture.luma.width == 16 * w, entry.picture.luma.height == 16 * h else {
+                    guard entry.picture.luma.width == 16 * w, entry.picture.luma.height == 16 * h, entry.picture.cb.width == 8 * w,
+                          entry.picture.cb.height == 8 * h, entry.picture.cr.width == 8 * w, entry.picture.cr.height == 8 * h else {
                         throw .inconsistent("reference POC \(entry.picOrderCnt) is \(entry.picture.luma.width)x\(entry.picture.luma.height)")
                     }
                     distinct.append(entry)
@@ -97,8 +99,11 @@ public struct H264PictureEncoder {
         let chromaPad = Self.padding / 2
         let chromaStride = 8 * w + 2 * chromaPad, chromaSize = chromaStride * (8 * h + 2 * chromaPad)
         let perReference = 4 * lumaSize + 2 * chromaSize
-        if referenceStorage.count < perReference * distinct.count { referenceStorage = [UInt8](repeating: 0, count: perReference * distinct.count) }
-        if !distinct.isEmpty && halfPelScratch.count < lumaSize { halfPelScratch = [Int16](repeating: 0, count: lumaSize) }
+        if referenceStorage.count < max(1, perReference * distinct.count) {
+            referenceStorage = [UInt8](repeating: 0, count: max(1, perReference * distinct.count))
+        }
+        if halfPelScratch.count < lumaSize { halfPelScratch = [Int16](repeating: 0, count: lumaSize) }
+        var buffersMissing = false
 
         var nalUnits: [[UInt8]] = []
         let controls = request.slices.map { s in
@@ -116,17 +121,23 @@ public struct H264PictureEncoder {
         source.luma.samples.withUnsafeBufferPointer { sy in
         source.cb.samples.withUnsafeBufferPointer { scb in
         source.cr.samples.withUnsafeBufferPointer { scr in
-            func view(_ b: UnsafeMutableBufferPointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
-                PlanePointer(base: b.baseAddress! + plane.index(0, 0), stride: plane.stride)
+            guard let refBase = refBuf.baseAddress, let scratchBase = scratchBuf.baseAddress, let stateBase = stateBuf.baseAddress,
+                  let ryBase = ry.baseAddress, let rcbBase = rcb.baseAddress, let rcrBase = rcr.baseAddress,
+                  let syBase = sy.baseAddress, let scbBase = scb.baseAddress, let scrBase = scr.baseAddress else {
+                buffersMissing = true
+                return
+            }
+            func view(_ b: UnsafeMutablePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
+                PlanePointer(base: b + plane.index(0, 0), stride: plane.stride)
             }
             // The source is only read; PlanePointer is shared with the reconstruction, hence mutable.
-            func view(_ b: UnsafeBufferPointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
-                PlanePointer(base: UnsafeMutablePointer(mutating: b.baseAddress!) + plane.index(0, 0), stride: plane.stride)
+            func view(_ b: UnsafePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
+                PlanePointer(base: UnsafeMutablePointer(mutating: b) + plane.index(0, 0), stride: plane.stride)
             }
             // References
             var planes: [ReferencePlanes] = []
             for (i, ref) in distinct.enumerated() {
-                let base = refBuf.baseAddress! + i * perReference
+                let base = refBase + i * perReference
                 func lumaPlane(_ k: Int) -> PlanePointer { PlanePointer(base: base + k * lumaSize + pad * lumaStride + pad, stride: lumaStride) }
                 func chromaPlane(_ k: Int) -> PlanePointer {
                     PlanePointer(base: base + 4 * lumaSize + k * chromaSize + chromaPad * chromaStride + chromaPad, stride: chromaStride)
@@ -136,27 +147,27 @@ public struct H264PictureEncoder {
                 for (dst, plane, pw, ph, pp) in [(r.full, ref.picture.luma, 16 * w, 16 * h, pad), (r.cb, ref.picture.cb, 8 * w, 8 * h, chromaPad),
                                                  (r.cr, ref.picture.cr, 8 * w, 8 * h, chromaPad)] {
                     plane.samples.withUnsafeBufferPointer { src in
-                        for y in 0..<ph { dst.at(0, y).update(from: src.baseAddress! + plane.index(0, y), count: pw) }
+                        guard let s = src.baseAddress else { return }
+                        for y in 0..<ph { dst.at(0, y).update(from: s + plane.index(0, y), count: pw) }
                     }
                     PaddedPlane.replicateEdges(dst, width: pw, height: ph, padding: pp)
                 }
-                InterPrediction.buildHalfPel(r, scratch: scratchBuf.baseAddress!)
+                InterPrediction.buildHalfPel(r, scratch: scratchBase)
                 planes.append(r)
             }
             let list0 = l0Index.map { planes[$0] }, list1 = l1Index.map { planes[$0] }
             list0.withUnsafeBufferPointer { l0 in
             list1.withUnsafeBufferPointer { l1 in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MacroblockScratch.byteCount) { bytes in
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: MacroblockScratch.wordCount) { words in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MacroblockScratch.byteCount) { bytesBuffer in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: MacroblockScratch.wordCount) { wordsBuffer in
+                guard let bytes = bytesBuffer.baseAddress, let words = wordsBuffer.baseAddress else { buffersMissing = true; return }
                 let context = PictureContext(
-                    sourceY: view(sy, source.luma), sourceCb: view(scb, source.cb), sourceCr: view(scr, source.cr),
-                    reconY: view(ry, geometry.0), reconCb: view(rcb, geometry.1), reconCr: view(rcr, geometry.2),
-                    state: stateBuf.baseAddress!, widthInMbs: w, heightInMbs: h,
-                    list0: l0.baseAddress ?? UnsafePointer(bitPattern: 16)!, list0Count: l0.count,
-                    list1: l1.baseAddress ?? UnsafePointer(bitPattern: 16)!, list1Count: l1.count,
+                    sourceY: view(syBase, source.luma), sourceCb: view(scbBase, source.cb), sourceCr: view(scrBase, source.cr),
+                    reconY: view(ryBase, geometry.0), reconCb: view(rcbBase, geometry.1), reconCr: view(rcrBase, geometry.2),
+                    state: stateBase, widthInMbs: w, heightInMbs: h, list0: l0, list1: l1,
                     constrainedIntraPred: pps.constrainedIntraPredFlag,
                     cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
-                var encoder = MacroblockEncoder(context: context, scratch: MacroblockScratch(bytes: bytes.baseAddress!, words: words.baseAddress!))
+                var encoder = MacroblockEncoder(context: context, scratch: MacroblockScratch(bytes: bytes, words: words))
                 var mb = MacroblockSyntax()
                 for (i, slice) in request.slices.enumerated() {
                     let header = slice.header
@@ -178,12 +189,14 @@ public struct H264PictureEncoder {
                         constrainedIntraPred: pps.constrainedIntraPredFlag)
                     let rbsp = pps.entropyCodingModeFlag
                         ? SliceEncoder.encode(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
-                                              macroblockCount: slice.macroblockCount, encoder: &encoder, syntax: &mb)
+                                              macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                              encoder: &encoder, syntax: &mb)
                         : SliceEncoder.encode(CAVLCSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
-                                              macroblockCount: slice.macroblockCount, encoder: &encoder, syntax: &mb)
+                                              macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                              encoder: &encoder, syntax: &mb)
                     nalUnits.append([rbsp[0]] + EmulationPrevention.insert(Array(rbsp[1...])))
                 }
-                Deblocking.filterPicture(y: context.reconY, cb: context.reconCb, cr: context.reconCr, state: stateBuf.baseAddress!,
+                Deblocking.filterPicture(y: context.reconY, cb: context.reconCb, cr: context.reconCr, state: stateBase,
                                          widthInMbs: w, heightInMbs: h, slices: controls,
                                          cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
             }
@@ -199,6 +212,7 @@ public struct H264PictureEncoder {
         }
         }
         }
+        if buffersMissing { throw .inconsistent("the engine could not obtain its working buffers") }
         recon.replicateEdges()
         return EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
     }

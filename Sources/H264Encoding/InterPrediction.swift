@@ -116,7 +116,11 @@ enum InterPrediction {
         } else {
             for row in 0..<h {
                 let pa = a + row * r.full.stride, d = dst + row * dstStride
-                d.update(from: pa, count: w)
+                if w == 16 {
+                    UnsafeMutableRawPointer(d).storeBytes(of: UnsafeRawPointer(pa).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+                } else {
+                    d.update(from: pa, count: w)
+                }
             }
         }
     }

@@ -66,9 +66,9 @@ enum IntraPrediction {
                                       dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         switch mode {
         case 2:
-            for y in 0..<size { for x in 0..<size { dst[y * dstStride + x] = p[-stride + x] } }
+            for y in 0..<size { (dst + y * dstStride).update(from: p - stride, count: size) }
         case 1:
-            for y in 0..<size { let v = p[y * stride - 1]; for x in 0..<size { dst[y * dstStride + x] = v } }
+            for y in 0..<size { (dst + y * dstStride).update(repeating: p[y * stride - 1], count: size) }
         case 3:
             let half = size / 2
             var h: Int32 = 0, v: Int32 = 0
@@ -80,6 +80,18 @@ enum IntraPrediction {
             let mul: Int32 = size == 16 ? 5 : 34
             let b = (mul * h + 32) >> 6, c = (mul * v + 32) >> 6
             let center = Int32(half - 1)
+            if size == 16 {
+                let ramp = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) &- center
+                let rowStart = b &* ramp &+ (a &+ 16)
+                for y in 0..<16 {
+                    let v = (rowStart &+ c &* (Int32(y) - center)) &>> 5
+                    let positive = v & ~(v &>> 31)
+                    let over = (255 &- positive) &>> 31
+                    UnsafeMutableRawPointer(dst + y * dstStride).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (positive & ~over) | (255 & over)),
+                                                                           as: SIMD16<UInt8>.self)
+                }
+                return
+            }
             for y in 0..<size {
                 for x in 0..<size {
                     dst[y * dstStride + x] = clip((a + b * (Int32(x) - center) + c * (Int32(y) - center) + 16) >> 5)
@@ -92,8 +104,7 @@ enum IntraPrediction {
             if n.top { for i in 0..<size { sum += Int32(p[-stride + i]) } }
             if n.left { for i in 0..<size { sum += Int32(p[i * stride - 1]) } }
             if n.top && n.left { dc = (sum + Int32(size)) >> Int32(shift + 1) } else if n.top || n.left { dc = (sum + Int32(size / 2)) >> Int32(shift) }
-            let v = UInt8(dc)
-            for y in 0..<size { for x in 0..<size { dst[y * dstStride + x] = v } }
+            for y in 0..<size { (dst + y * dstStride).update(repeating: UInt8(dc), count: size) }
         }
     }
 

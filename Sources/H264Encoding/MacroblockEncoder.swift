@@ -7,8 +7,8 @@ struct PictureContext {
     var reconY: PlanePointer, reconCb: PlanePointer, reconCr: PlanePointer
     var state: UnsafeMutablePointer<MacroblockState>
     var widthInMbs: Int, heightInMbs: Int
-    var list0: UnsafePointer<ReferencePlanes>, list0Count: Int
-    var list1: UnsafePointer<ReferencePlanes>, list1Count: Int
+    var list0: UnsafeBufferPointer<ReferencePlanes>
+    var list1: UnsafeBufferPointer<ReferencePlanes>
     var constrainedIntraPred: Bool
     var cbQPOffset: Int, crQPOffset: Int
 }
@@ -49,6 +49,9 @@ struct MacroblockEncoder {
         ctx = context
         s = scratch
     }
+
+    /// direct_spatial_mv_pred_flag of the current slice (B only).
+    var directSpatial = false
 
     mutating func encode(mbAddr: Int, slice: Int32, sliceType: SliceType, qp: Int, into mb: inout MacroblockSyntax) {
         self.mbAddr = mbAddr
@@ -162,7 +165,8 @@ struct MacroblockEncoder {
             bn.topLeft = x4 > 0 && y4 > 0 ? true : (y4 > 0 ? n.left : (x4 > 0 ? n.top : n.topLeft))
             let modeA: UInt8? = x4 > 0 ? modes[blk4(x4 - 1, y4)] : leftModes.map { $0[3 + 4 * y4] }
             let modeB: UInt8? = y4 > 0 ? modes[blk4(x4, y4 - 1)] : topModes.map { $0[x4 + 12] }
-            let predMode: Int = (modeA == nil || modeB == nil) ? 2 : Int(min(modeA!, modeB!))
+            var predMode = 2  // dcPredModePredictedFlag when A or B is unavailable (8.3.1.1)
+            if let modeA, let modeB { predMode = Int(min(modeA, modeB)) }
             let rec = recY + 4 * y4 * rs + 4 * x4
             let src = srcY + 4 * y4 * ss + 4 * x4
             IntraPrediction.loadEdge4x4(at: rec, stride: rs, bn, into: s.edge)
@@ -370,6 +374,14 @@ struct MacroblockEncoder {
 
     // MARK: P macroblocks
 
+    /// Below this SAD a P_Skip prediction may leave a residual that quantises away (a 4x4 DC
+    /// quantises to 0 below about 2·2^(QP/6) per block): only then is P_Skip tried.
+    private static let skipProbeSAD: [Int32] = (0..<52).map { qp in
+        var v = 33.0
+        for _ in 0..<qp { v *= 1.122462 }  // 2^(1/6)
+        return Int32(v)
+    }
+
     private mutating func encodeP(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState) {
         let ref = ctx.list0[0]
         let (a, b, c) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
@@ -379,7 +391,7 @@ struct MacroblockEncoder {
         predictInter(ref, mv: skipMV, y: s.predY, cb: s.predCb, cr: s.predCr)
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
-        if skipSAD < 16 * 16 * 3 {
+        if skipSAD < Self.skipProbeSAD[qp] {
             mb.reset(kind: .pL016x16)
             let luma = codeLumaInter(&mb)
             if luma.cbp == 0 {
@@ -391,7 +403,7 @@ struct MacroblockEncoder {
                 }
             }
         }
-        var best = search(ref, mvp: mvp, candidates: [a.mv, b.mv, c.mv, skipMV])
+        var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
         best.cost += lambda * 1
         if encodeIntra(&mb, &st, interCost: best.cost) { return }
         mb.reset(kind: .pL016x16)
@@ -436,23 +448,54 @@ struct MacroblockEncoder {
         let ref0 = ctx.list0[0], ref1 = ctx.list1[0]
         let (a0, b0, c0) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
         let (a1, b1, c1) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 1)
+        let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
+        // B_Skip / B_Direct_16x16 where spatial direct prediction is known exactly
+        var direct: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)? = nil
+        if directSpatial, let d = MotionVectorPrediction.spatialDirect(list0: a0, b0, c0, list1: a1, b1, c1),
+           Int(d.refIdx[0]) < ctx.list0.count, Int(d.refIdx[1]) < ctx.list1.count {
+            direct = d
+        }
+        var directCost = Int32.max
+        if let d = direct {
+            predictDirect(d)
+            let sad = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
+            if sad < Self.skipProbeSAD[qp] {
+                mb.reset(kind: .bDirect16x16)
+                if codeLumaInter(&mb).cbp == 0 && codeChroma(&mb, intra: false) == 0 {
+                    mb.reset(kind: .bSkip)
+                    setInter(&st, kind: .skip, refIdx: d.refIdx, mv: SIMD4(d.mvL0.x, d.mvL0.y, d.mvL1.x, d.mvL1.y), nonZero: 0)
+                    return
+                }
+            }
+            directCost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.predY, 16, w: 16, h: 16) + lambda
+        }
         let mvp0 = MotionVectorPrediction.predict(refIdx: 0, a0, b0, c0)
         let mvp1 = MotionVectorPrediction.predict(refIdx: 0, a1, b1, c1)
-        let best0 = search(ref0, mvp: mvp0, candidates: [a0.mv, b0.mv, c0.mv])
-        let best1 = search(ref1, mvp: mvp1, candidates: [a1.mv, b1.mv, c1.mv, SIMD2(-best0.mv.x, -best0.mv.y)])
+        let best0 = search(ref0, mvp: mvp0, candidates: SIMD8(a0.mv.x, a0.mv.y, b0.mv.x, b0.mv.y, c0.mv.x, c0.mv.y, 0, 0))
+        let best1 = search(ref1, mvp: mvp1, candidates: SIMD8(a1.mv.x, a1.mv.y, b1.mv.x, b1.mv.y, c1.mv.x, c1.mv.y, -best0.mv.x, -best0.mv.y))
         // Bi: the average of both best single-list predictions
         predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
         predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
         InterPrediction.average(s.predY, s.tmpY, count: 256)
-        let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let biCost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.predY, 16, w: 16, h: 16)
             + lambda * (best0.bits + best1.bits + 5)
         let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
-        let bestCost = min(biCost, cost0, cost1)
+        let bestCost = min(biCost, cost0, cost1, directCost)
+        // predY is scratch for the intra trial: each inter choice predicts again
         if encodeIntra(&mb, &st, interCost: bestCost) { return }
+        if let d = direct, directCost == bestCost {
+            mb.reset(kind: .bDirect16x16)
+            predictDirect(d)
+            let luma = codeLumaInter(&mb)
+            mb.codedBlockPatternLuma = luma.cbp
+            mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+            if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 { mb.reset(kind: .bSkip) }
+            setInter(&st, kind: mb.kind == .bSkip ? .skip : .inter, refIdx: d.refIdx,
+                     mv: SIMD4(d.mvL0.x, d.mvL0.y, d.mvL1.x, d.mvL1.y), nonZero: luma.nonZero)
+            return
+        }
         if biCost == bestCost {
             mb.reset(kind: .bBi16x16)
-            // predY was scratch for the intra trial: predict again
             predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
             predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
             InterPrediction.average(s.predY, s.tmpY, count: 256)
@@ -475,6 +518,21 @@ struct MacroblockEncoder {
                  mv: SIMD4(uses0 ? best0.mv.x : 0, uses0 ? best0.mv.y : 0, uses1 ? best1.mv.x : 0, uses1 ? best1.mv.y : 0), nonZero: luma.nonZero)
     }
 
+    /// The direct prediction: one list, or the average of both (8.4.2.3.1).
+    private func predictDirect(_ d: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)) {
+        if d.refIdx[0] >= 0 && d.refIdx[1] >= 0 {
+            predictInter(ctx.list0[Int(d.refIdx[0])], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
+            predictInter(ctx.list1[Int(d.refIdx[1])], mv: d.mvL1, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
+            InterPrediction.average(s.predY, s.tmpY, count: 256)
+            InterPrediction.average(s.predCb, s.tmpCb, count: 64)
+            InterPrediction.average(s.predCr, s.tmpCr, count: 64)
+        } else if d.refIdx[0] >= 0 {
+            predictInter(ctx.list0[Int(d.refIdx[0])], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
+        } else {
+            predictInter(ctx.list1[Int(d.refIdx[1])], mv: d.mvL1, y: s.predY, cb: s.predCb, cr: s.predCr)
+        }
+    }
+
     // MARK: Motion search
 
     struct SearchResult {
@@ -484,7 +542,9 @@ struct MacroblockEncoder {
     }
 
     /// Integer search (predictors, hexagon, square) on SAD, then half and quarter refinement on SATD.
-    private func search(_ ref: ReferencePlanes, mvp: SIMD2<Int16>, candidates: [SIMD2<Int16>]) -> SearchResult {
+    private static let hexagon: [(Int, Int)] = [(-2, 0), (-1, -2), (1, -2), (2, 0), (1, 2), (-1, 2)]
+
+    private func search(_ ref: ReferencePlanes, mvp: SIMD2<Int16>, candidates: SIMD8<Int16>) -> SearchResult {
         let bx = 16 * mbx, by = 16 * mby
         let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
         let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
@@ -503,8 +563,8 @@ struct MacroblockEncoder {
             if c < bestCost { bestCost = c; bestX = x; bestY = y }
         }
         consider(mvp)
-        for c in candidates { consider(c) }
-        let hex: [(Int, Int)] = [(-2, 0), (-1, -2), (1, -2), (2, 0), (1, 2), (-1, 2)]
+        for k in 0..<4 { consider(SIMD2(candidates[2 * k], candidates[2 * k + 1])) }
+        let hex = Self.hexagon
         for _ in 0..<16 {
             var moved = false
             let cx = bestX, cy = bestY
@@ -528,12 +588,17 @@ struct MacroblockEncoder {
         // Sub-sample refinement on SATD
         var qx = 4 * bestX, qy = 4 * bestY
         @inline(__always) func subCost(_ x: Int, _ y: Int) -> (Int32, Int32) {
-            InterPrediction.predictLuma(ref, x: bx + (x >> 2), y: by + (y >> 2), fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             let bits = MotionSearch.bitsSE(Int32(x) - px) + MotionSearch.bitsSE(Int32(y) - py)
+            let ix = bx + (x >> 2), iy = by + (y >> 2)
+            if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
+                let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
+                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride) + lam * bits, bits) }
+            }
+            InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
         }
         var (best, bestBits) = subCost(qx, qy)
-        for step in [2, 1] {
+        for step in stride(from: 2, through: 1, by: -1) {
             let cx = qx, cy = qy
             for dy in -1...1 {
                 for dx in -1...1 where dx != 0 || dy != 0 {

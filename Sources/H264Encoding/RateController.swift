@@ -145,8 +145,10 @@ public struct RateController: Sendable {
     }
 
     /// Whether a picture coded at `qp` in `bits` must be coded again; returns the QP to retry with.
-    public func retryQP(bits: Int, qp: Int) -> Int? {
-        guard let limit = maximumPictureBits, bits > limit, qp < parameters.qpRange.upperBound else { return nil }
+    /// `maxFrameSize`: the client's own limit in bits (VA's MaxFrameSize), if any.
+    public func retryQP(bits: Int, qp: Int, maxFrameSize: Int? = nil) -> Int? {
+        guard let limit = [maximumPictureBits, maxFrameSize].compactMap({ $0 }).min(), bits > limit,
+              qp < parameters.qpRange.upperBound else { return nil }
         // Bits halve every 6 QP: step up by what the overshoot says, at least one.
         let step = max(1, Int((6 * log2(Double(bits) / Double(max(limit, 1)))).rounded(.up)))
         return min(qp + step, parameters.qpRange.upperBound)

@@ -56,6 +56,9 @@ enum Transform {
 
     static let quantMFVector: [SIMD16<Int32>] = quantMF.map { SIMD16($0) }
     static let dequantVector: [SIMD16<Int32>] = dequant.map { SIMD16($0) }
+    /// The largest |level| the engine codes: CAVLC's level_prefix then stays ≤ 15, as Baseline, Main
+    /// and Extended require (9.2.2.1); the reconstruction uses the same clamped level.
+    static let maxLevel: Int32 = 2063
     private static let acOnly = SIMD16<Int32>(0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
 
     /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
@@ -67,6 +70,8 @@ enum Transform {
         let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
         let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
         var a = (((c ^ sign) &- sign) &* quantMFVector[qp] &+ f) &>> shift
+        let excess = a &- maxLevel
+        a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
         if first == 1 { a &= acOnly }
         UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
         return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
@@ -109,7 +114,7 @@ enum Transform {
         var nonZero = 0
         for i in 0..<count {
             let c = coef[i]
-            let a = Int32((Int64(abs(c)) * Int64(m) + Int64(f)) >> Int64(shift))
+            let a = min(Int32((Int64(abs(c)) * Int64(m) + Int64(f)) >> Int64(shift)), maxLevel)
             levels[i] = c < 0 ? -a : a
             if a != 0 { nonZero += 1 }
         }

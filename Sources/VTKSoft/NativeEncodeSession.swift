@@ -38,6 +38,8 @@ final class NativeEncodeSession {
     private var rateControlMisc: VAEncMiscParameterRateControl?
     private var frameRateMisc: VAEncMiscParameterFrameRate?
     private var hrdMisc: VAEncMiscParameterHRD?
+    /// MaxFrameSize in bits (CBR/VBR: a bigger picture is coded again at a higher QP, as iHD's multi-pass).
+    private var maxFrameSize: Int?
     /// SPS and PPS the client packed (kept across pictures: clients send them with IDRs only).
     private var packedSets = ParameterSets()
     private var rateController: RateController?
@@ -69,6 +71,7 @@ final class NativeEncodeSession {
         if let r = buffers.rateControl { rateControlMisc = r }
         if let f = buffers.frameRate { frameRateMisc = f }
         if let h = buffers.hrd { hrdMisc = h }
+        if let m = buffers.maxFrameSize { maxFrameSize = m > 0 ? m : nil }
         guard let seq = sequence, let pic = buffers.picture, !buffers.slices.isEmpty else {
             throw VAError.invalidParameter.because("a picture needs sequence (once), picture and slice parameters")
         }
@@ -154,7 +157,7 @@ final class NativeEncodeSession {
             }
             stream = assemble(buffers.packedHeaders, slices: coded.sliceNALUnits, sps: derivedSPS, pps: derivedPPS,
                               writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS)
-            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp) else { break }
+            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp, maxFrameSize: maxFrameSize) else { break }
             qp = retry
         } while true
         rateController?.record(bits: 8 * stream.count, qp: qp, kind: kind)

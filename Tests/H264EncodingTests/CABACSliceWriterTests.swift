@@ -54,9 +54,12 @@ struct CABACSliceWriterTests {
 
     /// A stream of random syntax: an I picture, then P and B pictures with several references, every
     /// cabac_init_idc and a spread of slice QPs.
-    static func randomStream(seed: UInt64, widthInMbs: Int = 11, heightInMbs: Int = 9, types: [SliceType]) -> SyntaxStream {
+    /// `transform8x8Mode`: High profile with the PPS's transform_8x8_mode_flag, so transform_size_8x8_flag
+    /// is present (and 0).
+    static func randomStream(seed: UInt64, widthInMbs: Int = 11, heightInMbs: Int = 9, types: [SliceType],
+                             transform8x8Mode: Bool = false) -> SyntaxStream {
         var random = RandomMacroblocks(seed: seed, widthInMbs: widthInMbs, heightInMbs: heightInMbs)
-        var stream = SyntaxStream(widthInMbs: widthInMbs, heightInMbs: heightInMbs)
+        var stream = SyntaxStream(widthInMbs: widthInMbs, heightInMbs: heightInMbs, high: transform8x8Mode, transform8x8Mode: transform8x8Mode)
         for (index, type) in types.enumerated() {
             let refs = min(index, 4)
             let numL0 = type == .i ? 1 : random.int(1...min(refs, 3))
@@ -89,5 +92,11 @@ struct CABACSliceWriterTests {
     @Test("Random I, P and B slices decode as their CAVLC twins", arguments: [11, 12, 13] as [UInt64])
     func randomInter(seed: UInt64) throws {
         try Self.checkAgainstCAVLC(Self.randomStream(seed: seed, types: [.i, .p, .p, .b, .p, .b, .b]))
+    }
+
+    @Test("Random High profile slices with transform_8x8_mode_flag (transform_size_8x8_flag 0) decode as their CAVLC twins",
+          arguments: [21, 22] as [UInt64])
+    func randomTransform8x8Mode(seed: UInt64) throws {
+        try Self.checkAgainstCAVLC(Self.randomStream(seed: seed, types: [.i, .p, .b, .p, .b, .p], transform8x8Mode: true))
     }
 }

@@ -61,9 +61,10 @@ struct EncoderOracleTests {
         try check(Self.cisco, c)
     }
 
-    @Test("P pictures: constrained intra prediction, slices, deblocking across slices off")
+    @Test("P pictures: constrained intra prediction, slices, deblocking across slices off, High profile PPS (8x8 mode, Cr QP offset)")
     func predictedControls() throws {
         var c = EngineHarness.Config()
+        c.transform8x8Mode = true
         c.constrainedIntraPred = true
         c.slicesPerPicture = 2
         c.deblockingIdc = 2
@@ -71,7 +72,7 @@ struct EncoderOracleTests {
         try check(Self.small, c)
     }
 
-    @Test("B pictures: L0, L1 and Bi 16x16", arguments: [0, 1])
+    @Test("B pictures: L0, L1, Bi 16x16, and B_Skip / B_Direct_16x16 by spatial direct prediction", arguments: [0, 1])
     func bidirectional(deblockingIdc: Int) throws {
         var c = EngineHarness.Config()
         c.deblockingIdc = deblockingIdc

@@ -50,19 +50,22 @@ enum EngineHarness {
 
     struct Config {
         var qp = 27
+        /// false: CABAC (PPS entropy_coding_mode_flag 1), for the CABAC back end.
         var cavlc = true
         var constrainedIntraPred = false
         var deblockingIdc = 0
         var alphaOffsetDiv2 = 0, betaOffsetDiv2 = 0
         var chromaQPOffset = 0
         var slicesPerPicture = 1
+        /// High profile PPS with transform_8x8_mode_flag (the engine writes transform_size_8x8_flag 0).
+        var transform8x8Mode = false
         /// Coding pattern in decoding order: slice type and display index.
         var pattern: [(SliceType, Int)] = [(.i, 0)]
     }
 
     static func parameterSets(width: Int, height: Int, _ c: Config) -> (SequenceParameterSet, PictureParameterSet) {
         var sps = SequenceParameterSet()
-        sps.profileIdc = c.cavlc ? 77 : 77
+        sps.profileIdc = c.transform8x8Mode ? 100 : 77
         sps.levelIdc = 40
         sps.log2MaxFrameNumMinus4 = 4
         sps.picOrderCntType = 0
@@ -86,6 +89,11 @@ enum EngineHarness {
         pps.constrainedIntraPredFlag = c.constrainedIntraPred
         pps.chromaQpIndexOffset = c.chromaQPOffset
         pps.secondChromaQpIndexOffset = c.chromaQPOffset
+        if c.transform8x8Mode {
+            pps.hasHighProfileTail = true
+            pps.transform8x8ModeFlag = true
+            pps.secondChromaQpIndexOffset = c.chromaQPOffset + 2
+        }
         return (sps, pps)
     }
 
@@ -169,6 +177,7 @@ enum EngineHarness {
         let output = TestPaths.scratch.appendingPathComponent("dec-\(UUID().uuidString).yuv")
         defer { try? FileManager.default.removeItem(at: input); try? FileManager.default.removeItem(at: output) }
         try Data(stream).write(to: input)
+        // ENGINE_DUMP=/path/prefix keeps each stream for inspection (ffmpeg -debug mb_type …).
         if let dump = ProcessInfo.processInfo.environment["ENGINE_DUMP"] { try? Data(stream).write(to: URL(fileURLWithPath: dump + "\(stream.count).264")) }
         let r = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", input.path, "-fps_mode", "passthrough", "-f", "rawvideo",
                                                  "-pix_fmt", "yuv420p", "-y", output.path])

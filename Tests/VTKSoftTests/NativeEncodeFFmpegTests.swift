@@ -22,6 +22,7 @@ struct NativeEncodeFFmpegTests {
         ["-profile:v", "high", "-coder", "cabac", "-bf", "0", "-rc_mode", "CBR", "-b:v", "400k"],
         ["-profile:v", "main", "-coder", "cavlc", "-bf", "2", "-rc_mode", "VBR", "-b:v", "300k", "-maxrate", "600k"],
         ["-profile:v", "high", "-coder", "cabac", "-bf", "2", "-rc_mode", "CQP", "-qp", "27", "-slices", "2"],
+        ["-profile:v", "high", "-coder", "cavlc", "-bf", "2", "-rc_mode", "CQP", "-qp", "27", "-slices", "3"],
     ].map(Configuration.init)
 
     static let frames = 9
@@ -37,6 +38,7 @@ struct NativeEncodeFFmpegTests {
         let idr: Bool
         let reconstructionMD5: String?
         let qp: Int?
+        let violations: [String]
         let packedSequence: [UInt8]?
     }
 
@@ -60,7 +62,7 @@ struct NativeEncodeFFmpegTests {
             let encode = object["encode"] as? [String: Any]
             return CapturedPicture(poc: try #require(current["TopFieldOrderCnt"] as? Int), idr: fields["idr_pic_flag"] as? Int == 1,
                                    reconstructionMD5: encode?["reconstruction_md5"] as? String, qp: encode?["qp"] as? Int,
-                                   packedSequence: packedSequence)
+                                   violations: encode?["violations"] as? [String] ?? ["no encode report"], packedSequence: packedSequence)
         }
     }
 
@@ -92,8 +94,11 @@ struct NativeEncodeFFmpegTests {
         let decoded = decode.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
         #expect(decoded.count == Self.frames)
 
-        // Reconstructions in display order (by IDR period, then POC) equal the decoded frames.
+        // A correct client gets no violation reported.
         let pictures = try Self.capturedPictures(capture)
+        #expect(pictures.flatMap(\.violations).isEmpty, "\(pictures.flatMap(\.violations).prefix(3))")
+
+        // Reconstructions in display order (by IDR period, then POC) equal the decoded frames.
         var period = -1
         let ordered = pictures.map { p -> (Int, Int, String?) in
             if p.idr { period += 1 }
@@ -122,5 +127,17 @@ struct NativeEncodeFFmpegTests {
             sliceQPs.append(26 + pps.picInitQpMinus26 + header.sliceQpDelta)
         }
         #expect(sliceQPs == pictures.map { $0.qp ?? -1 }, "slice QPs in the stream vs the QPs the driver reports")
+    }
+
+    @Test("VTKSOFT_ENCODER chooses the engine, and the vendor string (what vtk info prints) names it",
+          .enabled(if: VTKSoftFFmpeg.isAvailable && ProcessRunner.which("vainfo") != nil, "needs vainfo, Xvfb and the built driver"))
+    func vendorNamesTheEngine() throws {
+        for engine in ["native", "openh264"] {
+            let run = try VTKSoftFFmpeg.run("vainfo", ["--display", "x11", "-a"], extraEnvironment: ["VTKSOFT_ENCODER": engine])
+            let text = run.result.stdoutText + run.result.stderrText
+            #expect(text.contains("\(engine) encode"), "\(engine): \(text.prefix(300))")
+            // Only the native engine takes packed slice headers.
+            #expect(text.contains("VA_ENC_PACKED_HEADER_SLICE") == (engine == "native"))
+        }
     }
 }
