@@ -58,6 +58,12 @@ struct FrameReorderingTests {
         #expect(packets.first == [0, -2])
         #expect(packets.allSatisfy { $0.count == 2 && $0[1] <= $0[0] })
         #expect(try Self.ffprobe(output, "pict_type").joined() == "IBBBPBBBPBBBPBBBPBBBPBBP")
+        // sdtp (ISO 14496-12 8.6.4), in decoding order: the IDR depends on nothing (0x24), P pictures and the
+        // pyramid's middle B depend and are depended on (0x14), the other B pictures are disposable (0x18).
+        let bytes = [UInt8](try Data(contentsOf: output))
+        let sdtp = try #require((0..<(bytes.count - 4)).first { bytes[$0..<$0 + 4].elementsEqual("sdtp".utf8) })
+        let flags = Array(bytes[(sdtp + 8)..<(sdtp + 8 + Self.frames)])
+        #expect(Array(flags.prefix(9)) == [0x24, 0x14, 0x14, 0x18, 0x18, 0x14, 0x14, 0x18, 0x18])
     }
 
     @Test("roundtrip --bframes 3 --psnr --min-psnr 30 passes and reports B-frames, entrypoint and packed headers")
