@@ -73,6 +73,7 @@ let package = Package(
                           path: "Tools/Bench"),
         .executableTarget(name: "encode-bench", dependencies: ["BenchSupport", "CompressionSession", "H264Bitstream", "VTKTestSupport", "VideoAcceleration", "VTKMedia"],
                           path: "Tools/EncodeBench"),
+        .executableTarget(name: "engine-bench", dependencies: ["BenchSupport", "H264Encoding", "H264Bitstream"], path: "Tools/EngineBench"),
 
         // MARK: Tests
         .target(name: "VTKTestSupport", dependencies: ["H264Bitstream"], path: "Tests/VTKTestSupport"),

@@ -1,6 +1,12 @@
 extension CABACEncoder {
     /// 9.3.1.1: every context from (m, n) of the slice's column (I slices, or cabac_init_idc 0...2 for P
     /// and B) and SliceQPY.
+    /// Raw context bytes, for tests.
+    var contextBytes: [UInt8] {
+        get { (0..<contexts.count).map { contexts[$0] } }
+        set { for i in 0..<min(newValue.count, contexts.count) { contexts[i] = newValue[i] } }
+    }
+
     mutating func initialiseContexts(sliceQP: Int, isIntraSlice: Bool, cabacInitIdc: Int) {
         let column = isIntraSlice ? 0 : 1 + min(max(cabacInitIdc, 0), 2)
         let qp = min(max(sliceQP, 0), 51)

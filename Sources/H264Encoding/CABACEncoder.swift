@@ -3,11 +3,15 @@
 /// codILow is kept wider than the Recommendation's 10 bits: `queue + 9` bits above the 10-bit window
 /// are pending output. Whole bytes leave the register as soon as they are complete; a byte of all ones
 /// stays outstanding until a later carry settles it (the byte-wise form of PutBit's bitsOutstanding).
-/// Contexts are one byte each, `pStateIdx << 1 | valMPS`, indexed by ctxIdx.
+/// Contexts are one byte each, `pStateIdx << 1 | valMPS`, indexed by ctxIdx. Contexts and the state
+/// tables live inline in the struct: a bin costs no reference counting, uniqueness check or lazy global.
 struct CABACEncoder {
     private(set) var bytes: [UInt8] = []
-    /// Context variables by ctxIdx (9.3.1.1).
-    var contexts = [UInt8](repeating: 0, count: CABACTables.contextCount)
+    /// Context variables by ctxIdx (9.3.1.1); 402 is ``CABACTables/contextCount``.
+    var contexts = InlineArray<402, UInt8>(repeating: 0)
+    private let rangeLPS = InlineArray<256, UInt8> { CABACTables.rangeLPS[$0] }
+    private let nextStateMPS = InlineArray<128, UInt8> { CABACTables.nextStateMPS[$0] }
+    private let nextStateLPS = InlineArray<128, UInt8> { CABACTables.nextStateLPS[$0] }
     private var low: UInt64 = 0
     private var range: UInt32 = 510
     /// Bits of ``low`` above the 10-bit window not yet output, minus 9 (the first bit of 9.3.4.2's
@@ -15,6 +19,8 @@ struct CABACEncoder {
     private var queue = -9
     /// Bytes equal to 0xFF waiting for a possible carry.
     private var outstanding = 0
+    /// Bins coded so far, for the cabac_zero_word constraint (9.3.4.6).
+    private(set) var binCount = 0
 
     init(reservingCapacity capacity: Int = 4096) {
         bytes.reserveCapacity(capacity)
@@ -31,11 +37,12 @@ struct CABACEncoder {
     /// EncodeDecision (9.3.4.2) with context ctxIdx.
     @inline(__always)
     mutating func encodeDecision(_ bin: Bool, _ ctxIdx: Int) {
+        binCount &+= 1
         let state = Int(contexts[ctxIdx])
-        let rLPS = UInt32(CABACTables.rangeLPS[(state & ~1) << 1 | Int((range >> 6) & 3)])
+        let rLPS = UInt32(rangeLPS[(state & ~1) << 1 | Int((range >> 6) & 3)])
         range &-= rLPS
         if (state & 1 != 0) == bin {
-            contexts[ctxIdx] = CABACTables.nextStateMPS[state]
+            contexts[ctxIdx] = nextStateMPS[state]
             if range >= 256 { return }
             low <<= 1
             range <<= 1
@@ -43,7 +50,7 @@ struct CABACEncoder {
         } else {
             low &+= UInt64(range)
             range = rLPS
-            contexts[ctxIdx] = CABACTables.nextStateLPS[state]
+            contexts[ctxIdx] = nextStateLPS[state]
             let shift = range.leadingZeroBitCount - 23
             low <<= UInt64(shift)
             range <<= UInt32(shift)
@@ -55,6 +62,7 @@ struct CABACEncoder {
     /// EncodeBypass (9.3.4.4).
     @inline(__always)
     mutating func encodeBypass(_ bin: Bool) {
+        binCount &+= 1
         low <<= 1
         if bin { low &+= UInt64(range) }
         queue += 1
@@ -75,6 +83,7 @@ struct CABACEncoder {
     /// final bit, which is rbsp_stop_one_bit for end_of_slice_flag (the zero bits after it are the
     /// alignment) and is followed by pcm_alignment_zero_bits for I_PCM.
     mutating func encodeTerminate(_ bin: Bool) {
+        binCount &+= 1
         range -= 2
         if bin {
             low &+= UInt64(range)
@@ -139,4 +148,15 @@ struct CABACEncoder {
 
     /// Bits written so far, pending ones included (for rate estimates).
     var bitCount: Int { (bytes.count + outstanding) * 8 + queue + 9 }
+
+    /// Appends cabac_zero_words (0x0000) after the slice's trailing bits until the bins fit the bytes
+    /// (7.4.2.10, 9.3.4.6): BinCount <= 32/3 * NumBytes + RawMbBits * macroblocks / 32, 8-bit 4:2:0, with
+    /// this slice's macroblocks standing for PicSizeInMbs. `otherBytes` counts the NAL header and slice
+    /// header; emulation prevention makes each word three bytes (0x000003).
+    mutating func appendCABACZeroWords(macroblocks: Int, otherBytes: Int) {
+        let allowance = 3 * 3072 * macroblocks / 32
+        let bytesNeeded = (3 * binCount - allowance + 31) / 32 - (bytes.count + otherBytes)
+        guard bytesNeeded > 0 else { return }
+        bytes.append(contentsOf: repeatElement(0, count: 2 * ((bytesNeeded + 2) / 3)))
+    }
 }

@@ -6,6 +6,9 @@ import H264Bitstream
 /// Neighbour state is kept per macroblock address in arrays sized once per slice; a neighbour is
 /// available when it is inside the picture and at or after first_mb_in_slice (6.4.x: one writer codes
 /// one slice, in decoding order).
+///
+/// 8x8 transforms (ctxBlockCat 5) are not coded: transform_size_8x8_flag is written as 0 wherever the
+/// syntax has it, whatever ``MacroblockSyntax/transformSize8x8Flag`` says (see ``codesTransform8x8``).
 public struct CABACSliceWriter: SliceDataWriter {
     private var header: BitWriter
     private let slice: SliceCoding
@@ -32,10 +35,9 @@ public struct CABACSliceWriter: SliceDataWriter {
         /// B_Skip or B_Direct_16x16 (9.3.3.1.1.3, ref_idx of direct predictions).
         static let direct: UInt16 = 1 << 6
         static let chromaPredNonZero: UInt16 = 1 << 7
-        static let transform8x8: UInt16 = 1 << 8
         /// predFlagLX = 1 and refIdxLX > 0 (9.3.3.1.1.6).
-        static let refIdxL0Positive: UInt16 = 1 << 9
-        static let refIdxL1Positive: UInt16 = 1 << 10
+        static let refIdxL0Positive: UInt16 = 1 << 8
+        static let refIdxL1Positive: UInt16 = 1 << 9
     }
 
     /// coded_block_flag bit positions: luma 4x4 blocks 0...15 (luma4x4BlkIdx), Intra16x16 DC, chroma DC
@@ -64,33 +66,34 @@ public struct CABACSliceWriter: SliceDataWriter {
         static let remIntra4x4PredMode = 69
         static let cbpLuma = 73
         static let cbpChroma = 77
-        static let codedBlockFlag = 85
-        static let significant = 105
-        static let last = 166
-        static let absLevel = 227
         static let transformSize8x8Flag = 399
     }
 
-    /// ctxBlockCatOffset (Table 9-40) for coded_block_flag, significant/last, coeff_abs_level_minus1; ctxBlockCat 0...4.
-    private static let cbfCatOffset = [0, 4, 8, 12, 16]
-    private static let significantCatOffset = [0, 15, 29, 44, 47]
-    private static let absLevelCatOffset = [0, 10, 20, 30, 39]
+    /// ctxIdxOffset + ctxBlockCatOffset (Tables 9-34, 9-40) of ctxBlockCat 0...4 for coded_block_flag,
+    /// significant_coeff_flag, last_significant_coeff_flag and coeff_abs_level_minus1 (frame macroblocks).
+    @inline(__always) private static func cbfBase(_ cat: Int) -> Int { 85 + 4 * cat }
+    @inline(__always) private static func significantBase(_ cat: Int) -> Int {
+        switch cat { case 0: 105; case 1: 120; case 2: 134; case 3: 149; default: 152 }
+    }
+    @inline(__always) private static func lastBase(_ cat: Int) -> Int { significantBase(cat) + 61 }
+    @inline(__always) private static func absLevelBase(_ cat: Int) -> Int { cat < 4 ? 227 + 10 * cat : 266 }
 
-    /// Neighbouring 4x4 luma blocks (6.4.11.4): for each luma4x4BlkIdx, the block to the left / above and
-    /// whether it lies in the macroblock to the left / above (else in the current one).
-    private static let lumaLeft: [(block: Int, outside: Bool)] = (0..<16).map { blk in
-        let (x, y) = lumaBlockPosition(blk)
+    /// The 4x4 luma block left of / above luma4x4BlkIdx `blk` (6.4.11.4), and whether it lies in the
+    /// macroblock to the left / above rather than the current one.
+    @inline(__always) private static func lumaLeft(_ blk: Int) -> (block: Int, outside: Bool) {
+        let x = BlockGeometry.x4(blk), y = BlockGeometry.y4(blk)
         return x == 0 ? (lumaBlockIndex(3, y), true) : (lumaBlockIndex(x - 1, y), false)
     }
-    private static let lumaAbove: [(block: Int, outside: Bool)] = (0..<16).map { blk in
-        let (x, y) = lumaBlockPosition(blk)
+    @inline(__always) private static func lumaAbove(_ blk: Int) -> (block: Int, outside: Bool) {
+        let x = BlockGeometry.x4(blk), y = BlockGeometry.y4(blk)
         return y == 0 ? (lumaBlockIndex(x, 3), true) : (lumaBlockIndex(x, y - 1), false)
     }
-    /// (x, y) in 4x4 block units of luma4x4BlkIdx (6.4.3).
-    private static func lumaBlockPosition(_ blk: Int) -> (Int, Int) {
-        ((blk >> 2 & 1) * 2 + (blk & 1), (blk >> 3) * 2 + (blk >> 1 & 1))
-    }
+    /// luma4x4BlkIdx of the block at (x, y) in 4x4 block units (6.4.13.1).
+    @inline(__always)
     private static func lumaBlockIndex(_ x: Int, _ y: Int) -> Int { (y >> 1) * 8 + (x >> 1) * 4 + (y & 1) * 2 + (x & 1) }
+
+    /// Whether transform_size_8x8_flag = 1 can be coded. The engine must choose 4x4 transforms with CABAC.
+    public static let codesTransform8x8 = false
 
     public init(header: BitWriter, slice: SliceCoding) {
         self.header = header
@@ -168,7 +171,7 @@ public struct CABACSliceWriter: SliceDataWriter {
         // mb_pred (7.3.5.1)
         var mvdState: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         if mb.kind == .intra4x4 {
-            if slice.transform8x8Mode { writeTransformSize8x8Flag(false, flagsA: flagsA, flagsB: flagsB) }
+            if slice.transform8x8Mode { writeTransformSize8x8FlagZero() }
             for blk in 0..<16 {
                 let prev = mb.prevIntra4x4PredModeFlag[blk]
                 engine.encodeDecision(prev, Offset.prevIntra4x4PredModeFlag)
@@ -213,8 +216,7 @@ public struct CABACSliceWriter: SliceDataWriter {
             writeCodedBlockPattern(luma: cbpLuma, chroma: cbpChroma, a: a, b: b)
             if cbpLuma > 0 && slice.transform8x8Mode && mb.kind != .intra4x4
                 && (mb.kind != .bDirect16x16 || slice.direct8x8Inference) {
-                writeTransformSize8x8Flag(mb.transformSize8x8Flag, flagsA: flagsA, flagsB: flagsB)
-                if mb.transformSize8x8Flag { f |= Flags.transform8x8 }
+                writeTransformSize8x8FlagZero()
             }
         }
         flags[addr] = f
@@ -232,6 +234,7 @@ public struct CABACSliceWriter: SliceDataWriter {
     public mutating func finish() -> [UInt8] {
         if written > 0 {
             engine.encodeTerminate(true)  // end_of_slice_flag = 1: flush, rbsp_stop_one_bit, alignment
+            engine.appendCABACZeroWords(macroblocks: written, otherBytes: header.bytes.count)
             header.append(bytes: engine.bytes)
         } else {
             header.rbspTrailingBits()
@@ -306,9 +309,9 @@ public struct CABACSliceWriter: SliceDataWriter {
 
     // MARK: mb_pred
 
-    private mutating func writeTransformSize8x8Flag(_ value: Bool, flagsA: UInt16, flagsB: UInt16) {
-        let inc = (flagsA & Flags.transform8x8 != 0 ? 1 : 0) + (flagsB & Flags.transform8x8 != 0 ? 1 : 0)
-        engine.encodeDecision(value, Offset.transformSize8x8Flag + inc)
+    /// transform_size_8x8_flag = 0. ctxIdxInc counts neighbours with the flag set (9.3.3.1.1.10): never here.
+    private mutating func writeTransformSize8x8FlagZero() {
+        engine.encodeDecision(false, Offset.transformSize8x8Flag)
     }
 
     /// intra_chroma_pred_mode: TU with cMax 3 (9.3.3.1.1.8).
@@ -413,12 +416,8 @@ public struct CABACSliceWriter: SliceDataWriter {
         let cbfB = b >= 0 ? cbf[b] : 0
         var coded: UInt32 = 0
 
-        // condTermFlagN (9.3.3.1.1.9) for a block of the neighbouring macroblock N, given whether
-        // transBlockN exists there and its coded_block_flag.
         @inline(__always) func term(_ flagsN: UInt16, _ hasBlock: Bool, _ cbfN: Bool) -> Int {
-            if flagsN & Flags.available == 0 { return intra ? 1 : 0 }
-            if flagsN & Flags.pcm != 0 { return 1 }
-            return hasBlock && cbfN ? 1 : 0
+            Self.codedBlockFlagTerm(flagsN, intra: intra, hasBlock: hasBlock, cbfN)
         }
         func lumaTerm(_ flagsN: UInt16, _ cbpN: Int, _ cbfN: UInt32, _ blk: Int) -> Int {
             term(flagsN, flagsN & Flags.skip == 0 && cbpN >> (blk >> 2) & 1 != 0, cbfN >> UInt32(blk) & 1 != 0)
@@ -435,13 +434,28 @@ public struct CABACSliceWriter: SliceDataWriter {
         }
         let category = mb.kind == .intra16x16 ? 1 : 2
         for blk in 0..<16 where cbpLuma >> (blk >> 2) & 1 != 0 {
-            let left = Self.lumaLeft[blk], above = Self.lumaAbove[blk]
+            let left = Self.lumaLeft(blk), above = Self.lumaAbove(blk)
             let condA = left.outside ? lumaTerm(flagsA, cbpA, cbfA, left.block) : Int(coded >> UInt32(left.block) & 1)
             let condB = above.outside ? lumaTerm(flagsB, cbpB, cbfB, above.block) : Int(coded >> UInt32(above.block) & 1)
             let start = 16 * blk + (category == 1 ? 1 : 0)
             if writeBlock(mb.luma, start: start, count: category == 1 ? 15 : 16, category: category, cbfInc: condA + 2 * condB) {
                 coded |= 1 << UInt32(blk)
             }
+        }
+        writeChromaResidual(mb, a: a, b: b, cbpChroma: cbpChroma, coded: &coded)
+        cbf[addr] = coded
+    }
+
+    private mutating func writeChromaResidual(_ mb: borrowing MacroblockSyntax, a: Int, b: Int, cbpChroma: Int, coded: inout UInt32) {
+        let intra = mb.isIntra
+        let flagsA = a >= 0 ? flags[a] : 0
+        let flagsB = b >= 0 ? flags[b] : 0
+        let cbfA = a >= 0 ? cbf[a] : 0
+        let cbfB = b >= 0 ? cbf[b] : 0
+        let cbpA = a >= 0 ? Int(cbp[a]) : 0
+        let cbpB = b >= 0 ? Int(cbp[b]) : 0
+        @inline(__always) func term(_ flagsN: UInt16, _ hasBlock: Bool, _ cbfN: Bool) -> Int {
+            Self.codedBlockFlagTerm(flagsN, intra: intra, hasBlock: hasBlock, cbfN)
         }
         if cbpChroma != 0 {
             let hasA = flagsA & Flags.skip == 0 && cbpA >> 4 != 0
@@ -472,7 +486,15 @@ public struct CABACSliceWriter: SliceDataWriter {
                 }
             }
         }
-        cbf[addr] = coded
+    }
+
+    /// condTermFlagN of coded_block_flag (9.3.3.1.1.9) for a block of the neighbouring macroblock N,
+    /// given whether transBlockN exists there and its coded_block_flag.
+    @inline(__always)
+    private static func codedBlockFlagTerm(_ flagsN: UInt16, intra: Bool, hasBlock: Bool, _ cbfN: Bool) -> Int {
+        if flagsN & Flags.available == 0 { return intra ? 1 : 0 }
+        if flagsN & Flags.pcm != 0 { return 1 }
+        return hasBlock && cbfN ? 1 : 0
     }
 
     /// residual_block_cabac (7.3.5.3.3): coded_block_flag, the significance map, then the levels in reverse
@@ -483,11 +505,11 @@ public struct CABACSliceWriter: SliceDataWriter {
             last = i
             break
         }
-        engine.encodeDecision(last >= 0, Offset.codedBlockFlag + Self.cbfCatOffset[category] + cbfInc)
+        engine.encodeDecision(last >= 0, Self.cbfBase(category) + cbfInc)
         guard last >= 0 else { return false }
 
-        let sigBase = Offset.significant + Self.significantCatOffset[category]
-        let lastBase = Offset.last + Self.significantCatOffset[category]
+        let sigBase = Self.significantBase(category)
+        let lastBase = Self.lastBase(category)
         for i in 0..<(count - 1) {
             let significant = levels[start + i] != 0
             let inc = category == 3 ? min(i, 2) : i
@@ -498,7 +520,7 @@ public struct CABACSliceWriter: SliceDataWriter {
             }
         }
 
-        let absBase = Offset.absLevel + Self.absLevelCatOffset[category]
+        let absBase = Self.absLevelBase(category)
         let gt1Limit = category == 3 ? 3 : 4
         var numEq1 = 0
         var numGt1 = 0

@@ -121,8 +121,12 @@ public struct RateController: Sendable {
             return clamp(firstQP, range)
         }
         var qp = Int((6 * log2(c / target)).rounded())
-        // No jumps of more than a few QP per picture: the model is a rough one.
-        if let last = lastQP[kind.rawValue] { qp = min(max(qp, last - 4), last + 4) }
+        // Half way from the last QP, and no jumps of more than a few: the model's slope is a rough one
+        // (P pictures lose bits faster than 2^(-QP/6) as skips grow), and full steps make QP oscillate.
+        if let last = lastQP[kind.rawValue] {
+            qp = Int((Double(qp + last) / 2).rounded(qp > last ? .up : .down))
+            qp = min(max(qp, last - 4), last + 4)
+        }
         return clamp(qp, range)
     }
 
@@ -141,8 +145,10 @@ public struct RateController: Sendable {
     }
 
     /// Whether a picture coded at `qp` in `bits` must be coded again; returns the QP to retry with.
-    public func retryQP(bits: Int, qp: Int) -> Int? {
-        guard let limit = maximumPictureBits, bits > limit, qp < parameters.qpRange.upperBound else { return nil }
+    /// `maxFrameSize`: the client's own limit in bits (VA's MaxFrameSize), if any.
+    public func retryQP(bits: Int, qp: Int, maxFrameSize: Int? = nil) -> Int? {
+        guard let limit = [maximumPictureBits, maxFrameSize].compactMap({ $0 }).min(), bits > limit,
+              qp < parameters.qpRange.upperBound else { return nil }
         // Bits halve every 6 QP: step up by what the overshoot says, at least one.
         let step = max(1, Int((6 * log2(Double(bits) / Double(max(limit, 1)))).rounded(.up)))
         return min(qp + step, parameters.qpRange.upperBound)

@@ -36,6 +36,8 @@ final class NativeEncodeSession {
     private var rateControlMisc: VAEncMiscParameterRateControl?
     private var frameRateMisc: VAEncMiscParameterFrameRate?
     private var hrdMisc: VAEncMiscParameterHRD?
+    /// MaxFrameSize in bits (CBR/VBR: a bigger picture is coded again at a higher QP, as iHD's multi-pass).
+    private var maxFrameSize: Int?
     /// SPS and PPS the client packed (kept across pictures: clients send them with IDRs only).
     private var packedSets = ParameterSets()
     private var rateController: RateController?
@@ -65,6 +67,7 @@ final class NativeEncodeSession {
         if let r = buffers.rateControl { rateControlMisc = r }
         if let f = buffers.frameRate { frameRateMisc = f }
         if let h = buffers.hrd { hrdMisc = h }
+        if let m = buffers.maxFrameSize { maxFrameSize = m > 0 ? m : nil }
         guard let seq = sequence, let pic = buffers.picture, !buffers.slices.isEmpty else {
             throw VAError.invalidParameter.because("a picture needs sequence (once), picture and slice parameters")
         }
@@ -121,8 +124,9 @@ final class NativeEncodeSession {
             }
             requestSlices.append(request)
         }
-        guard nextAddress <= widthInMbs * heightInMbs else { throw VAError.invalidParameter.because("slices cover \(nextAddress) macroblocks, the picture \(widthInMbs * heightInMbs)") }
-        if nextAddress < widthInMbs * heightInMbs { violation("slices cover \(nextAddress) of \(widthInMbs * heightInMbs) macroblocks") }
+        guard nextAddress == widthInMbs * heightInMbs else {
+            throw VAError.invalidParameter.because("slices cover \(nextAddress) macroblocks, the picture \(widthInMbs * heightInMbs)")
+        }
 
         // Reference lists (the first inter slice's; slices with other lists are refused).
         let (list0, list1) = try referenceLists(pic, buffers.slices, requestSlices, surface: surface, widthInMbs: widthInMbs,
@@ -149,7 +153,7 @@ final class NativeEncodeSession {
             }
             stream = assemble(buffers.packedHeaders, slices: coded.sliceNALUnits, sps: derivedSPS, pps: derivedPPS,
                               writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS)
-            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp) else { break }
+            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp, maxFrameSize: maxFrameSize) else { break }
             qp = retry
         } while true
         rateController?.record(bits: 8 * stream.count, qp: qp, kind: kind)

@@ -75,21 +75,19 @@ extension EncoderPicture {
 }
 
 extension PaddedPlane {
-    /// Copies the last visible column and row outwards to the plane's size and through its padding.
+    /// Copies the last visible column and row outwards to the plane's (coded) size, then into the padding.
     mutating func replicateEdges(visibleWidth: Int, visibleHeight: Int) {
-        let left = -padding, right = width + padding, top = -padding, bottom = height + padding
-        let rowLength = stride, origin = index(0, 0)
-        func at(_ x: Int, _ y: Int) -> Int { origin + y * rowLength + x }
+        let rowLength = stride, origin = index(0, 0), w = width, h = height
         samples.withUnsafeMutableBufferPointer { s in
-            for y in 0..<visibleHeight {
-                let row = at(0, y)
-                let first = s[row], last = s[row + visibleWidth - 1]
-                for x in left..<0 { s[row + x] = first }
-                for x in visibleWidth..<right { s[row + x] = last }
+            if visibleWidth < w {
+                for y in 0..<visibleHeight {
+                    let row = origin + y * rowLength
+                    for x in visibleWidth..<w { s[row + x] = s[row + visibleWidth - 1] }
+                }
             }
-            let top0 = at(left, 0), bottomRow = at(left, visibleHeight - 1)
-            for y in top..<0 { for i in 0..<rowLength { s[at(left, y) + i] = s[top0 + i] } }
-            for y in visibleHeight..<bottom { for i in 0..<rowLength { s[at(left, y) + i] = s[bottomRow + i] } }
+            let last = origin + (visibleHeight - 1) * rowLength
+            for y in visibleHeight..<h { for x in 0..<w { s[origin + y * rowLength + x] = s[last + x] } }
         }
+        replicateEdges()
     }
 }

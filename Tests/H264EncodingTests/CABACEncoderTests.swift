@@ -40,7 +40,7 @@ struct CABACEncoderTests {
         let ops = Self.operations(seed: seed, count: 20_000)
         let contexts = Self.initialContexts(seed: seed)
         var encoder = CABACEncoder()
-        encoder.contexts = contexts
+        encoder.contextBytes = contexts
         for op in ops {
             switch op {
             case .decision(let bin, let ctx): encoder.encodeDecision(bin, ctx)
@@ -90,7 +90,7 @@ struct CABACEncoderTests {
             var encoder = CABACEncoder()
             for bin in bins { encoder.encodeBypass(bin) }
             encoder.encodeTerminate(true)
-            var decoder = CABACDecodingEngine(encoder.bytes, contexts: encoder.contexts)
+            var decoder = CABACDecodingEngine(encoder.bytes, contexts: encoder.contextBytes)
             let decoded = bins.map { _ in decoder.decodeBypass() }
             let ended = decoder.decodeTerminate()
             #expect(decoded == bins && ended)

@@ -97,4 +97,12 @@ struct RateControllerTests {
         #expect(rich.allSatisfy { $0 >= 18 })
         #expect(rich.contains(18))
     }
+
+    @Test("A picture over MaxFrameSize is coded again at a higher QP")
+    func maxFrameSize() {
+        let rc = RateController(Self.parameters(.cbr, 2_000_000))
+        #expect(rc.retryQP(bits: 50_000, qp: 30) == nil)
+        let retry = rc.retryQP(bits: 50_000, qp: 30, maxFrameSize: 20_000)
+        #expect(retry.map { $0 > 30 } == true)
+    }
 }

@@ -22,6 +22,7 @@ struct NativeEncodeFFmpegTests {
         ["-profile:v", "high", "-coder", "cabac", "-bf", "0", "-rc_mode", "CBR", "-b:v", "400k"],
         ["-profile:v", "main", "-coder", "cavlc", "-bf", "2", "-rc_mode", "VBR", "-b:v", "300k", "-maxrate", "600k"],
         ["-profile:v", "high", "-coder", "cabac", "-bf", "2", "-rc_mode", "CQP", "-qp", "27", "-slices", "2"],
+        ["-profile:v", "high", "-coder", "cavlc", "-bf", "2", "-rc_mode", "CQP", "-qp", "27", "-slices", "3"],
     ].map(Configuration.init)
 
     static let frames = 9
@@ -36,6 +37,8 @@ struct NativeEncodeFFmpegTests {
         let poc: Int
         let idr: Bool
         let reconstructionMD5: String?
+        let qp: Int?
+        let violations: [String]
         let packedSequence: [UInt8]?
     }
 
@@ -58,7 +61,8 @@ struct NativeEncodeFFmpegTests {
             }
             let encode = object["encode"] as? [String: Any]
             return CapturedPicture(poc: try #require(current["TopFieldOrderCnt"] as? Int), idr: fields["idr_pic_flag"] as? Int == 1,
-                                   reconstructionMD5: encode?["reconstruction_md5"] as? String, packedSequence: packedSequence)
+                                   reconstructionMD5: encode?["reconstruction_md5"] as? String, qp: encode?["qp"] as? Int,
+                                   violations: encode?["violations"] as? [String] ?? ["no encode report"], packedSequence: packedSequence)
         }
     }
 
@@ -90,8 +94,11 @@ struct NativeEncodeFFmpegTests {
         let decoded = decode.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
         #expect(decoded.count == Self.frames)
 
-        // Reconstructions in display order (by IDR period, then POC) equal the decoded frames.
+        // A correct client gets no violation reported.
         let pictures = try Self.capturedPictures(capture)
+        #expect(pictures.flatMap(\.violations).isEmpty, "\(pictures.flatMap(\.violations).prefix(3))")
+
+        // Reconstructions in display order (by IDR period, then POC) equal the decoded frames.
         var period = -1
         let ordered = pictures.map { p -> (Int, Int, String?) in
             if p.idr { period += 1 }
@@ -107,6 +114,30 @@ struct NativeEncodeFFmpegTests {
             let sent = try #require(packed.first { $0.type == type }, "packed \(type)")
             let written = try #require(units.first { $0.type == type }, "\(type) in the stream")
             #expect(Array(sent.bytes) == Array(written.bytes), "\(type)")
+        }
+
+        // Every slice header carries the QP the driver coded (CBR/VBR rewrite FFmpeg's packed slice_qp_delta).
+        var sets = ParameterSets()
+        var sliceQPs: [Int] = []
+        for unit in units {
+            if try sets.store(unit) { continue }
+            guard unit.type.isSlice else { continue }
+            let header = try SliceHeader(nalUnit: unit, parameterSets: sets)
+            guard header.firstMbInSlice == 0, let pps = sets.pps[header.picParameterSetId] else { continue }
+            sliceQPs.append(26 + pps.picInitQpMinus26 + header.sliceQpDelta)
+        }
+        #expect(sliceQPs == pictures.map { $0.qp ?? -1 }, "slice QPs in the stream vs the QPs the driver reports")
+    }
+
+    @Test("VTKSOFT_ENCODER chooses the engine, and the vendor string (what vtk info prints) names it",
+          .enabled(if: VTKSoftFFmpeg.isAvailable && ProcessRunner.which("vainfo") != nil, "needs vainfo, Xvfb and the built driver"))
+    func vendorNamesTheEngine() throws {
+        for engine in ["native", "openh264"] {
+            let run = try VTKSoftFFmpeg.run("vainfo", ["--display", "x11", "-a"], extraEnvironment: ["VTKSOFT_ENCODER": engine])
+            let text = run.result.stdoutText + run.result.stderrText
+            #expect(text.contains("\(engine) encode"), "\(engine): \(text.prefix(300))")
+            // Only the native engine takes packed slice headers.
+            #expect(text.contains("VA_ENC_PACKED_HEADER_SLICE") == (engine == "native"))
         }
     }
 }
