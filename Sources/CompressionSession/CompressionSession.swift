@@ -89,7 +89,7 @@ public final class CompressionSession: @unchecked Sendable {
     public var framesInFlight: Int { configuration.framesInFlight }
     /// "EncSlice" or "EncSliceLP": the entrypoint negotiated.
     public var entrypointName: String { capabilities.entrypointName }
-    /// The packed headers vtk sends ("SEQUENCE|SLICE"), or "none" when the driver writes every header.
+    /// The packed headers vtk sends ("SEQUENCE|SLICE|MISC"), or "none" when the driver writes every header.
     public var packedHeadersDescription: String { VAEncodeCapabilities.packedHeaderNames(configuration.packedHeaders) }
     /// B pictures between anchors in use (0 when reordering is off or the driver cannot).
     public var bFrames: Int { configuration.bFrames }

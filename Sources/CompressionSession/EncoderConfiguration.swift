@@ -30,7 +30,7 @@ struct EncoderConfiguration: Sendable {
     let capabilities: VAEncodeCapabilities
     /// The driver's name, for messages ("vtksoft ...", "Intel iHD driver ...").
     let driver: String
-    /// VA_ENC_PACKED_HEADER_* bits vtk sends: FFmpeg's SEQUENCE|SLICE of what the driver advertises (vtk writes no SEI).
+    /// VA_ENC_PACKED_HEADER_* bits vtk sends: FFmpeg's SEQUENCE|SLICE|MISC, of what the driver advertises.
     let packedHeaders: UInt32
     /// B pictures between anchors (0 when reordering is off or the driver has no list-1 references).
     let bFrames: Int
@@ -215,7 +215,7 @@ struct EncoderConfiguration: Sendable {
         framesInFlight = depth
         self.capabilities = caps
         self.driver = driver
-        packedHeaders = caps.packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE)
+        packedHeaders = caps.packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE | VA_ENC_PACKED_HEADER_MISC)
         self.bFrames = gop.bFrames
         bPyramid = gop.bPyramid
         openGOP = gop.openGOP
@@ -248,4 +248,6 @@ struct EncoderConfiguration: Sendable {
     /// Sends packed SPS and PPS (VA_ENC_PACKED_HEADER_SEQUENCE).
     var sendsPackedSequence: Bool { packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SEQUENCE) != 0 }
     var sendsPackedSlice: Bool { packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SLICE) != 0 }
+    /// Sends SEI as raw data (VA_ENC_PACKED_HEADER_MISC).
+    var sendsPackedSEI: Bool { packedHeaders & UInt32(VA_ENC_PACKED_HEADER_MISC) != 0 }
 }

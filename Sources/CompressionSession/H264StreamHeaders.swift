@@ -150,6 +150,13 @@ struct H264StreamHeaders {
         return h
     }
 
+    /// The SEI sent before an open-GOP I picture (VAEncPackedHeaderRawData, as FFmpeg sends it): a recovery
+    /// point (D.1.8), so a decoder may start there and is exact from that picture on. nil for other pictures.
+    func packedSEI(_ plan: H264GOPPlanner.PicturePlan) -> [UInt8]? {
+        guard plan.type == .i else { return nil }
+        return AnnexBScanner.byteStream([SEIMessage.nalUnit([RecoveryPoint(recoveryFrameCnt: 0).message])])
+    }
+
     /// The slice header for VAEncPackedHeaderSlice, as FFmpeg sends it: start code, NAL header byte and
     /// slice_header() (with CABAC, the alignment one bits after it), padded with zero bits to a byte and escaped (emulation prevention), with its length in
     /// bits up to the last header bit. The driver appends the slice data.

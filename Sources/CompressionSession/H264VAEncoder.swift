@@ -90,6 +90,9 @@ final class H264VAEncoder {
                 buffers += try packedHeader(VAEncPackedHeaderSequence.rawValue,
                                             AnnexBScanner.byteStream([headers.spsNALUnit, headers.ppsNALUnit]), bits: nil)
             }
+            if c.sendsPackedSEI, let sei = parameters.headers.packedSEI(plan) {
+                buffers += try packedHeader(VAEncPackedHeaderRawData.rawValue, sei, bits: nil)
+            }
             if c.sendsPackedSlice {
                 let header = parameters.headers.packedSliceHeader(plan)
                 buffers += try packedHeader(VAEncPackedHeaderSlice.rawValue, header.bytes, bits: header.bits)

@@ -134,7 +134,8 @@ final class EncodedSampleSink {
             let duration = MediaTime(value: Int64(frameRate.1), timescale: Int32(frameRate.0))
             do {
                 try mp4Writer?.append(sample.data, presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
-                                      duration: duration, isSync: sample.isSync)
+                                      duration: duration, isSync: sample.isSync, dependsOnOthers: sample.attachments.dependsOnOthers,
+                                      isDependedOnByOthers: sample.attachments.isDependedOnByOthers)
             } catch {
                 throw CommandFailure(.output, "vtk encode: writing '\(path)' at sample \(written): \(error)")
             }

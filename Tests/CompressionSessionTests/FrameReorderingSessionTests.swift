@@ -39,7 +39,7 @@ struct FrameReorderingSessionTests {
         p.maxKeyFrameInterval = 12
         let session = try Self.session(clip, p, engine: "native")
         #expect(session.bFrames == 2 && session.reorderDepth == 1 && session.warnings.isEmpty)
-        #expect(session.packedHeadersDescription == "SEQUENCE|SLICE")
+        #expect(session.packedHeadersDescription == "SEQUENCE|SLICE|MISC")
         // Packed headers: the format description is vtk's own, known before the first frame.
         let format = try #require(session.formatDescription)
         #expect(format.sps.vui.maxNumReorderFrames == 1)

@@ -32,8 +32,9 @@ import VTKTestSupport
 /// 10. `-refs 3`: FFmpeg 5.1's h264_vaapi ignores -refs and uses one list-0 reference, so with --refs 3
 ///     max_num_ref_frames, num_ref_idx_l0_active_minus1, its override flag and RefPicList0 past entry 0
 ///     are vtk's own (checked against vtk's decoding process in GOPPlannerTests).
-/// 11. Packed headers: FFmpeg sends an SEI (RawData: its identifier string; recovery points in an open GOP);
-///     vtk writes no SEI. In the SPS, vtk describes the colour (E.2.1) where FFmpeg copies only the input's
+/// 11. Packed headers: FFmpeg's first SEI (RawData) carries its identifier string, which vtk does not write;
+///     the recovery point SEIs before open-GOP I pictures must agree but for broken_link_flag, which FFmpeg sets
+///     and vtk leaves 0: the stream is not spliced, so decoding from the IDR before shows no artefacts (D.2.8). In the SPS, vtk describes the colour (E.2.1) where FFmpeg copies only the input's
 ///     tags, FFmpeg writes the input's chroma sample location, and vtk's max_dec_frame_buffering has one
 ///     frame more with B pictures (a buffer for a waiting B, C.4.5.2). In slice headers, FFmpeg's MMCOs (rule 3)
 ///     and idr_pic_id (rule 7); the header lengths follow.
@@ -168,7 +169,7 @@ struct EncodeParityTests {
             let byKey = Dictionary(b.map { ($0.key, $0) }, uniquingKeysWith: { x, _ in x })
             for buffer in a {
                 guard let other = byKey[buffer.key] else {
-                    // Rule 11: FFmpeg's SEI (RawData, type 4) has no counterpart.
+                    // Rule 11: FFmpeg's identifier SEI (RawData, type 4) has no counterpart.
                     #expect(buffer.key.hasPrefix("PackedHeaderParameter4") || buffer.key.hasPrefix("PackedHeaderData4"),
                             "\(c) picture \(k): vtk sent no \(buffer.key)")
                     justified += 1
@@ -207,8 +208,17 @@ struct EncodeParityTests {
         }
     }
 
-    /// Rule 11, checked: the packed SPS, PPS and slice headers parse to equal values but for the listed fields.
+    /// Rule 11, checked: the packed SPS, PPS and slice headers parse to equal values but for the listed fields,
+    /// and both sides' SEIs hold the same recovery point (or none).
     func checkPackedHeaders(_ a: [Buffer], _ b: [Buffer], _ c: Configuration, _ k: Int, _ sps: ParameterSets) throws {
+        func recoveryPoint(_ buffers: [Buffer]) throws -> RecoveryPoint? {
+            let data = buffers.filter { $0.key.hasPrefix("PackedHeaderData4") }.compactMap(\.data).joined()
+            return try AnnexBScanner.nalUnits(in: Array(data)).filter { $0.type == .sei }.compactMap { try RecoveryPoint.find(in: $0) }.first
+        }
+        var theirs = try recoveryPoint(a)
+        let ours = try recoveryPoint(b)
+        if let ours { theirs?.brokenLinkFlag = ours.brokenLinkFlag }
+        #expect(theirs == ours, "\(c) picture \(k): recovery point SEI")
         if let sa = a.first(where: { $0.key == "PackedHeaderData1#0" })?.data, let sb = b.first(where: { $0.key == "PackedHeaderData1#0" })?.data {
             let ua = AnnexBScanner.nalUnits(in: sa), ub = AnnexBScanner.nalUnits(in: sb)
             var spsA = try SequenceParameterSet(nalUnit: try #require(ua.first { $0.type == .sequenceParameterSet }))

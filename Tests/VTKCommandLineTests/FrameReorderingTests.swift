@@ -35,7 +35,7 @@ struct FrameReorderingTests {
         let r = try VTKBinary.run(["encode", try Self.input.get().path, "--bframes", "2", "--keyint", "12", "-o", output.path],
                                   extraEnvironment: Self.native)
         #expect(r.status == 0, "\(r.stderrText)")
-        #expect(r.stderrText.contains("packed headers SEQUENCE|SLICE"))
+        #expect(r.stderrText.contains("packed headers SEQUENCE|SLICE|MISC"))
         let types = try Self.ffprobe(output, "pict_type").joined()
         // Closed GOP of 12: the B-frames before the next IDR close on a P.
         #expect(types == "IBBPBBPBBPBP" + "IBBPBBPBBPBP")
@@ -58,6 +58,12 @@ struct FrameReorderingTests {
         #expect(packets.first == [0, -2])
         #expect(packets.allSatisfy { $0.count == 2 && $0[1] <= $0[0] })
         #expect(try Self.ffprobe(output, "pict_type").joined() == "IBBBPBBBPBBBPBBBPBBBPBBP")
+        // sdtp (ISO 14496-12 8.6.4), in decoding order: the IDR depends on nothing (0x24), P pictures and the
+        // pyramid's middle B depend and are depended on (0x14), the other B pictures are disposable (0x18).
+        let bytes = [UInt8](try Data(contentsOf: output))
+        let sdtp = try #require((0..<(bytes.count - 4)).first { bytes[$0..<$0 + 4].elementsEqual("sdtp".utf8) })
+        let flags = Array(bytes[(sdtp + 8)..<(sdtp + 8 + Self.frames)])
+        #expect(Array(flags.prefix(9)) == [0x24, 0x14, 0x14, 0x18, 0x18, 0x14, 0x14, 0x18, 0x18])
     }
 
     @Test("roundtrip --bframes 3 --psnr --min-psnr 30 passes and reports B-frames, entrypoint and packed headers")
@@ -69,7 +75,7 @@ struct FrameReorderingTests {
         #expect(report["frames"] as? Int == Self.frames)
         #expect(report["bFrames"] as? Int == 3)
         #expect(report["entrypoint"] as? String == "EncSlice")
-        #expect(report["packedHeaders"] as? String == "SEQUENCE|SLICE")
+        #expect(report["packedHeaders"] as? String == "SEQUENCE|SLICE|MISC")
     }
 
     @Test("A driver without list 1: a warning and P-frames, or exit 2 with --strict")
@@ -83,6 +89,19 @@ struct FrameReorderingTests {
         let strict = try VTKBinary.run(["encode", try Self.input.get().path, "--bframes", "2", "--strict", "-o", output.path], extraEnvironment: openh264)
         #expect(strict.status == 2)
         #expect(strict.stderrText.contains("--strict") && strict.stderrText.contains("list-1"))
+    }
+
+    @Test("--open-gop: IDR only first; the other key frames are I pictures with a recovery point SEI, which FFmpeg marks as key frames")
+    func openGOP() throws {
+        let output = TestPaths.scratch.appendingPathComponent("reorder-open-gop.h264")
+        let r = try VTKBinary.run(["encode", try Self.input.get().path, "--bframes", "2", "--keyint", "6", "--open-gop", "-o", output.path],
+                                  extraEnvironment: Self.native)
+        #expect(r.status == 0, "\(r.stderrText)")
+        let frames = try Self.ffprobe(output, "key_frame,pict_type")
+        #expect(frames.indices.filter { frames[$0].hasPrefix("1") } == [0, 6, 12, 18])
+        #expect(frames.map { $0.split(separator: ",").last.map(String.init) ?? "" }.joined() == "IBBPBBIBBPBBIBBPBBIBBPBP")
+        let decode = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", output.path, "-f", "null", "-"])
+        #expect(decode.stderrText.isEmpty, "\(decode.stderrText)")
     }
 
     @Test("--force-idr puts IDRs on the asked frames, B-frames or not")
