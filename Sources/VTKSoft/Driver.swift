@@ -13,6 +13,10 @@ final class Driver: @unchecked Sendable {
     private let worker = PictureWorker()
     /// Pictures submitted to the worker and not finished.
     private var pendingPictures = 0
+    /// Holds the worker before its next picture (``vtksoftDisplayHoldWorker``), so a test sees pictures in flight.
+    var workerHeld = false {
+        didSet { lock.broadcast() }
+    }
     var ids = IDSource()
     var configs = ObjectTable<Config>(notFound: .invalidConfig)
     var surfaces = ObjectTable<Surface>(notFound: .invalidSurface)
@@ -260,6 +264,7 @@ final class Driver: @unchecked Sendable {
             pendingPictures += 1
             worker.submit { [self] in
                 lock.withLock {
+                    while workerHeld { lock.wait() }
                     do throws(VAError) {
                         try runPicture(context: context, contextID: contextID, target: target, surface: surface, rendered: rendered)
                     } catch {

@@ -39,6 +39,13 @@ public enum VTKSoftCounters {
         return name.withCString { unsafeBitCast(symbol, to: Setter.self)(display, $0) } == 0
     }
 
+    /// Holds or releases a display's picture worker (pictures stay VASurfaceRendering while held).
+    public static func holdWorker(_ hold: Bool, in display: UnsafeMutableRawPointer?) -> Bool {
+        typealias Setter = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32
+        guard let handle, let symbol = dlsym(handle, "vtksoft_display_hold_worker") else { return false }
+        return unsafeBitCast(symbol, to: Setter.self)(display, hold ? 1 : 0) == 0
+    }
+
     /// Makes one display's new encode contexts use `engine` ("native" or "openh264").
     public static func setEncoder(_ engine: String, in display: UnsafeMutableRawPointer?) -> Bool {
         typealias Setter = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32

@@ -19,3 +19,14 @@ public func vtksoftDisplaySetPersona(_ display: UnsafeMutableRawPointer?, _ name
     }
     return 0
 }
+
+/// Holds (1) or releases (0) a display's picture worker, so that a test can keep pictures in flight and see
+/// VASurfaceRendering without depending on timing. Returns 0, or -1 for a display that is not vtksoft's.
+@_cdecl("vtksoft_display_hold_worker")
+public func vtksoftDisplayHoldWorker(_ display: UnsafeMutableRawPointer?, _ hold: Int32) -> Int32 {
+    guard let dctx = display?.assumingMemoryBound(to: VADisplayContext.self),
+          let ctx = dctx.pointee.pDriverContext, let raw = ctx.pointee.pDriverData else { return -1 }
+    let driver = Unmanaged<Driver>.fromOpaque(raw).takeUnretainedValue()
+    driver.lock.withLock { driver.workerHeld = hold != 0 }
+    return 0
+}
