@@ -598,13 +598,24 @@ struct MacroblockEncoder {
             return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
         }
         var (best, bestBits) = subCost(qx, qy)
-        for step in stride(from: 2, through: 1, by: -1) {
-            let cx = qx, cy = qy
-            for dy in -1...1 {
-                for dx in -1...1 where dx != 0 || dy != 0 {
-                    let (c, bits) = subCost(cx + dx * step, cy + dy * step)
-                    if c < best { best = c; bestBits = bits; qx = cx + dx * step; qy = cy + dy * step }
+        // half samples: the 8 neighbours; quarter samples: a small diamond, again if it moved
+        let hx = qx, hy = qy
+        for dy in -1...1 {
+            for dx in -1...1 where dx != 0 || dy != 0 {
+                let (c, bits) = subCost(hx + 2 * dx, hy + 2 * dy)
+                if c < best { best = c; bestBits = bits; qx = hx + 2 * dx; qy = hy + 2 * dy }
+            }
+        }
+        do {
+            let step = 1
+            for _ in 0..<2 {
+                let cx = qx, cy = qy
+                for k in 0..<4 {
+                    let dx = k == 0 ? -step : (k == 1 ? step : 0), dy = k == 2 ? -step : (k == 3 ? step : 0)
+                    let (c, bits) = subCost(cx + dx, cy + dy)
+                    if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy }
                 }
+                if qx == cx && qy == cy { break }
             }
         }
         return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)
