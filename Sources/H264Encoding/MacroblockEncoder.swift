@@ -374,6 +374,9 @@ struct MacroblockEncoder {
 
     // MARK: P macroblocks
 
+    /// Below this inter cost (the P_Skip probe threshold) intra is not tried.
+    private static let intraTrialCost: [Int32] = skipProbeSAD
+
     /// Below this SAD a P_Skip prediction may leave a residual that quantises away (a 4x4 DC
     /// quantises to 0 below about 2·2^(QP/6) per block): only then is P_Skip tried.
     private static let skipProbeSAD: [Int32] = (0..<52).map { qp in
@@ -405,7 +408,8 @@ struct MacroblockEncoder {
         }
         var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
         best.cost += lambda * 1
-        if encodeIntra(&mb, &st, interCost: best.cost) { return }
+        // Intra is tried only where the motion-compensated prediction is poor.
+        if best.cost > Self.intraTrialCost[qp], encodeIntra(&mb, &st, interCost: best.cost) { return }
         mb.reset(kind: .pL016x16)
         mb.mvdL0 = (Int32(best.mv.x - mvp.x), Int32(best.mv.y - mvp.y))
         predictInter(ref, mv: best.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
