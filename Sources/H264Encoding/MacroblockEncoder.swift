@@ -374,6 +374,9 @@ struct MacroblockEncoder {
 
     // MARK: P macroblocks
 
+    /// Below this inter cost (the P_Skip probe threshold) intra is not tried.
+    private static let intraTrialCost: [Int32] = skipProbeSAD
+
     /// Below this SAD a P_Skip prediction may leave a residual that quantises away (a 4x4 DC
     /// quantises to 0 below about 2·2^(QP/6) per block): only then is P_Skip tried.
     private static let skipProbeSAD: [Int32] = (0..<52).map { qp in
@@ -405,7 +408,8 @@ struct MacroblockEncoder {
         }
         var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
         best.cost += lambda * 1
-        if encodeIntra(&mb, &st, interCost: best.cost) { return }
+        // Intra is tried only where the motion-compensated prediction is poor.
+        if best.cost > Self.intraTrialCost[qp], encodeIntra(&mb, &st, interCost: best.cost) { return }
         mb.reset(kind: .pL016x16)
         mb.mvdL0 = (Int32(best.mv.x - mvp.x), Int32(best.mv.y - mvp.y))
         predictInter(ref, mv: best.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
@@ -598,13 +602,24 @@ struct MacroblockEncoder {
             return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
         }
         var (best, bestBits) = subCost(qx, qy)
-        for step in stride(from: 2, through: 1, by: -1) {
-            let cx = qx, cy = qy
-            for dy in -1...1 {
-                for dx in -1...1 where dx != 0 || dy != 0 {
-                    let (c, bits) = subCost(cx + dx * step, cy + dy * step)
-                    if c < best { best = c; bestBits = bits; qx = cx + dx * step; qy = cy + dy * step }
+        // half samples: the 8 neighbours; quarter samples: a small diamond, again if it moved
+        let hx = qx, hy = qy
+        for dy in -1...1 {
+            for dx in -1...1 where dx != 0 || dy != 0 {
+                let (c, bits) = subCost(hx + 2 * dx, hy + 2 * dy)
+                if c < best { best = c; bestBits = bits; qx = hx + 2 * dx; qy = hy + 2 * dy }
+            }
+        }
+        do {
+            let step = 1
+            for _ in 0..<2 {
+                let cx = qx, cy = qy
+                for k in 0..<4 {
+                    let dx = k == 0 ? -step : (k == 1 ? step : 0), dy = k == 2 ? -step : (k == 3 ? step : 0)
+                    let (c, bits) = subCost(cx + dx, cy + dy)
+                    if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy }
                 }
+                if qx == cx && qy == cy { break }
             }
         }
         return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)
