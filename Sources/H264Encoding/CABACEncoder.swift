@@ -121,8 +121,9 @@ struct CABACEncoder {
         initialise()
     }
 
-    /// Moves the completed byte (and any carry into the bytes before it) out of ``low``.
-    @inline(__always)
+    /// Moves the completed byte (and any carry into the bytes before it) out of ``low``: once per eight
+    /// bits, kept out of line so the bin paths stay small.
+    @inline(never)
     private mutating func putByte() {
         let shift = UInt64(queue + 10)
         let out = Int(low >> shift)

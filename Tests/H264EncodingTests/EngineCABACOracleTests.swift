@@ -52,12 +52,13 @@ struct EngineCABACOracleTests {
         }
     }
 
-    @Test("P pictures with constrained intra prediction")
-    func constrainedIntra() throws {
+    @Test("P and B pictures with constrained intra prediction and a High profile PPS (transform_8x8_mode_flag)")
+    func constrainedIntraHigh() throws {
         var c = EngineHarness.Config()
+        c.transform8x8Mode = true
         c.constrainedIntraPred = true
         c.slicesPerPicture = 2
-        c.pattern = [(.i, 0), (.p, 1), (.p, 2)]
+        c.pattern = [(.i, 0), (.p, 2), (.b, 1)]
         try check(EncoderOracleTests.small, c)
     }
 }
