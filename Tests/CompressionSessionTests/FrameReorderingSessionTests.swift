@@ -32,7 +32,7 @@ struct FrameReorderingSessionTests {
 
     @Test("B-frames: decoding order out, PTS and DTS, attachments; the decoder takes the samples as they are")
     func samplesWithBFrames() throws {
-        let clip = try Sources.synthetic("testsrc2-320x240-30", width: 320, height: 240, frames: 30, rate: 30)
+        let clip = try Sources.synthetic("testsrc2-160x96-30", width: 160, height: 96, frames: 30, rate: 30)
         var p = Encoder.properties(frameRate: 30)
         p.allowFrameReordering = true
         p.maxConsecutiveBFrames = 2
@@ -69,7 +69,7 @@ struct FrameReorderingSessionTests {
         let file = Sources.directory.appendingPathComponent("session-bframes.h264")
         try Data(try samples.annexBStream()).write(to: file)
         #expect(try FFprobe.decodeErrors(file) == "")
-        #expect(try FFprobe.sizeAndFrames(file) == "320,240,\(clip.frames)")
+        #expect(try FFprobe.sizeAndFrames(file) == "160,96,\(clip.frames)")
     }
 
     @Test("A bit-rate change mid-stream shows in the following windows' rates")

@@ -12,11 +12,11 @@ struct FrameReorderingTests {
     static let native = ["VTKSOFT_ENCODER": "native"]
     static let frames = 24
 
-    /// 24 frames of 320x192 testsrc2 as Y4M, made once.
+    /// 24 frames of 160x96 testsrc2 as Y4M, made once (small: the native engine runs unoptimised in debug builds).
     static let input: Result<URL, Error> = Result {
-        let url = TestPaths.scratch.appendingPathComponent("reorder-testsrc2-320x192.y4m")
+        let url = TestPaths.scratch.appendingPathComponent("reorder-testsrc2-160x96.y4m")
         if !FileManager.default.fileExists(atPath: url.path) {
-            let r = try ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x192:rate=30", "-frames:v", "\(frames)",
+            let r = try ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=30", "-frames:v", "\(frames)",
                                                      "-pix_fmt", "yuv420p", "-y", url.path])
             guard r.status == 0 else { throw TraceHeadersError.ffmpegFailed("testsrc2", r.stderrText) }
         }
@@ -66,13 +66,13 @@ struct FrameReorderingTests {
         #expect(Array(flags.prefix(9)) == [0x24, 0x14, 0x14, 0x18, 0x18, 0x14, 0x14, 0x18, 0x18])
     }
 
-    @Test("roundtrip --bframes 3 --psnr --min-psnr 30 passes and reports B-frames, entrypoint and packed headers")
+    @Test("roundtrip --bframes 3 --psnr --min-psnr 30 passes on the built-in clip and reports B-frames, entrypoint and packed headers")
     func roundtrip() throws {
-        let r = try VTKBinary.run(["roundtrip", try Self.input.get().path, "--bframes", "3", "--psnr", "--min-psnr", "30", "--json"],
+        let r = try VTKBinary.run(["roundtrip", "--bframes", "3", "--psnr", "--min-psnr", "30", "--json", "--size", "320x192", "--frames", "12"],
                                   extraEnvironment: Self.native)
         #expect(r.status == 0, "\(r.stderrText)")
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
-        #expect(report["frames"] as? Int == Self.frames)
+        #expect(report["frames"] as? Int == 12)
         #expect(report["bFrames"] as? Int == 3)
         #expect(report["entrypoint"] as? String == "EncSlice")
         #expect(report["packedHeaders"] as? String == "SEQUENCE|SLICE|MISC")
