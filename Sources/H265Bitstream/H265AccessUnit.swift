@@ -34,6 +34,8 @@ public struct H265AccessUnitAssembler {
     private var currentHasVCL = false
     private var lastIndependent: H265SliceSegmentHeader?
     private var reader = AnnexBStreamReader()
+    /// NAL units of layers above the base layer were met (reported once).
+    private var reportedLayers = false
 
     public init() {}
 
@@ -72,6 +74,10 @@ public struct H265AccessUnitAssembler {
         let type = header.type.rawValue
         if header.layerID != 0 {
             // Multi-layer (SHVC, MV-HEVC) layers above the base are not decoded; they stay out of the picture.
+            if !reportedLayers {
+                reportedLayers = true
+                current.problems.append(.unsupported("multi-layer stream: NAL units of layer \(header.layerID) (first at byte \(unit.offset)) are not decoded"))
+            }
             return nil
         }
         if currentHasVCL && ((32...35).contains(type) || type == 39 || (41...44).contains(type) || (48...55).contains(type)) {

@@ -1,1 +1,0 @@
-import H265Bitstream
