@@ -3,8 +3,10 @@ import CLibVA
 /// Which buffer types each entrypoint takes, and the size each must have, so that a wrong buffer is
 /// refused at vaCreateBuffer rather than misread at vaEndPicture.
 enum BufferRules {
-    static func check(type: VABufferType, size: Int, count: Int, decode: Bool) throws(VAError) {
-        if decode {
+    static func check(type: VABufferType, size: Int, count: Int, decode: Bool, hevc: Bool = false) throws(VAError) {
+        if decode && hevc {
+            try checkHEVC(type: type, size: size, count: count)
+        } else if decode {
             switch type {
             case VAPictureParameterBufferType:
                 try exact(size, VAPictureParameterBufferH264.self, count: count, single: true)

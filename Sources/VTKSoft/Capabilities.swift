@@ -4,7 +4,7 @@ import CLibVA
 enum Capabilities {
     static let vendor = "vtksoft: software VA-API driver (libavcodec decode, openh264 encode)"
 
-    static let profiles: [VAProfile] = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
+    static let profiles: [VAProfile] = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High] + hevcProfiles
     static let entrypoints: [VAEntrypoint] = [VAEntrypointVLD, VAEntrypointEncSlice]
 
     static let minSize = 16
@@ -19,14 +19,14 @@ enum Capabilities {
 
     static func check(_ profile: VAProfile, _ entrypoint: VAEntrypoint) throws(VAError) {
         guard supports(profile) else { throw .unsupportedProfile }
-        guard entrypoints.contains(entrypoint) else { throw .unsupportedEntrypoint }
+        guard entrypoints(for: profile).contains(entrypoint) else { throw .unsupportedEntrypoint }
     }
 
     /// The value of one config attribute, or VA_ATTRIB_NOT_SUPPORTED.
-    static func attribute(_ type: VAConfigAttribType, entrypoint: VAEntrypoint) -> UInt32 {
+    static func attribute(_ type: VAConfigAttribType, entrypoint: VAEntrypoint, profile: VAProfile? = nil) -> UInt32 {
         switch type {
         case VAConfigAttribRTFormat:
-            return UInt32(VA_RT_FORMAT_YUV420)
+            return profile.map(rtFormats(for:)) ?? UInt32(VA_RT_FORMAT_YUV420)
         case VAConfigAttribMaxPictureWidth, VAConfigAttribMaxPictureHeight:
             return UInt32(maxSize)
         case VAConfigAttribDecSliceMode where entrypoint == VAEntrypointVLD:
@@ -54,13 +54,14 @@ enum Capabilities {
         format(fourcc: VA_FOURCC_NV12),
         format(fourcc: VA_FOURCC_I420),
         format(fourcc: VA_FOURCC_YV12),
+        format(fourcc: VA_FOURCC_P010, bitsPerPixel: 24),
     ]
 
-    private static func format(fourcc: Int32) -> VAImageFormat {
+    private static func format(fourcc: Int32, bitsPerPixel: UInt32 = 12) -> VAImageFormat {
         var format = VAImageFormat()
         format.fourcc = UInt32(fourcc)
         format.byte_order = UInt32(VA_LSB_FIRST)
-        format.bits_per_pixel = 12
+        format.bits_per_pixel = bitsPerPixel
         return format
     }
 }

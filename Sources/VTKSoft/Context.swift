@@ -36,6 +36,6 @@ final class Context {
 }
 
 enum CodecBackend {
-    case decode(H264DecodeSession)
+    case decode(any PictureDecoding)
     case encode(H264EncodeSession)
 }

@@ -31,7 +31,7 @@ final class Driver: @unchecked Sendable {
         try Capabilities.check(profile, entrypoint)
         var rateControl = entrypoint == VAEntrypointEncSlice ? UInt32(VA_RC_CQP) : 0
         for attribute in attributes {
-            let supported = Capabilities.attribute(attribute.type, entrypoint: entrypoint)
+            let supported = Capabilities.attribute(attribute.type, entrypoint: entrypoint, profile: profile)
             guard supported != Capabilities.notSupported else { throw .attributeNotSupported }
             switch attribute.type {
             case VAConfigAttribRTFormat:
@@ -53,7 +53,7 @@ final class Driver: @unchecked Sendable {
     }
 
     func configAttributes(_ config: Config) -> [VAConfigAttrib] {
-        var list = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))]
+        var list = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: Capabilities.rtFormats(for: config.profile))]
         if !config.isDecode {
             list.append(VAConfigAttrib(type: VAConfigAttribRateControl, value: config.rateControl))
             list.append(VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: UInt32(VA_ENC_PACKED_HEADER_NONE)))
@@ -64,14 +64,14 @@ final class Driver: @unchecked Sendable {
     // MARK: Surfaces
 
     func createSurfaces(format: UInt32, width: Int, height: Int, count: Int, attributes: [VASurfaceAttrib]) throws(VAError) -> [VASurfaceID] {
-        guard format == UInt32(VA_RT_FORMAT_YUV420) else { throw .unsupportedRTFormat }
+        guard let layout = SurfaceFormat(rtFormat: format) else { throw .unsupportedRTFormat }
         guard count > 0 else { throw .invalidParameter }
         guard (Capabilities.minSize...Capabilities.maxSize).contains(width),
               (Capabilities.minSize...Capabilities.maxSize).contains(height) else { throw .resolutionNotSupported }
         for attribute in attributes where attribute.flags & UInt32(VA_SURFACE_ATTRIB_SETTABLE) != 0 {
             switch attribute.type {
             case VASurfaceAttribPixelFormat:
-                guard UInt32(bitPattern: attribute.value.value.i) == ImageLayout.nv12 else { throw .invalidImageFormat }
+                guard UInt32(bitPattern: attribute.value.value.i) == layout.fourcc else { throw .invalidImageFormat }
             case VASurfaceAttribMemoryType:
                 guard UInt32(bitPattern: attribute.value.value.i) & ~UInt32(VA_SURFACE_ATTRIB_MEM_TYPE_VA) == 0 else {
                     throw VAError(VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE)
@@ -82,7 +82,7 @@ final class Driver: @unchecked Sendable {
                 throw .attributeNotSupported
             }
         }
-        return (0..<count).map { _ in surfaces.insert(Surface(width: width, height: height), ids: &ids) }
+        return (0..<count).map { _ in surfaces.insert(Surface(width: width, height: height, format: layout), ids: &ids) }
     }
 
     func destroySurfaces(_ list: [VASurfaceID]) throws(VAError) {
@@ -95,7 +95,7 @@ final class Driver: @unchecked Sendable {
     }
 
     func surfaceAttributes(configID: VAConfigID) throws(VAError) -> [VASurfaceAttrib] {
-        _ = try configs.get(configID)
+        let config = try configs.get(configID)
         func attribute(_ type: VASurfaceAttribType, _ value: Int32, settable: Bool = false) -> VASurfaceAttrib {
             var attribute = VASurfaceAttrib()
             attribute.type = type
@@ -105,7 +105,7 @@ final class Driver: @unchecked Sendable {
             return attribute
         }
         return [
-            attribute(VASurfaceAttribPixelFormat, Int32(bitPattern: ImageLayout.nv12), settable: true),
+            attribute(VASurfaceAttribPixelFormat, Int32(bitPattern: Capabilities.surfaceFourcc(for: config.profile)), settable: true),
             attribute(VASurfaceAttribMinWidth, Int32(Capabilities.minSize)),
             attribute(VASurfaceAttribMaxWidth, Int32(Capabilities.maxSize)),
             attribute(VASurfaceAttribMinHeight, Int32(Capabilities.minSize)),
@@ -127,7 +127,8 @@ final class Driver: @unchecked Sendable {
         }
         let backend: CodecBackend
         if config.isDecode {
-            guard let session = H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
+            guard let session = Capabilities.isHEVC(config.profile) ? H265DecodeSession(profile: config.profile) as PictureDecoding?
+                    : H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
             backend = .decode(session)
         } else {
             backend = .encode(H264EncodeSession(profile: config.profile, rateControl: config.rateControl))
@@ -140,7 +141,7 @@ final class Driver: @unchecked Sendable {
     func createBuffer(contextID: VAContextID, type: VABufferType, size: Int, count: Int, data: UnsafeRawPointer?) throws(VAError) -> VABufferID {
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
-        try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode)
+        try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode, hevc: Capabilities.isHEVC(context.config.profile))
         let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
         if let data, type != VAEncCodedBufferType {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)
@@ -199,7 +200,8 @@ final class Driver: @unchecked Sendable {
         context.renderTarget = nil
         context.rendered = []
         let surface = try surfaces.get(target)
-        capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
+        capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered,
+                        hevc: Capabilities.isHEVC(context.config.profile))
         switch context.backend {
         case .decode(let session):
             try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height)
@@ -253,7 +255,7 @@ final class Driver: @unchecked Sendable {
         let source = PlanarPixels(surface: surface, x: x, y: y)
         let destination = PlanarPixels(base: buffer.bytes, image: image.description, x: 0, y: 0)
         if image.derivedFrom == surfaceID, x == 0, y == 0 { return }  // Same memory already.
-        destination.copy(from: source, width: width, height: height)
+        try destination.copy(from: source, width: width, height: height)
     }
 
     func putImage(surfaceID: VASurfaceID, imageID: VAImageID, source: VARectangle, destination: VARectangle) throws(VAError) {
@@ -271,6 +273,6 @@ final class Driver: @unchecked Sendable {
         if image.derivedFrom == surfaceID, sx == dx, sy == dy { return }
         let from = PlanarPixels(base: buffer.bytes, image: image.description, x: sx, y: sy)
         let to = PlanarPixels(surface: surface, x: dx, y: dy)
-        to.copy(from: from, width: width, height: height)
+        try to.copy(from: from, width: width, height: height)
     }
 }

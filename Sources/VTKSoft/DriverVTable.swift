@@ -63,8 +63,8 @@ enum DriverVTable {
             call(ctx) { _ throws(VAError) in
                 guard Capabilities.supports(profile) else { throw .unsupportedProfile }
                 let list = try output(list), count = try output(count)
-                for (i, e) in Capabilities.entrypoints.enumerated() { list[i] = e }
-                count.pointee = Int32(Capabilities.entrypoints.count)
+                for (i, e) in Capabilities.entrypoints(for: profile).enumerated() { list[i] = e }
+                count.pointee = Int32(Capabilities.entrypoints(for: profile).count)
             }
         }
         vtable.pointee.vaGetConfigAttributes = { ctx, profile, entrypoint, list, count in
@@ -73,7 +73,7 @@ enum DriverVTable {
                 guard count >= 0 else { throw .invalidParameter }
                 if count > 0 { _ = try output(list) }
                 for i in 0..<Int(count) {
-                    list![i].value = Capabilities.attribute(list![i].type, entrypoint: entrypoint)
+                    list![i].value = Capabilities.attribute(list![i].type, entrypoint: entrypoint, profile: profile)
                 }
             }
         }

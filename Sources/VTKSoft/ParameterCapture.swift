@@ -15,13 +15,13 @@ final class ParameterCapture {
         return ParameterCapture(path: String(cString: value))
     }
 
-    func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer]) {
+    func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer], hevc: Bool = false) {
         let line = JSONValue.object([
             ("picture", .int(pictureIndex)),
             ("context", .int(Int(context))),
             ("render_target", .int(Int(surface))),
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
-            ("buffers", .array(buffers.map(Self.describe))),
+            ("buffers", .array(buffers.map { hevc ? HEVCCaptureFields.describe($0) : Self.describe($0) })),
         ]).text + "\n"
         pictureIndex += 1
         // Opened per line, appended: several displays (or processes) may share the file.
@@ -30,7 +30,7 @@ final class ParameterCapture {
         fclose(file)
     }
 
-    private static func describe(_ buffer: RenderedBuffer) -> JSONValue {
+    static func describe(_ buffer: RenderedBuffer) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string(String(cString: vaBufferTypeStr(buffer.type)))),
             ("num_elements", .int(buffer.elementCount)),

@@ -1,0 +1,49 @@
+import CLibVA
+
+/// What vtksoft does for H.265: decode only (Main and Main 10, through libavcodec), P010 surfaces for Main 10.
+extension Capabilities {
+    static let hevcProfiles: [VAProfile] = [VAProfileHEVCMain, VAProfileHEVCMain10]
+
+    static func isHEVC(_ profile: VAProfile) -> Bool { hevcProfiles.contains(profile) }
+
+    /// Entrypoints a profile has: H.265 is decode only.
+    static func entrypoints(for profile: VAProfile) -> [VAEntrypoint] {
+        isHEVC(profile) ? [VAEntrypointVLD] : entrypoints
+    }
+
+    /// VAConfigAttribRTFormat of a profile: Main 10 decodes into 10-bit (P010) surfaces.
+    static func rtFormats(for profile: VAProfile) -> UInt32 {
+        profile == VAProfileHEVCMain10 ? UInt32(VA_RT_FORMAT_YUV420_10) : UInt32(VA_RT_FORMAT_YUV420)
+    }
+
+    /// The surface pixel format a profile decodes into.
+    static func surfaceFourcc(for profile: VAProfile) -> UInt32 {
+        profile == VAProfileHEVCMain10 ? ImageLayout.p010 : ImageLayout.nv12
+    }
+}
+
+extension BufferRules {
+    /// The buffers of an H.265 decode context (va_dec_hevc.h): picture, scaling matrix, slice parameters
+    /// (long format) and slice data.
+    static func checkHEVC(type: VABufferType, size: Int, count: Int) throws(VAError) {
+        switch type {
+        case VAPictureParameterBufferType:
+            guard size == MemoryLayout<VAPictureParameterBufferHEVC>.size, count == 1 else { throw .invalidParameter }
+        case VAIQMatrixBufferType:
+            guard size == MemoryLayout<VAIQMatrixBufferHEVC>.size, count == 1 else { throw .invalidParameter }
+        case VASliceParameterBufferType:
+            guard size == MemoryLayout<VASliceParameterBufferHEVC>.size else { throw .invalidParameter }
+        case VASliceDataBufferType:
+            break
+        default:
+            throw .unsupportedBufferType
+        }
+    }
+}
+
+/// The codec half of a decode context: turns one picture's rendered buffers into pixels in the target.
+protocol PictureDecoding: AnyObject {
+    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int) throws(VAError)
+}
+
+extension H264DecodeSession: PictureDecoding {}
