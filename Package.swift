@@ -46,7 +46,7 @@ let package = Package(
 
         // MARK: Sessions
         .target(name: "DecompressionSession",
-                dependencies: ["H264Bitstream", "H264Decoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
+                dependencies: ["H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
         .target(name: "CompressionSession",
                 dependencies: ["H264Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
 

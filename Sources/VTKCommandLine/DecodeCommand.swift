@@ -12,7 +12,8 @@ enum DecodeCommand {
     static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420] [--md5] [--framemd5] [--frames DIR] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw video; - for standard output (raw)"),
-        .value("--pix-fmt", valueName: "nv12|i420", help: "layout of the written frames (default: i420)"),
+        .value("--pix-fmt", valueName: "nv12|i420|p010|yuv420p10le", help: "layout of the written frames (default: i420; yuv420p10le for 10-bit H.265)"),
+        .value("--codec", valueName: "h264|h265", help: "the codec of an Annex B INPUT (default: told from its NAL unit headers)"),
         .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420, cropped, display order"),
         .flag("--framemd5", help: "print one line per frame: display index, tab, MD5 of its I420 bytes"),
         .value("--frames", valueName: "DIR", help: "write each frame as DIR/frame-NNNNNN.png"),
@@ -33,9 +34,10 @@ enum DecodeCommand {
             throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk decode: no INPUT given\nusage: \(usage)"
                                  : "vtk decode: one INPUT expected, got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
         }
+        let input = try InputFile(parsed.positionals[0], command: name)
+        if try H265DecodeCommand.isH265(parsed, input: input) { return try H265DecodeCommand.run(parsed, input: input) }
         let format: PixelFormat = try values.choice("pix-fmt", ["nv12", "i420"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
         let quiet = parsed.has("quiet")
-        let input = try InputFile(parsed.positionals[0], command: name)
         let device = VADeviceChoice(parsed["device"] ?? "auto")
 
         var sinks: [FrameSink] = []

@@ -11,7 +11,13 @@ protocol FrameSink: AnyObject {
     func finish() throws(CommandFailure)
 }
 
-/// MD5 of the whole output written as planar I420, cropped, in display order (reference.tsv, `ffmpeg -f md5`).
+extension PixelFormat {
+    /// The planar layout checksums and Y4M use: I420, or yuv420p10le (16-bit samples) for 10-bit frames.
+    var planarLayout: PixelFormat { is10Bit ? .yuv420p10 : .i420 }
+}
+
+/// MD5 of the whole output written as planar I420 (yuv420p10le for 10-bit), cropped, in display order
+/// (reference.tsv, `ffmpeg -f md5`).
 final class WholeMD5Sink: FrameSink {
     private var md5 = MD5()
     private(set) var digest: String?
@@ -23,7 +29,7 @@ final class WholeMD5Sink: FrameSink {
 
     func take(_ frame: PixelBuffer, index: Int) {
         // The planes are hashed where they are: the same bytes as packedBytes, without concatenating them.
-        PixelConverter.convert(frame, to: .i420, reusing: &scratch).forEachPackedPlane { md5.update($0) }
+        PixelConverter.convert(frame, to: frame.format.planarLayout, reusing: &scratch).forEachPackedPlane { md5.update($0) }
     }
 
     func finish() {
@@ -38,7 +44,7 @@ final class FrameMD5Sink: FrameSink {
     private var scratch: PixelBuffer?
     func take(_ frame: PixelBuffer, index: Int) {
         var md5 = MD5()
-        PixelConverter.convert(frame, to: .i420, reusing: &scratch).forEachPackedPlane { md5.update($0) }
+        PixelConverter.convert(frame, to: frame.format.planarLayout, reusing: &scratch).forEachPackedPlane { md5.update($0) }
         let line = "\(index)\t\(md5.finalize())"
         lines.append(line)
         StandardStreams.out(line + "\n")
@@ -102,11 +108,18 @@ final class Y4MFrameSink: FrameSink {
     private let path: String
     private var scratch: PixelBuffer?
 
-    init(path: String, frame: PixelBuffer, format: FormatDescription?, command: String) throws(CommandFailure) {
+    convenience init(path: String, frame: PixelBuffer, format: FormatDescription?, command: String) throws(CommandFailure) {
+        try self.init(path: path, frame: frame, frameRate: format?.frameRate, sampleAspectRatio: format?.sampleAspectRatio, command: command)
+    }
+
+    /// The header says C420p10 for 10-bit frames.
+    init(path: String, frame: PixelBuffer, frameRate: (numerator: Int, denominator: Int)?, sampleAspectRatio: (width: Int, height: Int)?,
+         command: String) throws(CommandFailure) {
         self.path = path
-        let rate = format?.frameRate.map { Y4MHeader.Ratio($0.numerator, $0.denominator) } ?? Y4MHeader.Ratio(25, 1)
-        let sar = format.map { Y4MHeader.Ratio($0.sampleAspectRatio.width, $0.sampleAspectRatio.height) } ?? Y4MHeader.Ratio(1, 1)
-        let header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
+        let rate = frameRate.map { Y4MHeader.Ratio($0.numerator, $0.denominator) } ?? Y4MHeader.Ratio(25, 1)
+        let sar = sampleAspectRatio.map { Y4MHeader.Ratio($0.width, $0.height) } ?? Y4MHeader.Ratio(1, 1)
+        var header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
+        if frame.format.is10Bit { header.colorspace = .c420p10 }
         do {
             writer = path == "-" ? try Y4MWriter.standardOutput(header: header) : try Y4MWriter(url: URL(fileURLWithPath: path), header: header)
         } catch {
@@ -115,7 +128,7 @@ final class Y4MFrameSink: FrameSink {
     }
 
     func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
-        do { try writer.write(PixelConverter.convert(frame, to: .i420, reusing: &scratch)) } catch {
+        do { try writer.write(PixelConverter.convert(frame, to: frame.format.planarLayout, reusing: &scratch)) } catch {
             throw CommandFailure(.output, "vtk: writing '\(path)' failed at frame \(index): \(error)")
         }
     }

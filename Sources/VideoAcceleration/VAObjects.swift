@@ -154,19 +154,26 @@ public enum VASurfaceReader {
     /// calls `body` with them; they are unmapped when `body` returns.
     public static func withMappedNV12<T>(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
                                          _ body: (MappedNV12) throws -> T) throws -> T {
+        try withMapped(connection, surface: surface, surfaceWidth: surfaceWidth, surfaceHeight: surfaceHeight, body)
+    }
+
+    /// The same for a two-plane image of another layout (P010: `fourcc` VA_FOURCC_P010, 24 bits a pixel).
+    public static func withMapped<T>(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
+                                     fourcc: UInt32 = UInt32(VA_FOURCC_NV12), bitsPerPixel: UInt32 = 12,
+                                     _ body: (MappedNV12) throws -> T) throws -> T {
         try VAError.check(vaSyncSurface(connection.display, surface), "vaSyncSurface(\(surface))")
         var image = VAImage()
         var derived = vaDeriveImage(connection.display, surface, &image) == VA_STATUS_SUCCESS
-        if derived && image.format.fourcc != UInt32(VA_FOURCC_NV12) {
+        if derived && image.format.fourcc != fourcc {
             vaDestroyImage(connection.display, image.image_id)
             derived = false
         }
         if !derived {
             var format = VAImageFormat()
-            format.fourcc = UInt32(VA_FOURCC_NV12)
+            format.fourcc = fourcc
             format.byte_order = UInt32(VA_LSB_FIRST)
-            format.bits_per_pixel = 12
-            try VAError.check(vaCreateImage(connection.display, &format, Int32(surfaceWidth), Int32(surfaceHeight), &image), "vaCreateImage(NV12)")
+            format.bits_per_pixel = bitsPerPixel
+            try VAError.check(vaCreateImage(connection.display, &format, Int32(surfaceWidth), Int32(surfaceHeight), &image), "vaCreateImage")
             let status = vaGetImage(connection.display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id)
             if status != VA_STATUS_SUCCESS {
                 vaDestroyImage(connection.display, image.image_id)

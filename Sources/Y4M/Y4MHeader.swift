@@ -15,6 +15,10 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
         case c420paldv = "420paldv"
         case c420mpeg2 = "420mpeg2"
         case c420 = "420"
+        /// 10-bit 4:2:0: 16-bit little-endian samples (written by vtk for Main 10; not read).
+        case c420p10 = "420p10"
+
+        public var bytesPerSample: Int { self == .c420p10 ? 2 : 1 }
     }
 
     public enum Interlace: String, Hashable, Sendable {
@@ -52,7 +56,7 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
     public static let maximumDimension = 16384
 
     /// Bytes of one frame's pixels (Y, then U and V at half size rounded up).
-    public var frameSize: Int { width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) }
+    public var frameSize: Int { (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)) * colorspace.bytesPerSample }
 
     static let signature = Array("YUV4MPEG2".utf8)
 
