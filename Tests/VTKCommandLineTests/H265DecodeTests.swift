@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import VTKTestSupport
+
+/// `vtk decode` on H.265 through vtksoft, against FFmpeg's software decoder (reference.tsv, framemd5/).
+@Suite("vtk decode for H.265 through vtksoft", .serialized)
+struct H265DecodeTests {
+    @Test("vtk decode --md5 and --framemd5 equal reference.tsv and framemd5/ for every H.265 stream",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          arguments: H265ConformanceStream.names)
+    func decodeMD5(_ name: String) throws {
+        guard let stream = H265ConformanceStream.named(name) else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
+        // One run prints both: a line per frame, then MD5= of the whole output.
+        let result = try VTKBinary.run(["decode", stream.url.path, "--md5", "--framemd5", "--device", "soft", "-q"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let output = result.stdoutText.split(separator: "\n")
+        #expect(output.last.map(String.init) == "MD5=\(stream.md5)")
+        let lines = output.filter { $0.contains("\t") }.map { $0.split(separator: "\t").last.map(String.init) ?? "" }
+        #expect(lines == stream.frameMD5s, "\(name): frame MD5s differ")
+        #expect(lines.count == stream.frames)
+    }
+
+    static func stream(_ name: String) throws -> H265ConformanceStream {
+        guard let stream = H265ConformanceStream.named(name) else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
+        return stream
+    }
+
+    @Test("Main 10 output: Y4M C420p10, raw p010 and yuv420p10le, PNG as 8-bit RGB",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func tenBitOutputs() throws {
+        let stream = try Self.stream("x265_cif_main10.265")
+        let y4m = TestPaths.scratch.appendingPathComponent("main10.y4m")
+        #expect(try VTKBinary.run(["decode", stream.url.path, "-o", y4m.path, "--device", "soft", "-q"]).status == 0)
+        let header = try String(decoding: Data(contentsOf: y4m).prefix(80), as: UTF8.self)
+        #expect(header.hasPrefix("YUV4MPEG2 W352 H288 ") && header.contains(" C420p10"), "\(header)")
+        // FFmpeg reads the Y4M back as yuv420p10le: the same MD5 as the reference.
+        let back = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", y4m.path, "-f", "md5", "-"])
+        #expect(back.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "MD5=\(stream.md5)")
+
+        for (format, ffmpegFormat) in [("p010", "p010le"), ("yuv420p10le", "yuv420p10le")] {
+            let raw = TestPaths.scratch.appendingPathComponent("main10.\(format)")
+            #expect(try VTKBinary.run(["decode", stream.url.path, "-o", raw.path, "--pix-fmt", format, "--device", "soft", "-q"]).status == 0)
+            let size = try Data(contentsOf: raw).count
+            #expect(size == stream.frames * 352 * 288 * 3)
+            let md5 = try ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "rawvideo", "-pix_fmt", ffmpegFormat, "-s", "352x288", "-i", raw.path,
+                                                       "-pix_fmt", "yuv420p10le", "-f", "md5", "-"])
+            #expect(md5.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "MD5=\(stream.md5)", "\(format)")
+        }
+
+        let pictures = TestPaths.scratch.appendingPathComponent("main10-png")
+        #expect(try VTKBinary.run(["decode", stream.url.path, "--frames", pictures.path, "--device", "soft", "-q"]).status == 0)
+        let png = pictures.appendingPathComponent("frame-000000.png")
+        let probe = try ProcessRunner.run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height,pix_fmt", "-of", "csv=p=0", png.path])
+        #expect(probe.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "352,288,rgb24")
+    }
+
+    @Test("H.265 is told from H.264 by its NAL headers; --codec forces the codec",
+          .enabled(if: VTKBinary.available, VTKBinary.missing))
+    func detection() throws {
+        let stream = try Self.stream("x265_cif_lossless.265")
+        // Through a pipe: detection reads the first bytes and hands them to the decoder again.
+        let piped = try VTKBinary.run(["decode", "-", "--md5", "--device", "soft", "-q"], stdin: stream.url)
+        #expect(piped.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "MD5=\(stream.md5)", "\(piped.stderrText)")
+        let forced = try VTKBinary.run(["decode", stream.url.path, "--codec", "h265", "--md5", "--device", "soft", "-q"])
+        #expect(forced.stdoutText.contains(stream.md5))
+        // Read as H.264, the stream has no decodable picture: an input error, not a crash.
+        let wrong = try VTKBinary.run(["decode", stream.url.path, "--codec", "h264", "--md5", "--device", "soft", "-q"])
+        #expect(wrong.status == 3, "\(wrong.stderrText)")
+        let bad = try VTKBinary.run(["decode", stream.url.path, "--codec", "vp9"])
+        #expect(bad.status == 2)
+    }
+
+    @Test("starting at a CRA: frames from the CRA on equal the reference, its RASL pictures are skipped and reported",
+          .enabled(if: VTKBinary.available, VTKBinary.missing))
+    func startAtCRA() throws {
+        let stream = try Self.stream("x265_cif_opengop_cra.265")
+        let bytes = Array(try Data(contentsOf: stream.url))
+        // Cut before the first CRA's NAL unit (type 21), keeping the VPS/SPS/PPS at the start.
+        var craStart: Int?, parameterSetsEnd = 0, i = 0
+        while i + 4 < bytes.count {
+            if bytes[i] == 0, bytes[i + 1] == 0, bytes[i + 2] == 1 {
+                let type = (bytes[i + 3] >> 1) & 0x3F
+                if !(32...34).contains(type) && parameterSetsEnd == 0 { parameterSetsEnd = i }
+                if type == 21 { craStart = i; break }
+            }
+            i += 1
+        }
+        let cra = try #require(craStart)
+        let cut = TestPaths.scratch.appendingPathComponent("from-cra.265")
+        try Data(bytes[..<parameterSetsEnd] + bytes[cra...]).write(to: cut)
+        let result = try VTKBinary.run(["decode", cut.path, "--framemd5", "--device", "soft"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        #expect(result.stderrText.contains("RASL picture"))
+        let ours = result.stdoutText.split(separator: "\n").map { String($0.split(separator: "\t").last ?? "") }
+        // FFmpeg's own decoder on the cut stream is the oracle for which frames come out.
+        let ffmpeg = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", cut.path, "-f", "framemd5", "-"])
+        let theirs = ffmpeg.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces) }
+        #expect(ours == theirs)
+        #expect(!ours.isEmpty && Set(ours).isSubset(of: Set(stream.frameMD5s)))
+    }
+}
