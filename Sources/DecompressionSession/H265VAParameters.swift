@@ -61,7 +61,7 @@ enum H265VAParameters {
         pp.pic_fields.bits.tiles_enabled_flag = pps.tilesEnabledFlag ? 1 : 0
         pp.pic_fields.bits.entropy_coding_sync_enabled_flag = pps.entropyCodingSyncEnabledFlag ? 1 : 0
         pp.pic_fields.bits.pps_loop_filter_across_slices_enabled_flag = pps.loopFilterAcrossSlicesEnabledFlag ? 1 : 0
-        pp.pic_fields.bits.loop_filter_across_tiles_enabled_flag = pps.tilesEnabledFlag && pps.loopFilterAcrossTilesEnabledFlag ? 1 : 0
+        pp.pic_fields.bits.loop_filter_across_tiles_enabled_flag = pps.loopFilterAcrossTilesEnabledFlag ? 1 : 0
         pp.pic_fields.bits.pcm_loop_filter_disabled_flag = sps.pcmLoopFilterDisabledFlag ? 1 : 0
         // NoPicReorderingFlag and NoBiPredFlag are hints FFmpeg leaves 0; so does vtk.
         pp.sps_max_dec_pic_buffering_minus1 = UInt8(sps.maxDecPicBuffering - 1)
