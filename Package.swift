@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "H265Bitstream", dependencies: ["H264Bitstream"]),
         .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "VTKMedia"]),
         // MARK: Containers (pure Swift)
-        .target(name: "MP4", dependencies: ["H264Bitstream", "VTKMedia"]),
+        .target(name: "MP4", dependencies: ["H264Bitstream", "H265Bitstream", "VTKMedia"]),
         .target(name: "Y4M", dependencies: ["VTKMedia"]),
 
         // MARK: The VA layer
@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream", "H265Bitstream"]),
         .testTarget(name: "CompressionSessionTests",
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
-        .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
+        .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),
     ]

@@ -15,7 +15,7 @@ enum H265DecodeCommand {
     /// True when the input is H.265: `--codec h265`, or an Annex B stream whose NAL headers say so.
     static func isH265(_ parsed: ParsedArguments, input: InputFile) throws(CommandFailure) -> Bool {
         if let forced = try VideoCodec.forced(OptionValues(parsed: parsed, command: name)) { return forced == .h265 }
-        if input.path != "-" && input.startsWithFileTypeBox { return false }
+        if let mp4 = try MP4Input.open(input, command: name) { return mp4.reader.isHEVC }
         return VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265
     }
 
@@ -24,8 +24,9 @@ enum H265DecodeCommand {
         let choice = try values.choice("pix-fmt", ["nv12", "i420", "p010", "yuv420p10le"])
         let quiet = parsed.has("quiet")
         let device = VADeviceChoice(parsed["device"] ?? "auto")
-        if input.path != "-" && input.startsWithFileTypeBox {
-            throw CommandFailure(.input, "vtk decode: \(input.displayName): H.265 in MP4 (hvc1, hev1) is not read yet; give the Annex B stream")
+        let mp4 = try MP4Input.open(input, command: name)
+        if let mp4, !mp4.reader.isHEVC {
+            throw CommandFailure(.input, "vtk decode: \(input.displayName): the MP4 track is \(mp4.reader.track.sampleDescription.format), not H.265")
         }
         let connection: VADisplayConnection
         do { connection = try VADisplayConnection.open(device) } catch {
@@ -43,7 +44,9 @@ enum H265DecodeCommand {
         func makeSession(tenBit: Bool) throws(CommandFailure) -> H265DecompressionSession {
             if let session { return session }
             do {
-                let made = try H265DecompressionSession(formatDescription: nil, connection: connection, outputFormat: tenBit ? .p010 : .nv12)
+                // An MP4's parameter sets are in its hvcC (hvc1), or in the samples (hev1).
+                let made = try H265DecompressionSession(formatDescription: mp4?.reader.hevcFormatDescription, connection: connection,
+                                                        outputFormat: tenBit ? .p010 : .nv12)
                 session = made
                 return made
             } catch {
@@ -99,12 +102,37 @@ enum H265DecodeCommand {
                 }
             }
         }
-        while true {
-            let chunk = try input.read()
-            if chunk.isEmpty { break }
-            try decode(assembler.append(chunk))
+        if let mp4 {
+            let reader = mp4.reader
+            let tenBit = (reader.hevcFormatDescription?.bitDepth ?? Int(reader.track.sampleDescription.hvcC?.bitDepthLumaMinus8 ?? 0) + 8) > 8
+            let current = try makeSession(tenBit: tenBit)
+            try openSinks(tenBit: tenBit)
+            var index = 0
+            while true {
+                let sample: MP4Sample?
+                do { sample = try reader.nextSample() } catch {
+                    current.noteProblem("sample \(index): \(error)")
+                    break
+                }
+                guard let sample else { break }
+                sawNALUnits = true
+                pictureUnits += 1
+                let buffer = SampleBuffer(data: sample.data, framing: .lengthPrefixed(reader.nalUnitLengthSize),
+                                          presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
+                                          duration: sample.duration, isSync: sample.isSync)
+                do { try deliver(current.decode(buffer), format: current.formatDescription) } catch let failure as CommandFailure { throw failure } catch {
+                    throw CommandFailure(.device, "vtk decode: sample \(index) at byte \(sample.fileOffset): \(error)")
+                }
+                index += 1
+            }
+        } else {
+            while true {
+                let chunk = try input.read()
+                if chunk.isEmpty { break }
+                try decode(assembler.append(chunk))
+            }
+            try decode(assembler.finish())
         }
-        try decode(assembler.finish())
         defer { session?.invalidate() }
         if let session = session {
             do { try deliver(session.finishDelayedFrames(), format: session.formatDescription) } catch let failure as CommandFailure { throw failure } catch {

@@ -99,3 +99,31 @@ struct H265DecodeTests {
         #expect(!ours.isEmpty && Set(ours).isSubset(of: Set(stream.frameMD5s)))
     }
 }
+
+@Suite("vtk decode of H.265 MP4 files made by FFmpeg", .serialized)
+struct H265MP4DecodeTests {
+    /// Every stream as hvc1; three of them also as hev1, with faststart and fragmented.
+    static let muxings: [(tag: String, flags: [String], streams: [String]?)] = [
+        ("hvc1", [], nil),
+        ("hev1", [], ["x265_cif_bpyramid.265", "x265_cif_main10.265", "x265_cif_opengop_cra.265"]),
+        ("hvc1", ["-movflags", "+faststart"], ["x265_cif_bpyramid.265", "x265_cif_main10.265", "x265_cif_opengop_cra.265"]),
+        ("hvc1", ["-movflags", "+frag_keyframe+empty_moov"], ["x265_cif_bpyramid.265", "x265_cif_main10.265", "x265_cif_opengop_cra.265"]),
+    ]
+
+    @Test("MP4s remuxed by FFmpeg (hvc1, hev1, faststart, fragmented) decode to the reference MD5s",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func remuxed() throws {
+        guard !H265ConformanceStream.all.isEmpty else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
+        for (n, muxing) in Self.muxings.enumerated() {
+            for stream in H265ConformanceStream.all where muxing.streams?.contains(stream.file) ?? (stream.frames <= 40) {
+                let mp4 = TestPaths.scratch.appendingPathComponent("vtk-\(n)-\(stream.file).mp4")
+                let remux = try ProcessRunner.run("ffmpeg", ["-v", "error", "-y", "-i", stream.url.path, "-c", "copy", "-tag:v", muxing.tag]
+                                                  + muxing.flags + [mp4.path])
+                try #require(remux.status == 0, "\(remux.stderrText)")
+                let result = try VTKBinary.run(["decode", mp4.path, "--md5", "--device", "soft", "-q"])
+                #expect(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "MD5=\(stream.md5)",
+                        "\(stream.file) \(muxing.tag) \(muxing.flags): \(result.stderrText.prefix(300))")
+            }
+        }
+    }
+}
