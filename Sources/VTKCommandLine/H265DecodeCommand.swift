@@ -13,9 +13,9 @@ enum H265DecodeCommand {
     static let name = DecodeCommand.name
 
     /// True when the input is H.265: `--codec h265`, or an Annex B stream whose NAL headers say so.
-    static func isH265(_ parsed: ParsedArguments, input: InputFile) throws(CommandFailure) -> Bool {
-        if let forced = try VideoCodec.forced(OptionValues(parsed: parsed, command: name)) { return forced == .h265 }
-        if let mp4 = try MP4Input.open(input, command: name) { return mp4.reader.isHEVC }
+    static func isH265(_ parsed: ParsedArguments, input: InputFile, command: String = name) throws(CommandFailure) -> Bool {
+        if let forced = try VideoCodec.forced(OptionValues(parsed: parsed, command: command)) { return forced == .h265 }
+        if command == name, let mp4 = try MP4Input.open(input, command: command) { return mp4.reader.isHEVC }
         return VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265
     }
 

@@ -9,9 +9,10 @@ enum ProbeCommand {
     static let usage = "vtk probe INPUT [--json]"
     static let options: [OptionSpec] = [
         .flag("--json", help: "print one JSON object with a per-frame array"),
+        .value("--codec", valueName: "h264|h265", help: "the codec of INPUT (default: told from its NAL unit headers)"),
         .flag("-h", "--help", help: "show this help"),
     ]
-    static let details = "INPUT is an H.264 Annex B byte stream, or - for standard input. Needs no VA device."
+    static let details = "INPUT is an H.264 or H.265 Annex B byte stream, or - for standard input. Needs no VA device."
 
     struct FrameInfo {
         var decodeIndex: Int
@@ -30,6 +31,7 @@ enum ProbeCommand {
             throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk probe: no INPUT given\nusage: \(usage)" : "vtk probe: one INPUT expected")
         }
         let input = try InputFile(parsed.positionals[0], command: name)
+        if try H265DecodeCommand.isH265(parsed, input: input, command: name) { return try H265ProbeCommand.run(parsed, input: input) }
         var assembler = AccessUnitAssembler()
         var process = H264DecodingProcess()
         var frames: [FrameInfo] = []

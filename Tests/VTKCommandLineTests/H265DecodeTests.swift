@@ -127,3 +127,56 @@ struct H265MP4DecodeTests {
         }
     }
 }
+
+@Suite("vtk on H.265 streams it cannot or must not decode", .serialized)
+struct H265UnsupportedTests {
+    @Test("4:2:2, 4:4:4, 4:0:0 and 12-bit streams: one clear line, exit 3",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          arguments: [("yuv422p", "4:2:2"), ("yuv444p", "4:4:4"), ("gray", "4:0:0"), ("yuv420p12le", "12-bit")])
+    func unsupported(_ pixelFormat: String, _ said: String) throws {
+        let url = TestPaths.scratch.appendingPathComponent("x265-\(pixelFormat).265")
+        let encode = try ProcessRunner.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=5", "-frames:v", "4",
+                                                      "-c:v", "libx265", "-x265-params", "log-level=error", "-pix_fmt", pixelFormat, url.path])
+        guard encode.status == 0 else { try Test.cancel("this libx265 cannot encode \(pixelFormat)") }
+        let result = try VTKBinary.run(["decode", url.path, "--md5", "--device", "soft", "-q"])
+        #expect(result.status == 3)
+        let lines = result.stderrText.split(separator: "\n").filter { $0.contains("unsupported stream") }
+        #expect(lines.count == 1 && lines[0].contains(said), "\(result.stderrText)")
+    }
+
+    @Test("damaged copies of every H.265 stream: exit 0 or 3 with problems named, never a crash",
+          .enabled(if: VTKBinary.available, VTKBinary.missing))
+    func damaged() throws {
+        guard !H265ConformanceStream.all.isEmpty else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
+        for (n, stream) in H265ConformanceStream.all.filter({ $0.frames <= 40 }).enumerated() {
+            var bytes = Array(try Data(contentsOf: stream.url))
+            // Zero a run in the middle, flip bytes near the end, cut the last 100 bytes.
+            let middle = bytes.count / 2
+            for i in middle..<min(middle + 64, bytes.count) { bytes[i] = 0 }
+            for i in stride(from: bytes.count * 3 / 4, to: bytes.count - 200, by: 997) { bytes[i] ^= 0x5A }
+            bytes.removeLast(100)
+            let url = TestPaths.scratch.appendingPathComponent("damaged-\(n).265")
+            try Data(bytes).write(to: url)
+            let result = try VTKBinary.run(["decode", url.path, "--md5", "--device", "soft", "-q"])
+            #expect(result.status == 0 || result.status == 3, "\(stream.file): exit \(result.status): \(result.stderrText.suffix(300))")
+            if result.status == 3 { #expect(result.stderrText.contains("byte"), "\(stream.file): \(result.stderrText.prefix(300))") }
+        }
+    }
+
+    @Test("vtk probe on H.265: every picture with its type, POC and display position",
+          .enabled(if: VTKBinary.available, VTKBinary.missing))
+    func probe() throws {
+        guard let stream = H265ConformanceStream.named("x265_cif_opengop_cra.265") else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
+        let result = try VTKBinary.run(["probe", stream.url.path, "--json"])
+        #expect(result.status == 0, "\(result.stderrText)")
+        let json = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        #expect(json["codec"] as? String == "h265" && json["width"] as? Int == 352 && json["bit_depth"] as? Int == 8)
+        let frames = try #require(json["per_frame"] as? [[String: Any]])
+        #expect(frames.count == stream.frames)
+        #expect(Set(frames.compactMap { $0["display_index"] as? Int }) == Set(0..<stream.frames))
+        // Display order is POC order within the stream's one sequence.
+        let byDisplay = frames.sorted { ($0["display_index"] as? Int ?? 0) < ($1["display_index"] as? Int ?? 0) }.compactMap { $0["poc"] as? Int }
+        #expect(byDisplay == byDisplay.sorted())
+        #expect(frames.contains { $0["nal_unit_type"] as? String == "CRA" } && frames.contains { $0["nal_unit_type"] as? String == "RASL_N" })
+    }
+}
