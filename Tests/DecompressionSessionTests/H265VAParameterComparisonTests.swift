@@ -133,6 +133,14 @@ struct H265VAParameterComparisonTests {
         return differences
     }
 
+    @Test("libx265 streams made at run time: every field equal",
+          .enabled(if: VAParameterComparisonTests.enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          arguments: GeneratedStream.h265)
+    func generated(_ stream: GeneratedStream) throws {
+        let differences = try Self.compare(try stream.url())
+        #expect(differences.isEmpty, "\(differences.count) picture(s) differ; first: \(differences.prefix(3).joined(separator: " | "))")
+    }
+
     @Test("H.265 conformance streams: every field equal",
           .enabled(if: VAParameterComparisonTests.enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
           arguments: H265ConformanceStream.names)

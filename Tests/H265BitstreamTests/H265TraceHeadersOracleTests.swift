@@ -27,6 +27,13 @@ struct H265TraceHeadersOracleTests {
         print("H265TraceHeadersOracle: \(name): \(compared) elements equal")
     }
 
+    @Test("libx265 streams made at run time (sub-layers, VUI with HRD, weighted bi-prediction, Main 10) equal trace_headers",
+          arguments: GeneratedStream.h265)
+    func generated(_ stream: GeneratedStream) throws {
+        let compared = try Self.check(try stream.url())
+        #expect(compared > 400, "only \(compared) elements compared")
+    }
+
     /// Compares every header of the stream at `url`; returns how many elements were compared.
     static func check(_ url: URL) throws -> Int {
         let oracle = try TraceHeaders.run(url).streamRecords.filter { [32, 33, 34].contains($0.nalUnitType) || (0...21).contains($0.nalUnitType) }

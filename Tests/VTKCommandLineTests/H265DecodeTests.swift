@@ -20,6 +20,17 @@ struct H265DecodeTests {
         #expect(lines.count == stream.frames)
     }
 
+    @Test("libx265 streams made at run time decode like FFmpeg's software decoder",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          arguments: GeneratedStream.h265)
+    func generated(_ stream: GeneratedStream) throws {
+        let url = try stream.url()
+        let theirs = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", url.path, "-f", "md5", "-"])
+        let ours = try VTKBinary.run(["decode", url.path, "--md5", "--device", "soft", "-q"])
+        #expect(ours.status == 0, "\(ours.stderrText)")
+        #expect(ours.stdoutText == theirs.stdoutText && ours.stdoutText.hasPrefix("MD5="))
+    }
+
     static func stream(_ name: String) throws -> H265ConformanceStream {
         guard let stream = H265ConformanceStream.named(name) else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
         return stream
