@@ -191,3 +191,32 @@ struct H265UnsupportedTests {
         #expect(frames.contains { $0["nal_unit_type"] as? String == "CRA" } && frames.contains { $0["nal_unit_type"] as? String == "RASL_N" })
     }
 }
+
+@Suite("vtk decode: no_output_of_prior_pics_flag, against FFmpeg")
+struct H265NoOutputOfPriorPicsTests {
+    @Test("a second IDR with no_output_of_prior_pics_flag 1 drops the pictures still waiting, as FFmpeg does",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func noOutputOfPriorPics() throws {
+        guard let stream = H265ConformanceStream.named("x265_cif_bpyramid.265") else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
+        let bytes = Array(try Data(contentsOf: stream.url))
+        var second = bytes
+        // The first IDR slice: first_slice_segment_in_pic_flag, then no_output_of_prior_pics_flag (7.3.6.1).
+        var i = 0
+        while i + 5 < second.count {
+            if second[i] == 0, second[i + 1] == 0, second[i + 2] == 1, [19, 20].contains((second[i + 3] >> 1) & 0x3F) {
+                second[i + 5] |= 0x40
+                break
+            }
+            i += 1
+        }
+        let url = TestPaths.scratch.appendingPathComponent("no-output-of-prior-pics.265")
+        try Data(bytes + second).write(to: url)
+        let ours = try VTKBinary.run(["decode", url.path, "--framemd5", "--device", "soft", "-q"])
+        let mine = ours.stdoutText.split(separator: "\n").map { String($0.split(separator: "\t").last ?? "") }
+        let ffmpeg = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", url.path, "-f", "framemd5", "-"])
+        let theirs = ffmpeg.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .map { String($0.split(separator: ",").last ?? "").trimmingCharacters(in: .whitespaces) }
+        #expect(mine == theirs)
+        #expect(mine.count < 2 * stream.frames, "some pictures were dropped")
+    }
+}
