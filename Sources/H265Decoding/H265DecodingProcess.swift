@@ -161,6 +161,9 @@ public struct H265DecodingProcess: Sendable {
         return translate(dpb.flush(output: true))
     }
 
+    /// MaxLumaPs of the largest level, 6.2 (Table A.8): no conforming stream has bigger pictures.
+    public static let maxLumaPictureSize = 35_651_584
+
     /// Why vtk cannot decode a stream with these parameter sets, or nil (A.3: Main and Main 10, 4:2:0).
     public static func unsupported(sps: H265SequenceParameterSet, pps: H265PictureParameterSet) -> String? {
         if sps.chromaFormatIdc != 1 { return "H.265 chroma_format_idc \(sps.chromaFormatIdc) (\(["4:0:0", "4:2:0", "4:2:2", "4:4:4"][sps.chromaFormatIdc])); vtk decodes 4:2:0" }
@@ -173,6 +176,10 @@ public struct H265DecodingProcess: Sendable {
             return "H.265 multi-layer or 3D extensions"
         }
         if sps.separateColourPlaneFlag { return "H.265 separate colour planes" }
+        let samples = sps.picWidthInLumaSamples * sps.picHeightInLumaSamples
+        if samples > maxLumaPictureSize {
+            return "a \(sps.picWidthInLumaSamples)x\(sps.picHeightInLumaSamples) picture is larger than any H.265 level allows (MaxLumaPs \(maxLumaPictureSize), level 6.2)"
+        }
         return nil
     }
 

@@ -8,8 +8,8 @@ import Y4M
 /// `vtk decode`: H.264 -> frames, MD5s, pictures.
 enum DecodeCommand {
     static let name = "decode"
-    static let summary = "H.264 -> NV12/I420 frames, MD5s, PNG pictures"
-    static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420] [--md5] [--framemd5] [--frames DIR] [--device auto|soft|PATH]"
+    static let summary = "H.264/H.265 -> NV12/I420 (P010/yuv420p10le) frames, MD5s, PNG pictures"
+    static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420|p010|yuv420p10le] [--codec h264|h265] [--md5] [--framemd5] [--frames DIR] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw video; - for standard output (raw)"),
         .value("--pix-fmt", valueName: "nv12|i420|p010|yuv420p10le", help: "layout of the written frames (default: i420; yuv420p10le for 10-bit H.265)"),
@@ -22,8 +22,10 @@ enum DecodeCommand {
         .flag("-h", "--help", help: "show this help"),
     ]
     static let details = """
-        INPUT is an H.264 Annex B byte stream (.h264 .264 .jsv .26l ...), an MP4 file (avc1/avc3), or - for
-        standard input (Annex B).
+        INPUT is an H.264 or H.265 Annex B byte stream (.h264 .264 .jsv .26l .265 ...), an MP4 file (avc1/avc3,
+        hvc1/hev1), or - for standard input (Annex B). The codec of an Annex B stream is told from its NAL unit
+        headers (--codec forces it). Main 10 streams give 10-bit frames: Y4M C420p10, raw yuv420p10le (default)
+        or p010, --md5/--framemd5 over yuv420p10le, PNG pictures as 8-bit.
         Damaged input is decoded as far as it can be: frames before the damage are kept, decoding resumes
         at the next IDR or recovery point, and vtk exits with 3 after naming each problem and its byte offset.
         """
