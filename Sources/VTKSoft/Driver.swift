@@ -104,8 +104,7 @@ final class Driver: @unchecked Sendable {
             attribute.value.value.i = value
             return attribute
         }
-        return [
-            attribute(VASurfaceAttribPixelFormat, Int32(bitPattern: Capabilities.surfaceFourcc(for: config.profile)), settable: true),
+        return Capabilities.surfaceFourccs(for: config.profile).map { attribute(VASurfaceAttribPixelFormat, Int32(bitPattern: $0), settable: true) } + [
             attribute(VASurfaceAttribMinWidth, Int32(Capabilities.minSize)),
             attribute(VASurfaceAttribMaxWidth, Int32(Capabilities.maxSize)),
             attribute(VASurfaceAttribMinHeight, Int32(Capabilities.minSize)),

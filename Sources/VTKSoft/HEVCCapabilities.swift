@@ -11,14 +11,15 @@ extension Capabilities {
         isHEVC(profile) ? [VAEntrypointVLD] : entrypoints
     }
 
-    /// VAConfigAttribRTFormat of a profile: Main 10 decodes into 10-bit (P010) surfaces.
+    /// VAConfigAttribRTFormat of a profile: Main 10 decodes 10-bit streams into P010 surfaces, and 8-bit
+    /// ones (a Main 10 stream may be 8-bit, A.3.3) into NV12, as hardware drivers do.
     static func rtFormats(for profile: VAProfile) -> UInt32 {
-        profile == VAProfileHEVCMain10 ? UInt32(VA_RT_FORMAT_YUV420_10) : UInt32(VA_RT_FORMAT_YUV420)
+        profile == VAProfileHEVCMain10 ? UInt32(VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10) : UInt32(VA_RT_FORMAT_YUV420)
     }
 
-    /// The surface pixel format a profile decodes into.
-    static func surfaceFourcc(for profile: VAProfile) -> UInt32 {
-        profile == VAProfileHEVCMain10 ? ImageLayout.p010 : ImageLayout.nv12
+    /// The surface pixel formats a profile decodes into.
+    static func surfaceFourccs(for profile: VAProfile) -> [UInt32] {
+        profile == VAProfileHEVCMain10 ? [ImageLayout.p010, ImageLayout.nv12] : [ImageLayout.nv12]
     }
 }
 
