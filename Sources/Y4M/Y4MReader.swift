@@ -23,7 +23,6 @@ public final class Y4MReader {
         input = ByteInput(descriptor: fileDescriptor, closeOnDeinit: closeOnDeinit)
         guard let line = try input.readLine(limit: Self.lineLimit) else { throw .notY4M(byteOffset: 0) }
         header = try Y4MHeader(line: line, byteOffset: 0)
-        guard header.colorspace.bytesPerSample == 1 else { throw .unsupportedColorspace(header.colorspace.rawValue) }
     }
 
     /// The reader of standard input.
