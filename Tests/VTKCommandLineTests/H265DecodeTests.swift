@@ -5,16 +5,20 @@ import VTKTestSupport
 /// `vtk decode` on H.265 through vtksoft, against FFmpeg's software decoder (reference.tsv, framemd5/).
 @Suite("vtk decode for H.265 through vtksoft", .serialized)
 struct H265DecodeTests {
-    @Test("vtk decode --md5 and --framemd5 equal reference.tsv and framemd5/ for every H.265 stream",
+    @Test("vtk decode --md5 equals reference.tsv for every H.265 stream, and --framemd5 equals framemd5/",
           .enabled(if: VTKBinary.available, VTKBinary.missing),
           arguments: H265ConformanceStream.names)
     func decodeMD5(_ name: String) throws {
         guard let stream = H265ConformanceStream.named(name) else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
-        // One run prints both: a line per frame, then MD5= of the whole output.
-        let result = try VTKBinary.run(["decode", stream.url.path, "--md5", "--framemd5", "--device", "soft", "-q"])
+        // One run prints both: a line per frame, then MD5= of the whole output. For the long 720p stream the
+        // whole-output MD5 alone is checked (frames of a fixed size: equal output bytes are equal frames),
+        // which halves the time hashing takes in a debug build.
+        let perFrame = stream.frames <= 100
+        let result = try VTKBinary.run(["decode", stream.url.path, "--md5", "--device", "soft", "-q"] + (perFrame ? ["--framemd5"] : []))
         #expect(result.status == 0, "\(result.stderrText)")
         let output = result.stdoutText.split(separator: "\n")
         #expect(output.last.map(String.init) == "MD5=\(stream.md5)")
+        guard perFrame else { return }
         let lines = output.filter { $0.contains("\t") }.map { $0.split(separator: "\t").last.map(String.init) ?? "" }
         #expect(lines == stream.frameMD5s, "\(name): frame MD5s differ")
         #expect(lines.count == stream.frames)
