@@ -40,7 +40,7 @@ struct H265BadInputTests {
             try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage))
         }
         let original = Array(try Data(contentsOf: stream.url))
-        var generator = SeededGenerator(seed: 17)
+        var generator = SeededRandom(seed: 17)
         for _ in 0..<200 {
             var bytes = original
             for _ in 0..<4 {
@@ -82,18 +82,5 @@ struct H265BadInputTests {
         }
         if H265ConformanceStream.all.isEmpty { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
         #expect(count > 0)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the damage is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
