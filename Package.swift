@@ -26,15 +26,24 @@ let package = Package(
         .systemLibrary(
             name: "CLibAVCodec", pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",  // PNG compression, for VTKCommandLine
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CLibAVUtil", pkgConfig: "libavutil",  // MD5 (av_md5), for VTKMedia
+            providers: [.apt(["libavutil-dev"])]),
 
         // MARK: Pure Swift layers
-        .target(name: "VTKMedia"),
+        .target(name: "VTKMedia", dependencies: ["CLibAVUtil"]),
         .target(name: "JSONText"),
+        .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
         // H.265 reuses H264Bitstream's NAL scanning, emulation prevention and bit reader.
         .target(name: "H265Bitstream", dependencies: ["H264Bitstream"]),
         .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "VTKMedia"]),
+        // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
+        .target(name: "H264Encoding", dependencies: ["H264Bitstream"]),
         // MARK: Containers (pure Swift)
         .target(name: "MP4", dependencies: ["H264Bitstream", "H265Bitstream", "VTKMedia"]),
         .target(name: "Y4M", dependencies: ["VTKMedia"]),
@@ -53,7 +62,7 @@ let package = Package(
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H265Bitstream", "JSONText"],
+            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
@@ -64,7 +73,7 @@ let package = Package(
         // MARK: The command
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
-                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV"]),
+                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)
@@ -76,8 +85,9 @@ let package = Package(
                           path: "Tools/EncodeBench"),
 
         // MARK: Tests
-        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream"], path: "Tests/VTKTestSupport"),
+        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
+        .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
         .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "H264Bitstream", "VTKTestSupport"]),

@@ -116,7 +116,7 @@ enum H264VAParameters {
         sp.slice_data_size = UInt32(request.slice.nalUnit.bytes.count)
         sp.slice_data_offset = 0
         sp.slice_data_flag = UInt32(VA_SLICE_DATA_FLAG_ALL)
-        sp.slice_data_bit_offset = UInt16(clamping: h.sliceDataBitOffset)
+        sp.slice_data_bit_offset = UInt16(clamping: h.sliceDataPosition.vaBitOffset)
         sp.first_mb_in_slice = UInt16(clamping: h.firstMbInSlice)
         sp.slice_type = UInt8(h.sliceType.rawValue)
         sp.direct_spatial_mv_pred_flag = h.directSpatialMvPredFlag ? 1 : 0

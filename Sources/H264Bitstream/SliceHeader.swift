@@ -93,10 +93,8 @@ public struct SliceHeader: Hashable, Sendable {
 
     /// Bits of slice_header() in the RBSP (NAL header byte not counted).
     public var headerBitLengthInRBSP = 0
-    /// Bit offset of slice_data() from the first bit of the NAL unit header byte, counted in the NAL unit
-    /// as it is in the stream (emulation prevention bytes included): what VA-API's
-    /// VASliceParameterBufferH264.slice_data_bit_offset expects.
-    public var sliceDataBitOffset = 0
+    /// Where slice_data() starts; its ``SliceDataPosition/vaBitOffset`` is VA's slice_data_bit_offset.
+    public var sliceDataPosition = SliceDataPosition(nalUnitHeaderBytes: 1, headerBitsInRBSP: 0, emulationPreventionBytesInHeader: 0)
 
     public init() {}
 
@@ -187,15 +185,7 @@ public struct SliceHeader: Hashable, Sendable {
             sliceGroupChangeCycle = Int(try r.u(bits))
         }
         headerBitLengthInRBSP = r.bitPosition
-        // Map the RBSP bit position back into the escaped payload: each emulation prevention byte
-        // before that position adds 8 bits.
-        let byteInRBSP = headerBitLengthInRBSP / 8
-        var escapedBefore = 0
-        for (k, position) in removed.enumerated() where position - k <= byteInRBSP {
-            // `position` indexes the payload; `position - k` is where the next RBSP byte sits.
-            escapedBefore += 1
-        }
-        sliceDataBitOffset = 8 + headerBitLengthInRBSP + 8 * escapedBefore
+        sliceDataPosition = SliceDataPosition(nalUnitHeaderBytes: 1, headerBitsInRBSP: headerBitLengthInRBSP, removedPayloadOffsets: removed)
     }
 
     static func readModifications(_ r: inout BitReader) throws(BitstreamError) -> [RefPicListModification] {

@@ -1,6 +1,6 @@
 /// One option a subcommand accepts.
 public struct OptionSpec: Sendable {
-    public enum Kind: Sendable { case flag, value }
+    public enum Kind: Sendable { case flag, value, list }
     public let names: [String]
     public let kind: Kind
     public let valueName: String
@@ -14,6 +14,11 @@ public struct OptionSpec: Sendable {
         OptionSpec(names: names, kind: .value, valueName: valueName, help: help)
     }
 
+    /// A value option that may be given several times (`--decoder A --decoder B`), read with `ParsedArguments.list`.
+    public static func list(_ names: String..., valueName: String, help: String) -> OptionSpec {
+        OptionSpec(names: names, kind: .list, valueName: valueName, help: help)
+    }
+
     /// The canonical name: the first long name (or the only name), without dashes.
     public var key: String { String((names.first { $0.hasPrefix("--") } ?? names[0]).drop { $0 == "-" }) }
 }
@@ -23,8 +28,11 @@ public struct ParsedArguments: Sendable {
     public var values: [String: String] = [:]
     public var flags: Set<String> = []
     public var positionals: [String] = []
+    /// Every value of a `.list` option, in the order given.
+    public var lists: [String: [String]] = [:]
 
-    public func has(_ key: String) -> Bool { flags.contains(key) || values[key] != nil }
+    public func has(_ key: String) -> Bool { flags.contains(key) || values[key] != nil || lists[key] != nil }
+    public func list(_ key: String) -> [String] { lists[key] ?? [] }
     public subscript(_ key: String) -> String? { values[key] }
 }
 
@@ -52,13 +60,14 @@ public enum ArgumentParser {
                 inlineValue = String(argument[argument.index(after: eq)...])
             }
             guard let spec = byName[name] else {
-                throw CommandFailure(.usage, "vtk \(command): unknown option '\(name)' (see 'vtk help \(command)')")
+                let hint = Suggestions.option(name, known: Array(byName.keys)).map { "; \($0)" } ?? ""
+                throw CommandFailure(.usage, "vtk \(command): unknown option '\(name)'\(hint) (see 'vtk help \(command)')")
             }
             switch spec.kind {
             case .flag:
                 if inlineValue != nil { throw CommandFailure(.usage, "vtk \(command): \(name) takes no value") }
                 result.flags.insert(spec.key)
-            case .value:
+            case .value, .list:
                 let value: String
                 if let inlineValue {
                     value = inlineValue
@@ -67,6 +76,7 @@ public enum ArgumentParser {
                     value = arguments[i]
                     i += 1
                 }
+                if spec.kind == .list { result.lists[spec.key, default: []].append(value); continue }
                 if result.values[spec.key] != nil, result.values[spec.key] != value {
                     throw CommandFailure(.usage, "vtk \(command): \(name) given twice")
                 }
@@ -79,7 +89,7 @@ public enum ArgumentParser {
     /// The option table as help text.
     public static func help(_ options: [OptionSpec]) -> String {
         let rows = options.map { spec -> (String, String) in
-            let names = spec.names.joined(separator: ", ") + (spec.kind == .value ? " \(spec.valueName)" : "")
+            let names = spec.names.joined(separator: ", ") + (spec.kind == .flag ? "" : " \(spec.valueName)")
             return (names, spec.help)
         }
         let width = min(34, (rows.map(\.0.count).max() ?? 0) + 2)
@@ -114,7 +124,8 @@ struct OptionValues {
     func choice(_ key: String, _ choices: [String]) throws(CommandFailure) -> String? {
         guard let text = parsed[key] else { return nil }
         guard choices.contains(text) else {
-            throw CommandFailure(.usage, "vtk \(command): --\(key) must be one of \(choices.joined(separator: ", ")), not '\(text)'")
+            let hint = Suggestions.value(text, choices: choices).map { "; \($0)" } ?? ""
+            throw CommandFailure(.usage, "vtk \(command): --\(key) must be one of \(choices.joined(separator: ", ")), not '\(text)'\(hint)")
         }
         return text
     }

@@ -22,7 +22,17 @@ enum H265DecodeCommand {
     static func run(_ parsed: ParsedArguments, input: InputFile) throws(CommandFailure) -> ExitCode {
         let values = OptionValues(parsed: parsed, command: name)
         let choice = try values.choice("pix-fmt", ["nv12", "i420", "p010", "yuv420p10le"])
-        let quiet = parsed.has("quiet")
+        let json = parsed.has("json")
+        let quiet = parsed.has("quiet") || json
+        // As for H.264: --png-dir DIR, or the older --frames DIR; -n/--frames N stops after N frames.
+        var pngDirectory = parsed["png-dir"]
+        var frameLimit: Int?
+        if let text = parsed["frames"] {
+            if Int(text) == nil && pngDirectory == nil && !text.hasPrefix("-") { pngDirectory = text } else {
+                frameLimit = try values.int("frames", range: 1...Int(Int32.max))
+            }
+        }
+        let y4mPath = parsed["output"].flatMap { $0.lowercased().hasSuffix(".y4m") ? ($0.lowercased() == "-.y4m" ? "-" : $0) : nil }
         let device = VADeviceChoice(parsed["device"] ?? "auto")
         let mp4 = try MP4Input.open(input, command: name)
         if let mp4, !mp4.reader.isHEVC {
@@ -37,7 +47,10 @@ enum H265DecodeCommand {
         var session: H265DecompressionSession?
         var sinks: [FrameSink] = []
         var y4m: Y4MFrameSink?
+        var md5Sink: WholeMD5Sink?
         var frameIndex = 0, pictureUnits = 0, sawNALUnits = false
+        var sizes = FrameSizes()
+        var done: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
         let progress = ProgressLine(label: "decode", quiet: quiet)
         let started = Clock.now()
 
@@ -62,23 +75,31 @@ enum H265DecodeCommand {
             case "i420": .i420
             default: tenBit ? .yuv420p10 : .i420
             }
-            if parsed.has("md5") { sinks.append(WholeMD5Sink(print: true)) }
-            if parsed.has("framemd5") { sinks.append(FrameMD5Sink()) }
-            if let output = parsed["output"], !output.lowercased().hasSuffix(".y4m") {
-                if parsed.has("md5") || parsed.has("framemd5"), output == "-" {
-                    throw CommandFailure(.usage, "vtk decode: -o - and --md5/--framemd5 would both write to standard output")
+            if parsed.has("md5") { md5Sink = WholeMD5Sink(print: !json) }
+            if let md5Sink { sinks.append(md5Sink) }
+            if parsed.has("framemd5") {
+                if json { throw CommandFailure(.usage, "vtk decode: --framemd5 and --json would both write to standard output") }
+                sinks.append(FrameMD5Sink())
+            }
+            if let output = parsed["output"], y4mPath == nil {
+                if parsed.has("md5") || parsed.has("framemd5") || json, output == "-" {
+                    throw CommandFailure(.usage, "vtk decode: -o - and --md5/--framemd5/--json would all write to standard output")
                 }
                 sinks.append(RawFrameSink(file: try OutputFile(output, command: name), format: raw))
             }
-            if let directory = parsed["frames"] { sinks.append(try PNGFrameSink(directory: directory, command: name)) }
+            if let pngDirectory { sinks.append(try PNGFrameSink(directory: pngDirectory, command: name)) }
         }
         func deliver(_ frames: [DecodedFrame], format: H265FormatDescription?) throws(CommandFailure) {
-            for frame in frames {
-                if let path = parsed["output"], path.lowercased().hasSuffix(".y4m"), y4m == nil {
-                    let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: format?.frameRate,
+            for frame in frames where !done {
+                if let path = y4mPath, y4m == nil {
+                    let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: format?.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) },
                                                 sampleAspectRatio: format?.sampleAspectRatio, command: name)
                     y4m = sink
                     sinks.append(sink)
+                }
+                if sizes.take(frame.pixelBuffer, index: frameIndex), y4m != nil {
+                    throw CommandFailure(.output, "vtk decode: the picture size changes to \(frame.pixelBuffer.width)x\(frame.pixelBuffer.height) at frame \(frameIndex), "
+                                         + "and a Y4M file has one size; write raw frames (-o frames.yuv) or pictures (--png-dir DIR), or -n \(frameIndex)")
                 }
                 for sink in sinks { try sink.take(frame.pixelBuffer, index: frameIndex) }
                 frameIndex += 1
@@ -88,7 +109,7 @@ enum H265DecodeCommand {
 
         var assembler = H265AccessUnitAssembler()
         func decode(_ units: [H265AccessUnit]) throws(CommandFailure) {
-            for unit in units {
+            for unit in units where !done {
                 sawNALUnits = true
                 if unit.hasPicture { pictureUnits += 1 }
                 // The bit depth is known from the first SPS; the session and the sinks are made for it.
@@ -108,7 +129,7 @@ enum H265DecodeCommand {
             let current = try makeSession(tenBit: tenBit)
             try openSinks(tenBit: tenBit)
             var index = 0
-            while true {
+            while !done {
                 let sample: MP4Sample?
                 do { sample = try reader.nextSample() } catch {
                     current.noteProblem("sample \(index): \(error)")
@@ -126,42 +147,37 @@ enum H265DecodeCommand {
                 index += 1
             }
         } else {
-            while true {
+            while !done {
                 let chunk = try input.read()
                 if chunk.isEmpty { break }
                 try decode(assembler.append(chunk))
             }
-            try decode(assembler.finish())
+            if !done { try decode(assembler.finish()) }
         }
         defer { session?.invalidate() }
-        if let session = session {
+        if let session = session, !done {
             do { try deliver(session.finishDelayedFrames(), format: session.formatDescription) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk decode: \(error)")
             }
         }
-        for sink in sinks { try sink.finish() }
         progress.finish()
+        // No "MD5=" of nothing: with no frame decoded there is no output to sum.
+        for sink in sinks where frameIndex > 0 || !(sink === md5Sink) { try sink.finish() }
 
         guard let session, sawNALUnits else { throw CommandFailure(.input, "vtk decode: no H.265 NAL units in \(input.displayName)") }
         let stats = session.statistics
-        let elapsed = Clock.now() - started
-        if !quiet {
-            let size = session.formatDescription.map { "\($0.displayWidth)x\($0.displayHeight)" } ?? "?"
-            StandardStreams.error("vtk decode: \(frameIndex) frames \(size) H.265 from \(input.displayName) on \(session.deviceDescription), "
-                                  + "\(String(format2: elapsed)) s (\(String(format1: elapsed > 0 ? Double(frameIndex) / elapsed : 0)) fps)\n")
-        }
+        let summary = DecodeSummary(input: input, frames: frameIndex, sizes: sizes, device: session.deviceDescription, seconds: Clock.now() - started,
+                                    md5: md5Sink?.digest, statistics: stats)
+        if !quiet && frameIndex > 0 { StandardStreams.error(summary.line) }
+        if !quiet { for note in stats.notes { StandardStreams.error("vtk decode: \(note)\n") } }
+        var failure: CommandFailure?
         if pictureUnits == 0 {
-            throw CommandFailure(.input, "vtk decode: no coded pictures in \(input.displayName)" + (stats.problems.first.map { ": \($0)" } ?? ""))
+            failure = CommandFailure(.input, "vtk decode: no coded pictures in \(input.displayName)" + (stats.problems.first.map { ": \($0)" } ?? ""))
+        } else if stats.problemCount > 0 {
+            failure = CommandFailure(.input, summary.problemReport)
         }
-        for note in stats.notes where !quiet { StandardStreams.error("vtk decode: \(note)\n") }
-        if stats.problemCount > 0 {
-            var message = "vtk decode: \(input.displayName): \(stats.problemCount) problem(s); \(frameIndex) frame(s) output"
-            if stats.damagedFrames > 0 { message += ", \(stats.damagedFrames) of them possibly wrong" }
-            if stats.accessUnitsSkipped > 0 { message += ", \(stats.accessUnitsSkipped) access unit(s) skipped" }
-            message += ":\n" + stats.problems.prefix(10).map { "  \($0)" }.joined(separator: "\n")
-            if stats.problemCount > 10 { message += "\n  ... and \(stats.problemCount - 10) more" }
-            throw CommandFailure(.input, message)
-        }
+        if json { StandardStreams.out(summary.json(exitCode: failure?.code ?? .success).text + "\n") }
+        if let failure { throw failure }
         return .success
     }
 }

@@ -17,7 +17,7 @@ enum H265ProbeCommand {
         var poc = 0
     }
 
-    static func run(_ parsed: ParsedArguments, input: InputFile) throws(CommandFailure) -> ExitCode {
+    static func run(_ parsed: ParsedArguments, input: InputFile, limit: Int = Int.max) throws(CommandFailure) -> ExitCode {
         var assembler = H265AccessUnitAssembler()
         var process = H265DecodingProcess()
         var frames: [FrameInfo] = [], problems: [String] = []
@@ -40,7 +40,7 @@ enum H265ProbeCommand {
             }
         }
         func handle(_ units: [H265AccessUnit]) {
-            for unit in units {
+            for unit in units where frames.count < limit {
                 for problem in unit.problems where problems.count < 20 { problems.append("byte \(unit.offset): \(problem)") }
                 guard let first = unit.slices.first else { continue }
                 if format == nil { format = try? H265FormatDescription(parameterSets: unit.parameterSets) }
@@ -50,7 +50,7 @@ enum H265ProbeCommand {
                 for event in process.decode(unit) { record(event) }
             }
         }
-        while true {
+        while frames.count < limit {
             let chunk = try input.read()
             if chunk.isEmpty { break }
             handle(assembler.append(chunk))

@@ -14,6 +14,8 @@ final class Driver: @unchecked Sendable {
     var buffers = ObjectTable<Buffer>(notFound: .invalidBuffer)
     var images = ObjectTable<Image>(notFound: .invalidImage)
     let capture = ParameterCapture.fromEnvironment()
+    /// Decode parameters that contradicted their slice data, reported at vaTerminate.
+    var violations = ViolationTally()
 
     /// VA objects of this display that the client has not destroyed.
     var liveObjectCount: Int { configs.count + surfaces.count + contexts.count + buffers.count + images.count }
@@ -23,6 +25,7 @@ final class Driver: @unchecked Sendable {
         // Contexts first: their sessions hold codec state, not VA objects.
         let left = contexts.removeAll() + images.removeAll() + buffers.removeAll() + surfaces.removeAll() + configs.removeAll()
         LiveObjectCounter.terminated(leftOver: left)
+        violations.report()
     }
 
     // MARK: Configs
@@ -199,12 +202,17 @@ final class Driver: @unchecked Sendable {
         context.renderTarget = nil
         context.rendered = []
         let surface = try surfaces.get(target)
-        capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered,
-                        hevc: Capabilities.isHEVC(context.config.profile))
         switch context.backend {
         case .decode(let session):
-            try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height)
+            var found: [ParameterViolation] = []
+            defer {
+                violations.add(found)
+                capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, violations: found,
+                                hevc: Capabilities.isHEVC(context.config.profile))
+            }
+            try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height, violations: &found)
         case .encode(let session):
+            capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
             let codedID = try session.codedBufferID(in: rendered)
             let coded = try buffers.get(codedID)
             guard coded.type == VAEncCodedBufferType, coded.context == contextID else { throw .invalidBuffer }

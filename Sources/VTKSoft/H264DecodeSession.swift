@@ -1,5 +1,6 @@
 import CLibVA
 import CLibYUV
+import H264Bitstream
 
 /// A decode context's codec state: turns each picture's VA buffers back into an access unit, has
 /// libavcodec decode it, and writes the picture into the render target.
@@ -12,6 +13,8 @@ final class H264DecodeSession {
     private var sentPPS: [Int: [UInt8]] = [:]
     /// num_ref_idx_l0/l1_default_active_minus1 per PPS id, learnt from slices that do not override them.
     private var refDefaults: [Int: (Int, Int)] = [:]
+    /// The rebuilt SPS and PPSs as sent, parsed: what the slice headers are checked against.
+    private var parameterSets = ParameterSets()
 
     init?(profile: VAProfile) {
         guard let decoder = LibavcodecDecoder() else { return nil }
@@ -24,7 +27,10 @@ final class H264DecodeSession {
         let nalUnit: ArraySlice<UInt8>
     }
 
-    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int) throws(VAError) {
+    /// Decodes one picture; `violations` gets the parameters that contradict the slice data (see
+    /// ``ParameterViolation``), also when the decode then fails.
+    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
+                violations: inout [ParameterViolation]) throws(VAError) {
         var picture: VAPictureParameterBufferH264?
         var matrix: VAIQMatrixBufferH264?
         var slices: [Slice] = []
@@ -67,13 +73,15 @@ final class H264DecodeSession {
         if sps != lastSPS {
             lastSPS = sps
             sentPPS = [:]
+            parameterSets = ParameterSets()
+            _ = try? parameterSets.store(NALUnit(sps))
             append(sps, to: &accessUnit)
         }
         var headers: [SliceHeaderPrefix] = []
         for slice in slices {
             do { headers.append(try SliceHeaderPrefix(nalUnit: slice.nalUnit, picture: picture)) } catch { throw .invalidParameter }
         }
-        for (slice, header) in zip(slices, headers) {
+        for (index, (slice, header)) in zip(slices, headers).enumerated() {
             let id = header.pictureParameterSetID
             var defaults = refDefaults[id] ?? (0, 0)
             if !header.overridesRefCounts {
@@ -84,7 +92,11 @@ final class H264DecodeSession {
             let pps = rebuilder.pictureParameterSet(picture, scaling: matrix, id: id, defaults: defaults)
             if sentPPS[id] != pps {
                 sentPPS[id] = pps
+                _ = try? parameterSets.store(NALUnit(pps))
                 append(pps, to: &accessUnit)
+            }
+            if let violation = SliceDataOffsetCheck.violation(slice.parameters, index: index, nalUnit: slice.nalUnit, parameterSets: parameterSets) {
+                violations.append(violation)
             }
         }
         for slice in slices { append(Array(slice.nalUnit), to: &accessUnit) }

@@ -19,7 +19,9 @@ final class H265DecodeSession: PictureDecoding {
         rebuilder = H265ParameterSetRebuilder(profile: profile)
     }
 
-    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int) throws(VAError) {
+    /// No H.265 parameter is checked against the slice data yet: `violations` stays empty.
+    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
+                violations: inout [ParameterViolation]) throws(VAError) {
         var picture: VAPictureParameterBufferHEVC?
         var matrix: VAIQMatrixBufferHEVC?
         var slices: [(VASliceParameterBufferHEVC, ArraySlice<UInt8>)] = []

@@ -44,7 +44,9 @@ extension BufferRules {
 
 /// The codec half of a decode context: turns one picture's rendered buffers into pixels in the target.
 protocol PictureDecoding: AnyObject {
-    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int) throws(VAError)
+    /// `violations` gets the parameters that contradict the slice data (see ``ParameterViolation``).
+    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
+                violations: inout [ParameterViolation]) throws(VAError)
 }
 
 extension H264DecodeSession: PictureDecoding {}

@@ -15,14 +15,19 @@ final class ParameterCapture {
         return ParameterCapture(path: String(cString: value))
     }
 
-    func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer], hevc: Bool = false) {
-        let line = JSONValue.object([
+    /// `violations` is nil for encode pictures; for decode pictures the line lists them ("violations": []
+    /// when the parameters agree with the slice data).
+    func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer],
+                violations: [ParameterViolation]? = nil, hevc: Bool = false) {
+        var fields: [(String, JSONValue)] = [
             ("picture", .int(pictureIndex)),
             ("context", .int(Int(context))),
             ("render_target", .int(Int(surface))),
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
             ("buffers", .array(buffers.map { hevc ? HEVCCaptureFields.describe($0) : Self.describe($0) })),
-        ]).text + "\n"
+        ]
+        if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
+        let line = JSONValue.object(fields).text + "\n"
         pictureIndex += 1
         // Opened per line, appended: several displays (or processes) may share the file.
         guard let file = fopen(path, "a") else { return }

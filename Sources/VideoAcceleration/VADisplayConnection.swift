@@ -78,7 +78,7 @@ public final class VADisplayConnection: @unchecked Sendable {
     }
 
     /// /dev/dri/renderD* in order.
-    static func renderNodes() -> [String] {
+    public static func renderNodes() -> [String] {
         guard let dir = opendir("/dev/dri") else { return [] }
         defer { closedir(dir) }
         var nodes: [String] = []

@@ -58,26 +58,11 @@ struct ConformanceDecodeTests {
         #expect(result.statistics.problems.isEmpty, "\(result.statistics.problems.prefix(3))")
         #expect(!result.damaged.contains(true))
         #expect(result.liveObjectsAfterInvalidate == 0, "VA objects left after invalidate()")
-        if let reason = Self.referenceExceptions[stream.file] {
-            // The reference was made without the stream's left crop; FFmpeg with `-flags unaligned` applies
-            // the crop the SPS asks for (7.4.2.1.1), and that is what a conforming decoder outputs.
-            try #require(ProcessRunner.hasFFmpeg, "ffmpeg is needed for the corrected reference of \(stream.file)")
-            let expected = try ffmpegFrameMD5s(stream.url, extra: ["-flags", "unaligned"])
-            #expect(expected.count == stream.frames)
-            #expect(result.frameMD5s == expected, "\(reason)")
-            return
-        }
         let expected = stream.frameMD5s
         let wrong = zip(result.frameMD5s, expected).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
         #expect(wrong.isEmpty, "frames with a wrong MD5: \(wrong.prefix(10)) of \(expected.count)")
         #expect(result.wholeMD5 == stream.md5)
     }
-
-    /// Streams whose reference.tsv MD5 is not the output a conforming decoder makes, and why.
-    static let referenceExceptions: [String: String] = [
-        "CVFC1_Sony_C.jsv": "reference.tsv says 300x168, but its MD5 is of FFmpeg's default output, which ignores the "
-            + "unaligned left crop (326x168, 82152 bytes a frame); vtk crops to 300x168 as the SPS says",
-    ]
 
     @Test("libx264 streams decode bit-exactly against FFmpeg's software decoder",
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
@@ -94,8 +79,8 @@ struct ConformanceDecodeTests {
 }
 
 /// FFmpeg's software decoder's per-frame MD5s of I420 output (`-f framemd5`).
-func ffmpegFrameMD5s(_ url: URL, extra: [String] = []) throws -> [String] {
-    let reference = try ProcessRunner.run("ffmpeg", ["-v", "error"] + extra + ["-i", url.path, "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
+func ffmpegFrameMD5s(_ url: URL) throws -> [String] {
+    let reference = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", url.path, "-pix_fmt", "yuv420p", "-f", "framemd5", "-"])
     return reference.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
         .compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
 }

@@ -29,7 +29,7 @@ struct MutationDecodeTests {
     struct Source: CustomStringConvertible, Sendable {
         let name: String
         let url: URL
-        /// Reference MD5s in display order, and why they may not apply (nil when they do).
+        /// Reference MD5s in display order.
         let reference: @Sendable () throws -> [String]
         var description: String { name }
     }
@@ -40,12 +40,7 @@ struct MutationDecodeTests {
     static let all: [Source] = {
         if !ConformanceStream.all.isEmpty {
             return ConformanceStream.all.map { stream in
-                Source(name: stream.file, url: stream.url) {
-                    if ConformanceDecodeTests.referenceExceptions[stream.file] != nil {
-                        return try ffmpegFrameMD5s(stream.url, extra: ["-flags", "unaligned"])
-                    }
-                    return stream.frameMD5s
-                }
+                Source(name: stream.file, url: stream.url) { stream.frameMD5s }
             }
         }
         guard ProcessRunner.hasFFmpeg else { return [] }

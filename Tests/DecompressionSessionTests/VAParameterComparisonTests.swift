@@ -20,31 +20,53 @@ import H264Bitstream
 /// - log2_max_pic_order_cnt_lsb_minus4 when pic_order_cnt_type is not 0 (the SPS does not carry it).
 /// - slice_data_size is compared after removing the zero_byte of the next 4-byte start code, which FFmpeg
 ///   counts as part of the slice (B.1 makes it part of the start code).
+/// One rule where FFmpeg departs from the spec, and vtk keeps to it:
+/// - MMCO 5 (8.2.1): after a picture with memory_management_control_operation 5 is decoded, tempPicOrderCnt
+///   is its PicOrderCnt (Min(TopFieldOrderCnt, BottomFieldOrderCnt) for a frame) and both field order counts
+///   drop by it, so as a reference the picture has POC 0. vtk sends those values in ReferenceFrames and
+///   RefPicList0/1; FFmpeg's hwaccel keeps the values from before the reset. The comparison subtracts that
+///   picture's tempPicOrderCnt (its CurrPic POC as FFmpeg sent it when decoding it, which the reset does not
+///   touch) from FFmpeg's entries for it, and counts how many entries needed it.
+///
+/// Every slice of every picture is compared, and vtksoft checks each slice's slice_data_bit_offset against
+/// the slice header it parses again from the slice data (VA convention: emulation prevention bytes not
+/// counted): both clients must have 0 violations, in the capture and in VTKSOFT_VIOLATION_REPORT.
 @Suite("VA parameters: vtk against FFmpeg's VA-API hwaccel", .serialized)
 struct VAParameterComparisonTests {
     /// The built vtk binary beside the test bundle.
     static let vtk: URL? = VTKSoftDriverLocation.directory.map { $0.appendingPathComponent("vtk") }
         .flatMap { FileManager.default.isExecutableFile(atPath: $0.path) ? $0 : nil }
 
-    static func capture(_ url: URL, client: String) throws -> [[String: Any]] {
+    /// What one client sent for a stream, and what vtksoft found wrong with it.
+    struct Capture {
+        var lines: [[String: Any]]
+        /// VTKSOFT_VIOLATION_REPORT's total (nil when the driver never terminated).
+        var reportedViolations: Int?
+        /// The violations listed in the capture lines.
+        var capturedViolations: [String]
+    }
+
+    static func capture(_ url: URL, client: String) throws -> Capture {
         let file = TestPaths.scratch.appendingPathComponent("capture-\(client)-\(url.lastPathComponent).jsonl")
         try? FileManager.default.removeItem(at: file)
-        let status: Int32
-        let stderr: String
+        let run: VTKSoftFFmpeg.Run
         if client == "ffmpeg" {
-            let run = try VTKSoftFFmpeg.run("ffmpeg", ["-nostdin", "-v", "error", "-hwaccel_flags", "allow_profile_mismatch",
-                                                      "-init_hw_device", VTKSoftFFmpeg.hwDevice, "-hwaccel", "vaapi", "-hwaccel_device", "va",
-                                                      "-hwaccel_output_format", "vaapi", "-i", url.path, "-vf", "hwdownload,format=nv12", "-f", "null", "-"],
-                                            extraEnvironment: ["VTKSOFT_CAPTURE": file.path])
-            (status, stderr) = (run.result.status, run.result.stderrText)
+            run = try VTKSoftFFmpeg.run("ffmpeg", ["-nostdin", "-v", "error", "-hwaccel_flags", "allow_profile_mismatch",
+                                                  "-init_hw_device", VTKSoftFFmpeg.hwDevice, "-hwaccel", "vaapi", "-hwaccel_device", "va",
+                                                  "-hwaccel_output_format", "vaapi", "-i", url.path, "-vf", "hwdownload,format=nv12", "-f", "null", "-"],
+                                        extraEnvironment: ["VTKSOFT_CAPTURE": file.path])
         } else {
-            let result = try ProcessRunner.run(try #require(vtk).path, ["decode", "--device", "soft", "--quiet", url.path],
-                                               environment: ["VTKSOFT_CAPTURE": file.path, "VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path])
-            (status, stderr) = (result.status, result.stderrText)
+            run = try VTKSoftFFmpeg.runReporting(try #require(vtk).path, ["decode", "--device", "soft", "--quiet", url.path],
+                                                 environment: ["VTKSOFT_CAPTURE": file.path, "VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path])
         }
-        #expect(status == 0, "\(client): \(stderr.prefix(300))")
+        #expect(run.result.status == 0, "\(client): \(run.result.stderrText.prefix(300))")
         let text = try String(contentsOf: file, encoding: .utf8)
-        return try text.split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let lines = try text.split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let captured = lines.flatMap { line -> [String] in
+            ((line["violations"] as? [[String: Any]]) ?? []).map { "picture \(line["picture"] ?? "?"): \($0)" }
+        }
+        #expect(lines.allSatisfy { $0["violations"] is [Any] }, "\(client): every decode capture line lists its violations")
+        return Capture(lines: lines, reportedViolations: run.violations, capturedViolations: captured)
     }
 
     /// For each slice NAL unit in stream order, the zero bytes between its end and the next start code's
@@ -61,22 +83,34 @@ struct VAParameterComparisonTests {
         return gaps
     }
 
-    /// Applies the comparison rules above to one client's capture.
-    static func normalize(_ lines: [[String: Any]]) -> [[String: Any]] {
+    /// Applies the comparison rules above to one client's capture. `mmco5Pictures` are the decode indices
+    /// of pictures with MMCO 5, whose later POCs get the MMCO 5 rule when `keepsPOCAfterMMCO5`; `adjusted`
+    /// counts the entries it changed.
+    static func normalize(_ lines: [[String: Any]], mmco5Pictures: Set<Int> = [], keepsPOCAfterMMCO5: Bool = false,
+                          adjusted: inout Int) -> [[String: Any]] {
         var holder: [Int: Int] = [:]  // surface -> decode index of its picture
+        var tempPicOrderCnt: [Int: Int] = [:]  // decode index of an MMCO 5 picture -> its POC when decoded
         var out: [[String: Any]] = []
         for (index, line) in lines.enumerated() {
             holder[line["render_target"] as? Int ?? -1] = index
             let buffers = (line["buffers"] as? [[String: Any]]) ?? []
             let pictureValue = buffers.first { $0["type"] as? String == "VAPictureParameterBufferType" }?["value"] as? [String: Any] ?? [:]
-            let basePOC = (pictureValue["CurrPic"] as? [String: Any])?["TopFieldOrderCnt"] as? Int ?? 0
+            let currentPicture = pictureValue["CurrPic"] as? [String: Any] ?? [:]
+            let basePOC = currentPicture["TopFieldOrderCnt"] as? Int ?? 0
+            if mmco5Pictures.contains(index) {
+                tempPicOrderCnt[index] = min(basePOC, currentPicture["BottomFieldOrderCnt"] as? Int ?? basePOC)
+            }
             let picFields = pictureValue["pic_fields"] as? [String: Any] ?? [:]
-            func map(_ picture: Any) -> Any {
+            func map(_ picture: Any, reference: Bool = true) -> Any {
                 guard var p = picture as? [String: Any] else { return picture }
                 let flags = p["flags"] as? Int ?? 0
                 if flags & 1 != 0 || (p["picture_id"] as? Int) == 0xFFFF_FFFF { return ["invalid": true] }
-                p["picture_id"] = holder[p["picture_id"] as? Int ?? -1].map { "picture \($0)" } ?? "unknown surface"
-                for key in ["TopFieldOrderCnt", "BottomFieldOrderCnt"] { p[key] = (p[key] as? Int ?? 0) - basePOC }
+                let held = holder[p["picture_id"] as? Int ?? -1]
+                p["picture_id"] = held.map { "picture \($0)" } ?? "unknown surface"
+                // The MMCO 5 rule: a reference decoded with MMCO 5, as FFmpeg sends it, before the 8.2.1 reset.
+                let reset = reference && keepsPOCAfterMMCO5 ? held.flatMap { tempPicOrderCnt[$0] } ?? 0 : 0
+                if reset != 0 { adjusted += 1 }
+                for key in ["TopFieldOrderCnt", "BottomFieldOrderCnt"] { p[key] = (p[key] as? Int ?? 0) - reset - basePOC }
                 return p
             }
             var normalized: [String: Any] = [:]
@@ -84,10 +118,10 @@ struct VAParameterComparisonTests {
                 switch buffer["type"] as? String ?? "?" {
                 case "VAPictureParameterBufferType":
                     var value = pictureValue
-                    var current = map(value["CurrPic"] as Any) as? [String: Any] ?? [:]
+                    var current = map(value["CurrPic"] as Any, reference: false) as? [String: Any] ?? [:]
                     current["flags"] = nil
                     value["CurrPic"] = current
-                    let refs = ((value["ReferenceFrames"] as? [Any]) ?? []).map(map).filter { ($0 as? [String: Any])?["invalid"] == nil }
+                    let refs = ((value["ReferenceFrames"] as? [Any]) ?? []).map { map($0) }.filter { ($0 as? [String: Any])?["invalid"] == nil }
                     value["ReferenceFrames"] = refs.map { "\($0 as? [String: Any] ?? [:])".sortedDescription }.sorted()
                     if var seq = value["seq_fields"] as? [String: Any], seq["pic_order_cnt_type"] as? Int != 0 {
                         seq["log2_max_pic_order_cnt_lsb_minus4"] = nil
@@ -99,8 +133,8 @@ struct VAParameterComparisonTests {
                 case "VASliceParameterBufferType":
                     var slices = (normalized["slices"] as? [Any]) ?? []
                     for var slice in (buffer["value"] as? [[String: Any]]) ?? [] {
-                        slice["RefPicList0"] = ((slice["RefPicList0"] as? [Any]) ?? []).map(map)
-                        slice["RefPicList1"] = ((slice["RefPicList1"] as? [Any]) ?? []).map(map)
+                        slice["RefPicList0"] = ((slice["RefPicList0"] as? [Any]) ?? []).map { map($0) }
+                        slice["RefPicList1"] = ((slice["RefPicList1"] as? [Any]) ?? []).map { map($0) }
                         let type = slice["slice_type"] as? Int ?? -1
                         let explicit = (picFields["weighted_pred_flag"] as? Int == 1 && (type == 0 || type == 3))
                             || (picFields["weighted_bipred_idc"] as? Int == 1 && type == 1)
@@ -137,11 +171,45 @@ struct VAParameterComparisonTests {
         }
     }
 
-    static func compare(_ url: URL) throws -> [String] {
-        let ours = normalize(try capture(url, client: "vtk"))
-        var theirs = normalize(try capture(url, client: "ffmpeg"))
+    /// The outcome of comparing the two clients on one stream.
+    struct Comparison {
+        var differences: [String] = []
+        /// Slice parameters each client sent, and slice NAL units in the stream.
+        var vtkSlices = 0, ffmpegSlices = 0, streamSlices = 0
+        /// Slices whose header holds an emulation prevention byte.
+        var slicesWithEPBInHeader = 0
+        /// FFmpeg reference entries the MMCO 5 rule changed.
+        var mmco5Adjusted = 0
+        var vtk: Capture
+        var ffmpeg: Capture
+    }
+
+    static func slices(_ pictures: [[String: Any]]) -> Int { pictures.reduce(0) { $0 + (($1["slices"] as? [Any])?.count ?? 0) } }
+
+    static func compare(_ url: URL) throws -> Comparison {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        // Decode indices of the pictures with MMCO 5, and the slices with an EPB in their header.
+        var mmco5Pictures: Set<Int> = []
+        var sets = ParameterSets()
+        var streamSlices = 0, withEPB = 0, picture = 0
+        for unit in AccessUnitAssembler.accessUnits(in: bytes).flatMap(\.nalUnits) {
+            if try sets.store(unit) { continue }
+            guard unit.type.isSlice else { continue }
+            let header = try SliceHeader(nalUnit: unit, parameterSets: sets)
+            if header.firstMbInSlice == 0 && streamSlices > 0 { picture += 1 }
+            streamSlices += 1
+            if header.sliceDataPosition.emulationPreventionBytesInHeader > 0 { withEPB += 1 }
+            if header.decRefPicMarking?.operations.contains(where: { $0.operation == 5 }) == true { mmco5Pictures.insert(picture) }
+        }
+        let vtkCapture = try capture(url, client: "vtk"), ffmpegCapture = try capture(url, client: "ffmpeg")
+        var adjusted = 0, unused = 0
+        let ours = normalize(vtkCapture.lines, adjusted: &unused)
+        var theirs = normalize(ffmpegCapture.lines, mmco5Pictures: mmco5Pictures, keepsPOCAfterMMCO5: true, adjusted: &adjusted)
+        var result = Comparison(streamSlices: streamSlices, slicesWithEPBInHeader: withEPB, mmco5Adjusted: adjusted, vtk: vtkCapture, ffmpeg: ffmpegCapture)
+        result.vtkSlices = slices(ours)
+        result.ffmpegSlices = slices(theirs)
         // FFmpeg's slice_data_size may include zero bytes that follow the NAL unit; accept exactly those.
-        let gaps = trailingZeroBytes([UInt8](try Data(contentsOf: url)))
+        let gaps = trailingZeroBytes(bytes)
         var sliceIndex = 0
         for i in 0..<min(ours.count, theirs.count) {
             guard var slices = theirs[i]["slices"] as? [[String: Any]], let mine = ours[i]["slices"] as? [[String: Any]] else { continue }
@@ -154,12 +222,28 @@ struct VAParameterComparisonTests {
             }
             theirs[i]["slices"] = slices
         }
-        var differences: [String] = []
-        if ours.count != theirs.count { differences.append("pictures: vtk \(ours.count) != ffmpeg \(theirs.count)") }
+        if ours.count != theirs.count { result.differences.append("pictures: vtk \(ours.count) != ffmpeg \(theirs.count)") }
         for i in 0..<min(ours.count, theirs.count) {
-            if let d = difference(ours[i], theirs[i], path: "picture \(i)") { differences.append(d) }
+            if let d = difference(ours[i], theirs[i], path: "picture \(i)") { result.differences.append(d) }
         }
-        return differences
+        return result
+    }
+
+    /// 0 differences, every slice of every picture compared, and 0 slice_data_bit_offset violations from
+    /// either client.
+    static func expectAgreement(_ url: URL, name: String) throws -> Comparison {
+        let c = try compare(url)
+        #expect(c.differences.isEmpty, "\(name): \(c.differences.count) picture(s) differ; first: \(c.differences.prefix(3).joined(separator: " | "))")
+        #expect(c.vtkSlices == c.streamSlices && c.ffmpegSlices == c.streamSlices,
+                "\(name): slices compared vtk \(c.vtkSlices), ffmpeg \(c.ffmpegSlices), in the stream \(c.streamSlices)")
+        for (client, capture) in [("vtk", c.vtk), ("ffmpeg", c.ffmpeg)] {
+            #expect(capture.reportedViolations == 0, "\(name): \(client): VTKSOFT_VIOLATION_REPORT \(capture.reportedViolations.map(String.init) ?? "missing")")
+            #expect(capture.capturedViolations.isEmpty, "\(name): \(client): \(capture.capturedViolations.prefix(2))")
+        }
+        print("VAParameterComparison \(name): \(c.vtk.lines.count) pictures, \(c.streamSlices) slices (\(c.slicesWithEPBInHeader) with an EPB in the header), "
+              + "\(c.differences.count) differences, violations vtk \(c.vtk.reportedViolations ?? -1) ffmpeg \(c.ffmpeg.reportedViolations ?? -1), "
+              + "MMCO 5 entries adjusted \(c.mmco5Adjusted)")
+        return c
     }
 
     static var enabled: Bool { VTKSoftFFmpeg.isAvailable && vtk != nil }
@@ -169,16 +253,35 @@ struct VAParameterComparisonTests {
           .enabled(if: !ConformanceStream.all.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
           arguments: ConformanceStream.all)
     func conformance(stream: ConformanceStream) throws {
-        let differences = try Self.compare(stream.url)
-        #expect(differences.isEmpty, "\(differences.count) picture(s) differ; first: \(differences.prefix(3).joined(separator: " | "))")
+        _ = try Self.expectAgreement(stream.url, name: stream.file)
     }
 
     @Test("libx264 streams: every field equal",
           .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
           arguments: GeneratedStream.standard)
     func generated(stream: GeneratedStream) throws {
-        let differences = try Self.compare(try stream.url())
-        #expect(differences.isEmpty, "\(differences.count) picture(s) differ; first: \(differences.prefix(3).joined(separator: " | "))")
+        _ = try Self.expectAgreement(try stream.url(), name: stream.name)
+    }
+
+    /// libx264 P slices with 16 references and weighted prediction carry a pred_weight_table of mostly zero
+    /// flags, and so emulation prevention bytes; the edited streams carry one in every IDR slice header.
+    @Test("Streams with emulation prevention bytes in slice headers: every field equal, slice_data_bit_offset included",
+          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          arguments: GeneratedStream.emulationPreventionInSliceHeaders.map(\.name) + EditedStream.emulationPrevention.map(\.name))
+    func emulationPrevention(name: String) throws {
+        let url = try GeneratedStream.emulationPreventionInSliceHeaders.first { $0.name == name }?.url()
+            ?? EditedStream.emulationPrevention.first { $0.name == name }?.url()
+        let c = try Self.expectAgreement(try #require(url), name: name)
+        #expect(c.slicesWithEPBInHeader >= 4, "\(name): only \(c.slicesWithEPBInHeader) slices have an EPB in the header")
+    }
+
+    @Test("MMCO 5: every field equal, with FFmpeg's pre-reset POCs mapped by the 8.2.1 rule",
+          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"))
+    func mmco5() throws {
+        let c = try Self.expectAgreement(try EditedStream.mmco5.url(), name: EditedStream.mmco5.name)
+        // Each MMCO 5 picture is the only reference of the next picture: in ReferenceFrames and RefPicList0
+        // of its 2 slices.
+        #expect(c.mmco5Adjusted >= 3 * 3, "the rule changed \(c.mmco5Adjusted) entries: FFmpeg no longer departs from 8.2.1 here?")
     }
 }
 

@@ -49,6 +49,14 @@ struct TraceHeadersOracleTests {
         try check(try stream.url(), name: stream.name)
     }
 
+    /// Streams with emulation prevention bytes inside slice headers and with MMCO 5: FFmpeg counts bit
+    /// positions in the RBSP, so the slice header's end it prints is VA's slice_data_bit_offset.
+    @Test("edited streams (EPB in slice headers, MMCO 5) agree with FFmpeg trace_headers",
+          arguments: EditedStream.emulationPrevention + [EditedStream.mmco5])
+    func edited(_ stream: EditedStream) throws {
+        try check(try stream.url(), name: stream.name)
+    }
+
     /// A stream written here for the syntax no encoder on the machine makes: extended profile with slice
     /// groups (map types 0, 2, 3, 4, 6) and slice_group_change_cycle, picture order count type 1, field
     /// slices, redundant_pic_cnt, SP and SI slices, B-slice explicit weights (l1), every MMCO, long-term
@@ -259,12 +267,12 @@ struct TraceHeadersOracleTests {
                     let header = try SliceHeader(nalUnit: unit, parameterSets: parameterSets)
                     let pps = parameterSets.pps[header.picParameterSetId]!
                     expected.slice(header, sps: parameterSets.sps[pps.seqParameterSetId]!, pps: pps)
-                    // Where the slice header ends: vtk's length (RBSP, + 8 for the NAL header byte) against the end
-                    // of the last element FFmpeg prints before slice_data().
+                    // Where the slice header ends: the slice_data_bit_offset vtk sends to VA (RBSP bits, NAL header
+                    // byte included) against the end of the last element FFmpeg prints before slice_data().
                     if let last = record.elements.last(where: { !Self.ignored.contains($0.name) }) {
                         tally.compared += 1
-                        if header.headerBitLengthInRBSP + 8 != last.bitPosition + last.bitLength {
-                            problems.append("\(at): slice header ends at bit \(header.headerBitLengthInRBSP + 8) in vtk, at \(last.bitPosition + last.bitLength) in FFmpeg (after \(last.name))")
+                        if header.sliceDataPosition.vaBitOffset != last.bitPosition + last.bitLength {
+                            problems.append("\(at): slice header ends at bit \(header.sliceDataPosition.vaBitOffset) in vtk, at \(last.bitPosition + last.bitLength) in FFmpeg (after \(last.name))")
                         }
                     }
                     tally.slices += 1

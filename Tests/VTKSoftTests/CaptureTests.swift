@@ -33,6 +33,7 @@ struct CaptureTests {
         for line in lines {
             #expect(line["entrypoint"] as? String == "VAEntrypointVLD")
             #expect(line["render_target"] is Int)
+            #expect((line["violations"] as? [Any])?.isEmpty == true, "FFmpeg's slice_data_bit_offset is where vtksoft finds slice_data()")
             let picture = try #require(Self.buffers(line, type: "VAPictureParameterBufferType").first?["value"] as? [String: Any])
             let current = try #require(picture["CurrPic"] as? [String: Any])
             for key in ["picture_id", "frame_idx", "flags", "TopFieldOrderCnt", "BottomFieldOrderCnt"] { #expect(current[key] is Int, "\(key)") }

@@ -95,14 +95,19 @@ struct VTKSoftVAClient {
         return Array(UnsafeBufferPointer(start: payload, count: Int(segment.size)))
     }
 
-    /// Decodes an IDR made by ``encodeOnePicture()`` into a new surface; returns its luma.
-    func decodeOnePicture(_ stream: [UInt8]) throws -> [UInt8] {
+    /// Decodes an IDR made by ``encodeOnePicture()`` into a new surface; returns its luma. The slice's
+    /// slice_data_bit_offset is `sliceDataBitOffset` of where its slice data starts: VA's convention
+    /// unless a test means to send a wrong one.
+    func decodeOnePicture(_ stream: [UInt8], sliceDataBitOffset: (SliceDataPosition) -> Int = \.vaBitOffset) throws -> [UInt8] {
         let units = AnnexBScanner.nalUnits(in: stream)
         let spsUnit = try #require(units.first { $0.type == .sequenceParameterSet })
         let ppsUnit = try #require(units.first { $0.type == .pictureParameterSet })
         let idr = try #require(units.first { $0.type == .idrSlice })
-        let sps = try SequenceParameterSet(nalUnit: spsUnit)
-        let pps = try PictureParameterSet(nalUnit: ppsUnit) { $0 == sps.seqParameterSetId ? sps : nil }
+        var sets = ParameterSets()
+        try sets.store(spsUnit)
+        try sets.store(ppsUnit)
+        let sps = try #require(sets.sps.values.first), pps = try #require(sets.pps.values.first)
+        let header = try SliceHeader(nalUnit: idr, parameterSets: sets)
 
         var config = VAConfigID(VA_INVALID_ID)
         try check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointVLD, nil, 0, &config), "vaCreateConfig")
@@ -146,6 +151,9 @@ struct VTKSoftVAClient {
         slice.slice_data_offset = 0
         slice.slice_data_flag = UInt32(VA_SLICE_DATA_FLAG_ALL)
         slice.slice_type = 2
+        slice.slice_data_bit_offset = UInt16(sliceDataBitOffset(header.sliceDataPosition))
+        slice.slice_qp_delta = Int8(header.sliceQpDelta)
+        slice.disable_deblocking_filter_idc = UInt8(header.disableDeblockingFilterIdc)
         let sliceData = Array(idr.bytes)
 
         var dataBuffer = VABufferID(VA_INVALID_ID)

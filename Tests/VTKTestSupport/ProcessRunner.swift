@@ -1,4 +1,8 @@
 import Foundation
+import ProcessTools
+
+/// The private X server, shared with `vtk suite` (ProcessTools).
+public typealias Xvfb = ProcessTools.Xvfb
 
 /// Runs external tools (ffmpeg, ffprobe, the built vtk) from tests.
 public enum ProcessRunner {
@@ -11,14 +15,7 @@ public enum ProcessRunner {
     }
 
     /// The full path of a program on PATH, or nil.
-    public static func which(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":") {
-            let candidate = "\(dir)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
+    public static func which(_ name: String) -> String? { ProgramPath.which(name) }
 
     public static var hasFFmpeg: Bool { which("ffmpeg") != nil && which("ffprobe") != nil }
 

@@ -19,8 +19,13 @@ public enum VTKSoftCounters {
     public static var leaked: Int? { counter("vtksoft_leaked_object_count") }
 
     /// Objects alive in one display (a VADisplay): not disturbed by other tests running at the same time.
-    public static func live(in display: UnsafeMutableRawPointer?) -> Int? {
-        guard let handle, let symbol = dlsym(handle, "vtksoft_display_live_object_count") else { return nil }
+    public static func live(in display: UnsafeMutableRawPointer?) -> Int? { displayCounter("vtksoft_display_live_object_count", display) }
+
+    /// Decode parameters that contradicted their slice data in one display (a VADisplay).
+    public static func violations(in display: UnsafeMutableRawPointer?) -> Int? { displayCounter("vtksoft_display_violation_count", display) }
+
+    private static func displayCounter(_ name: String, _ display: UnsafeMutableRawPointer?) -> Int? {
+        guard let handle, let symbol = dlsym(handle, name) else { return nil }
         return Int(unsafeBitCast(symbol, to: DisplayCounter.self)(display))
     }
 }

@@ -25,17 +25,32 @@ public enum VTKSoftFFmpeg {
         /// VA objects the client left alive at vaTerminate (VTKSOFT_LEAK_REPORT); nil if the driver
         /// never terminated (client crashed or never opened it).
         public let leakedObjects: Int?
+        /// Decode parameters that contradicted their slice data (VTKSOFT_VIOLATION_REPORT's total); nil
+        /// if the driver never terminated.
+        public let violations: Int?
+    }
+
+    /// Runs `tool` with `environment`, plus the leak and violation report files; reads both back.
+    public static func runReporting(_ tool: String, _ arguments: [String], environment: [String: String]) throws -> Run {
+        let leakFile = TestPaths.scratch.appendingPathComponent("leak-\(UUID().uuidString).txt")
+        let violationFile = TestPaths.scratch.appendingPathComponent("violations-\(UUID().uuidString).txt")
+        defer {
+            try? FileManager.default.removeItem(at: leakFile)
+            try? FileManager.default.removeItem(at: violationFile)
+        }
+        var environment = environment
+        environment["VTKSOFT_LEAK_REPORT"] = leakFile.path
+        environment["VTKSOFT_VIOLATION_REPORT"] = violationFile.path
+        let result = try ProcessRunner.run(tool, arguments, environment: environment)
+        func firstNumber(_ file: URL) -> Int? {
+            (try? String(contentsOf: file, encoding: .utf8))?.split(separator: "\n").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        return Run(result: result, leakedObjects: firstNumber(leakFile), violations: firstNumber(violationFile))
     }
 
     /// Runs `tool` with vtksoft as the VA driver; `extraEnvironment` adds e.g. VTKSOFT_CAPTURE.
     public static func run(_ tool: String, _ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> Run {
-        let leakFile = TestPaths.scratch.appendingPathComponent("leak-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: leakFile) }
-        var environment = VTKSoftDriverLocation.environment(display: Xvfb.shared?.display ?? ":0", extra: extraEnvironment)
-        environment["VTKSOFT_LEAK_REPORT"] = leakFile.path
-        let result = try ProcessRunner.run(tool, arguments, environment: environment)
-        let leaked = (try? String(contentsOf: leakFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        return Run(result: result, leakedObjects: leaked)
+        try runReporting(tool, arguments, environment: VTKSoftDriverLocation.environment(display: Xvfb.shared?.display ?? ":0", extra: extraEnvironment))
     }
 
     /// MD5 of the decoded output as planar I420, decoded by FFmpeg through VA-API (vtksoft). The
@@ -52,9 +67,12 @@ public enum VTKSoftFFmpeg {
         return (md5Value(run.result.stdoutText), run)
     }
 
-    /// MD5 of FFmpeg's software decode, for streams without a reference.
-    public static func softwareDecodeMD5(_ stream: URL) throws -> String? {
-        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", stream.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
+    /// MD5 of FFmpeg's software decode, for streams without a reference; `inputOptions` go before `-i`,
+    /// `filter` is applied before the conversion to I420.
+    public static func softwareDecodeMD5(_ stream: URL, inputOptions: [String] = [], filter: String? = nil) throws -> String? {
+        let filters = (filter.map { [$0] } ?? []) + ["format=yuv420p"]
+        let result = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error"] + inputOptions + ["-i", stream.path,
+                                                      "-vf", filters.joined(separator: ","), "-f", "md5", "-"])
         return md5Value(result.stdoutText)
     }
 

@@ -272,6 +272,12 @@ let roundtrip = compare("round trip", [
 emit("\n### Round trip with PSNR, 300 frames 1280x720, CQP \(qp)\n\n")
 emit(table(roundtrip, reference: "vtk"))
 
+// MARK: 3b. vtk suite: -j 1 against -j 2
+
+let suiteJobs = suiteJobsComparison(vtk: vtk, work: work)
+emit("\n### `vtk suite run`, -j 1 against -j 2 (\(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs)\n\n")
+emit(table(suiteJobs, reference: "-j 1"))
+
 // MARK: 4. Kernels
 
 struct Kernel { let name: String; let bytes: Int; let body: () -> Void }
@@ -361,6 +367,7 @@ for (label, rows) in [("encode CQP", encodeCQP), ("encode CBR", encodeCBR)] {
 }
 let rtFF = roundtrip[1]
 emit("| round trip: vtk / ffmpeg ≤ 1 | \(inverse(rtFF)) | \(1 / rtFF.medianRatio <= 1 ? "yes" : "no") |\n")
+emit("| vtk suite run: -j 2 / -j 1 < 1 | \(f2(suiteJobs[1].medianRatio)) | \(suiteJobs[1].medianRatio < 1 ? "yes" : "no") |\n")
 let psnrRatio = median(zip(kernelRates[3], kernelRates[0]).map { $0 / $1 })
 emit("| PSNR ≥ 50% of memcpy | \(String(format: "%.0f%%", psnrRatio * 100)) | \(psnrRatio >= 0.5 ? "yes" : "no") |\n")
 let rss720 = rowNamed(decode720, "vtk").peakRSSMiB.max() ?? 0

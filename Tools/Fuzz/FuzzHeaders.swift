@@ -32,8 +32,10 @@ public func fuzzHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         case .nonIDRSlice, .idrSlice:
             if let header = try? SliceHeader(nalUnit: unit, parameterSets: sets) {
                 _ = header.sliceType
-                precondition(header.sliceDataBitOffset >= 8 && header.sliceDataBitOffset <= 8 * unit.bytes.count + 8,
-                             "slice_data_bit_offset \(header.sliceDataBitOffset) outside a \(unit.bytes.count)-byte NAL unit")
+                let position = header.sliceDataPosition
+                precondition(position.vaBitOffset >= 8 && position.vaBitOffset <= position.escapedBitOffset
+                             && position.escapedBitOffset <= 8 * unit.bytes.count + 8,
+                             "slice_data_bit_offset \(position.vaBitOffset) (\(position.escapedBitOffset) with EPBs) outside a \(unit.bytes.count)-byte NAL unit")
             }
         default:
             break

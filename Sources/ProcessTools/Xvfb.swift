@@ -1,7 +1,8 @@
 import Foundation
 
-/// A private X server (Xvfb) for tests that reach vtksoft the way third-party VA clients do: through
-/// an X11 display. One per test process, on a display number nobody uses, stopped at exit.
+/// A private X server (Xvfb) for running third-party VA clients (ffmpeg, vainfo) on vtksoft without a GPU:
+/// they reach a driver through an X11 display. One per process, on a display number nobody uses, stopped
+/// at exit. Used by the tests and by `vtk suite` (decoder ffmpeg-vaapi).
 public final class Xvfb: @unchecked Sendable {
     public let displayNumber: Int
     public var display: String { ":\(displayNumber)" }
@@ -12,7 +13,7 @@ public final class Xvfb: @unchecked Sendable {
         self.process = process
     }
 
-    public static var isInstalled: Bool { ProcessRunner.which("Xvfb") != nil }
+    public static var isInstalled: Bool { ProgramPath.which("Xvfb") != nil }
 
     /// The process's server, started on first use; nil when Xvfb is missing or will not start.
     /// A small shell watchdog stops the server when this process goes, however it exits (the test
@@ -20,7 +21,7 @@ public final class Xvfb: @unchecked Sendable {
     public static let shared: Xvfb? = start()
 
     private static func start() -> Xvfb? {
-        guard let path = ProcessRunner.which("Xvfb") else { return nil }
+        guard let path = ProgramPath.which("Xvfb") else { return nil }
         let fm = FileManager.default
         // Spread by pid so that parallel test processes rarely race for the same number.
         let first = 100 + Int(getpid() % 400)
