@@ -39,10 +39,13 @@ let package = Package(
         .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
+        // H.265 reuses H264Bitstream's NAL scanning, emulation prevention and bit reader.
+        .target(name: "H265Bitstream", dependencies: ["H264Bitstream"]),
+        .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "VTKMedia"]),
         // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
         .target(name: "H264Encoding", dependencies: ["H264Bitstream"]),
         // MARK: Containers (pure Swift)
-        .target(name: "MP4", dependencies: ["H264Bitstream", "VTKMedia"]),
+        .target(name: "MP4", dependencies: ["H264Bitstream", "H265Bitstream", "VTKMedia"]),
         .target(name: "Y4M", dependencies: ["VTKMedia"]),
 
         // MARK: The VA layer
@@ -52,14 +55,14 @@ let package = Package(
 
         // MARK: Sessions
         .target(name: "DecompressionSession",
-                dependencies: ["H264Bitstream", "H264Decoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
+                dependencies: ["H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
         .target(name: "CompressionSession",
                 dependencies: ["H264Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
 
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "JSONText", "VTKMedia"],
+            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText", "VTKMedia"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
@@ -88,11 +91,13 @@ let package = Package(
         .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
+        .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "H264Bitstream", "VTKTestSupport"]),
+        .testTarget(name: "H265DecodingTests", dependencies: ["H265Decoding", "H265Bitstream", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream"]),
-        .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding"]),
+        .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "H265Bitstream"]),
         .testTarget(name: "CompressionSessionTests",
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
-        .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
+        .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),
     ]

@@ -26,4 +26,6 @@ public struct DecodeStatistics: Sendable {
     /// The first problems met (at most 100), with their positions.
     public var problems: [String] = []
     public var problemCount = 0
+    /// Things worth saying that are not problems (RASL pictures skipped where decoding started).
+    public var notes: [String] = []
 }

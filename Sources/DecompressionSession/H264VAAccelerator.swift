@@ -120,7 +120,7 @@ final class H264VAAccelerator {
         switch format {
         case .nv12:
             return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
-        case .i420:
+        case .i420, .p010, .yuv420p10:  // an 8-bit stream read as 10 bits goes through I420
             return try VASurfaceReader.withMappedNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight) { mapped in
                 // Crop offsets are even for 4:2:0 (7.4.2.1.1).
                 PixelConverter.i420(nv12Luma: mapped.luma + crop.y * mapped.lumaPitch + crop.x, lumaPitch: mapped.lumaPitch,

@@ -65,7 +65,7 @@ public enum MP4Error: Error, Hashable, Sendable, CustomStringConvertible {
         case let .inconsistentSampleTables(box, offset, reason):
             return "sample tables disagree ('\(box)' at byte \(offset)): \(reason)"
         case let .unsupportedCodec(fourcc, trackID, offset):
-            return "codec '\(fourcc)' (track \(trackID), sample entry at byte \(offset)) is not supported yet: vtk reads H.264 ('avc1', 'avc3') video"
+            return "codec '\(fourcc)' (track \(trackID), sample entry at byte \(offset)) is not supported yet: vtk reads H.264 ('avc1', 'avc3') and H.265 ('hvc1', 'hev1') video"
         case let .noTracks(offset):
             return "the movie ('moov' at byte \(offset)) has no track"
         case let .sampleOutsideFile(index, offset, size, fileSize):

@@ -1,5 +1,6 @@
 import Foundation
 import H264Bitstream
+import H265Bitstream
 import VTKMedia
 
 /// Reads the first video track of an MP4 (ISO BMFF) file, sample by sample in decoding order, from disk:
@@ -22,6 +23,11 @@ public final class MP4Reader {
     /// From the track's avcC; nil only for an `avc3` track whose avcC has no parameter sets (they are in
     /// the samples).
     public let formatDescription: FormatDescription?
+    /// For an H.265 track (`hvc1`, `hev1`), from its hvcC; nil for an `hev1` track whose hvcC has no
+    /// parameter sets (they are in the samples).
+    public let hevcFormatDescription: H265FormatDescription?
+    /// True for an H.265 track.
+    public var isHEVC: Bool { track.sampleDescription.hvcC != nil }
     /// Bytes of the length before each NAL unit in a sample.
     public let nalUnitLengthSize: Int
     /// True when the movie has `mvex`: samples also come from movie fragments.
@@ -84,6 +90,19 @@ public final class MP4Reader {
                                     offset: track.sampleDescription.offset)
         }
         let entry = track.sampleDescription
+        if entry.format == "hvc1" || entry.format == "hev1" {
+            guard let hvcC = entry.hvcC else { throw .missingBox(box: "hvcC", parent: entry.format.description, offset: entry.offset) }
+            nalUnitLengthSize = hvcC.nalUnitLengthSize
+            formatDescription = nil
+            if entry.format == "hev1" && [.vps, .sps, .pps].contains(where: { hvcC.nalUnits(ofType: $0).isEmpty }) {
+                hevcFormatDescription = nil
+            } else {
+                do { hevcFormatDescription = try H265FormatDescription(hvcC: hvcC) } catch {
+                    throw .malformed(box: "hvcC", offset: entry.offset, reason: error.description)
+                }
+            }
+        } else {
+        hevcFormatDescription = nil
         guard let avcC = entry.avcC else { throw .missingBox(box: "avcC", parent: entry.format.description, offset: entry.offset) }
         nalUnitLengthSize = avcC.nalUnitLengthSize
         if entry.format == "avc3" && (avcC.sequenceParameterSets.isEmpty || avcC.pictureParameterSets.isEmpty) {
@@ -94,6 +113,7 @@ public final class MP4Reader {
             } catch {
                 throw .malformed(box: "avcC", offset: entry.offset, reason: error.description)
             }
+        }
         }
         if let mvex = moov.first("mvex") {
             isFragmented = true

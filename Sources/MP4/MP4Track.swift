@@ -43,5 +43,5 @@ public struct MP4Track: Sendable {
         }
     }
 
-    static let decodableFormats: Set<FourCC> = ["avc1", "avc3"]
+    static let decodableFormats: Set<FourCC> = ["avc1", "avc3", "hvc1", "hev1"]
 }

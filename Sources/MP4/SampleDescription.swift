@@ -1,4 +1,5 @@
 import H264Bitstream
+import H265Bitstream
 
 /// The first entry of `stsd` (8.5.2): the sample format, and for H.264 its avcC record, size and pixel
 /// aspect ratio.
@@ -12,6 +13,8 @@ public struct SampleDescription: Hashable, Sendable {
     public var height: Int = 0
     /// `avcC` of an `avc1`/`avc3` entry.
     public var avcC: AVCDecoderConfigurationRecord?
+    /// `hvcC` of an `hvc1`/`hev1` entry.
+    public var hvcC: HEVCDecoderConfigurationRecord?
     /// `pasp`, when present.
     public var pixelAspectRatio: (horizontal: UInt32, vertical: UInt32)?
 
@@ -43,6 +46,13 @@ public struct SampleDescription: Hashable, Sendable {
                 throw .malformed(box: "avcC", offset: avcCBox.header.offset, reason: error.description)
             }
         }
+        if let hvcCBox = children.first(where: { $0.type == "hvcC" }) {
+            do {
+                hvcC = try HEVCDecoderConfigurationRecord(bytes: Array(hvcCBox.payload))
+            } catch {
+                throw .malformed(box: "hvcC", offset: hvcCBox.header.offset, reason: error.description)
+            }
+        }
         if let pasp = children.first(where: { $0.type == "pasp" }) {
             var p = pasp.reader
             pixelAspectRatio = (try p.u32(), try p.u32())
@@ -50,7 +60,7 @@ public struct SampleDescription: Hashable, Sendable {
     }
 
     public static func == (a: SampleDescription, b: SampleDescription) -> Bool {
-        a.format == b.format && a.offset == b.offset && a.width == b.width && a.height == b.height && a.avcC == b.avcC
+        a.format == b.format && a.offset == b.offset && a.width == b.width && a.height == b.height && a.avcC == b.avcC && a.hvcC == b.hvcC
             && a.pixelAspectRatio?.horizontal == b.pixelAspectRatio?.horizontal && a.pixelAspectRatio?.vertical == b.pixelAspectRatio?.vertical
     }
 

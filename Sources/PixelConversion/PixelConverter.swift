@@ -79,7 +79,7 @@ public enum PixelConverter {
                 }
             }
         default:
-            break
+            TenBitConversion.write(buffer, into: &out)
         }
     }
 }

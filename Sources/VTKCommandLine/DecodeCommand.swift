@@ -8,8 +8,8 @@ import Y4M
 /// `vtk decode`: H.264 -> frames, MD5s, pictures.
 enum DecodeCommand {
     static let name = "decode"
-    static let summary = "H.264 -> NV12/I420 frames, MD5s, PNG pictures"
-    static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420] [--md5] [--framemd5] [--png-dir DIR] [-n N] [--json] [--device auto|soft|PATH]"
+    static let summary = "H.264/H.265 -> NV12/I420 (P010/yuv420p10le) frames, MD5s, PNG pictures"
+    static let usage = "vtk decode INPUT [-o OUTPUT] [--pix-fmt nv12|i420|p010|yuv420p10le] [--codec h264|h265] [--md5] [--framemd5] [--png-dir DIR] [-n N] [--json] [--device auto|soft|PATH]"
     static let examples = [
         "vtk decode in.h264 --md5",
         "vtk decode in.mp4 -o frames.y4m -n 100",
@@ -18,7 +18,8 @@ enum DecodeCommand {
     static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output, .internalError]
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M (-.y4m: Y4M on standard output), anything else as raw video; - for standard output (raw)"),
-        .value("--pix-fmt", valueName: "nv12|i420", help: "layout of the written frames (default: i420)"),
+        .value("--pix-fmt", valueName: "nv12|i420|p010|yuv420p10le", help: "layout of the written frames (default: i420; yuv420p10le for 10-bit H.265)"),
+        .value("--codec", valueName: "h264|h265", help: "the codec of an Annex B INPUT (default: told from its NAL unit headers)"),
         .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420, cropped, display order"),
         .flag("--framemd5", help: "print one line per frame: display index, tab, MD5 of its I420 bytes"),
         .value("--png-dir", valueName: "DIR", help: "write each frame as DIR/frame-NNNNNN.png (DIR and its parents are created)"),
@@ -29,9 +30,11 @@ enum DecodeCommand {
         .flag("-h", "--help", help: "show this help"),
     ]
     static let details = """
-        INPUT is an H.264 Annex B byte stream (.h264 .264 .jsv .26l ...), an MP4 or MOV file (avc1/avc3), or -
-        for standard input (Annex B). Without -o, --md5, --framemd5 or --png-dir the frames are decoded and
-        discarded (a decode check).
+        INPUT is an H.264 or H.265 Annex B byte stream (.h264 .264 .jsv .26l .265 ...), an MP4 or MOV file
+        (avc1/avc3, hvc1/hev1), or - for standard input (Annex B). The codec of an Annex B stream is told from
+        its NAL unit headers (--codec forces it). Main 10 streams give 10-bit frames: Y4M C420p10, raw
+        yuv420p10le (default) or p010, --md5/--framemd5 over yuv420p10le, PNG pictures as 8-bit. Without -o,
+        --md5, --framemd5 or --png-dir the frames are decoded and discarded (a decode check).
         Damaged input is decoded as far as it can be: frames before the damage are kept, decoding resumes
         at the next IDR or recovery point, and vtk exits with 3 after naming each problem and its byte offset.
         """
@@ -42,7 +45,8 @@ enum DecodeCommand {
             throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk decode: no INPUT given\nusage: \(usage)"
                                  : "vtk decode: one INPUT expected, got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
         }
-        let format: PixelFormat = try values.choice("pix-fmt", ["nv12", "i420"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
+        // The 10-bit layouts are checked here too (they are for H.265 Main 10, see H265DecodeCommand).
+        let format: PixelFormat = try values.choice("pix-fmt", ["nv12", "i420", "p010", "yuv420p10le"]).flatMap { PixelFormat(rawValue: $0 == "yuv420p10le" ? "yuv420p10" : $0) } ?? .i420
         let json = parsed.has("json")
         let quiet = parsed.has("quiet") || json
         // --frames DIR was the PNG folder before --png-dir; a value that is not a number still means that.
@@ -58,7 +62,9 @@ enum DecodeCommand {
         let inputPath = parsed.positionals[0]
         if let output = parsed["output"] { try OutputFile.refuseOverwriting(input: inputPath, output: output, command: name) }
         let input = try InputFile(inputPath, command: name)
+        if try H265DecodeCommand.isH265(parsed, input: input) { return try H265DecodeCommand.run(parsed, input: input) }
         if let message = input.signature?.notH264Message(input.displayName) { throw CommandFailure(.input, "vtk decode: \(message)") }
+        if format.is10Bit { throw CommandFailure(.usage, "vtk decode: --pix-fmt \(parsed["pix-fmt"] ?? "") is a 10-bit layout, for H.265 Main 10 streams; \(input.displayName) is H.264") }
         let device = VADeviceChoice(parsed["device"] ?? "auto")
 
         var sinks: [FrameSink] = []

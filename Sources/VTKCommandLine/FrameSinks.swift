@@ -13,7 +13,13 @@ protocol FrameSink: AnyObject {
     func finish() throws(CommandFailure)
 }
 
-/// MD5 of the whole output written as planar I420, cropped, in display order (reference.tsv, `ffmpeg -f md5`).
+extension PixelFormat {
+    /// The planar layout checksums and Y4M use: I420, or yuv420p10le (16-bit samples) for 10-bit frames.
+    var planarLayout: PixelFormat { is10Bit ? .yuv420p10 : .i420 }
+}
+
+/// MD5 of the whole output written as planar I420 (yuv420p10le for 10-bit), cropped, in display order
+/// (reference.tsv, `ffmpeg -f md5`).
 /// Frames are hashed on a second thread while the next ones decode: MD5 runs at about the decoder's own
 /// speed, so done in line it nearly doubles the time of `decode --md5`.
 final class WholeMD5Sink: FrameSink {
@@ -50,7 +56,7 @@ final class BackgroundMD5: Sendable {
         queue.async { [self] in
             state.withLock { s in
                 // The planes are hashed where they are: the same bytes as packedBytes, without concatenating them.
-                PixelConverter.convert(frame, to: .i420, reusing: &s.scratch).forEachPackedPlane { s.md5.update($0) }
+                PixelConverter.convert(frame, to: frame.format.planarLayout, reusing: &s.scratch).forEachPackedPlane { s.md5.update($0) }
             }
             slots.signal()
         }
@@ -69,7 +75,7 @@ final class FrameMD5Sink: FrameSink {
     private var scratch: PixelBuffer?
     func take(_ frame: PixelBuffer, index: Int) {
         var md5 = MD5()
-        PixelConverter.convert(frame, to: .i420, reusing: &scratch).forEachPackedPlane { md5.update($0) }
+        PixelConverter.convert(frame, to: frame.format.planarLayout, reusing: &scratch).forEachPackedPlane { md5.update($0) }
         let line = "\(index)\t\(md5.finalize())"
         lines.append(line)
         StandardStreams.out(line + "\n")
@@ -140,11 +146,17 @@ final class Y4MFrameSink: FrameSink {
     private var scratch: PixelBuffer?
 
     /// `frameRate`: the container's or the stream's, in lowest terms; 25 when neither says.
-    init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: FormatDescription?, command: String) throws(CommandFailure) {
+    convenience init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: FormatDescription?, command: String) throws(CommandFailure) {
+        try self.init(path: path, frame: frame, frameRate: frameRate, sampleAspectRatio: format?.sampleAspectRatio, command: command)
+    }
+
+    /// The header says C420p10 for 10-bit frames (H.265 Main 10).
+    init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, sampleAspectRatio: (width: Int, height: Int)?, command: String) throws(CommandFailure) {
         self.path = path
         let rate = frameRate.map { Y4MHeader.Ratio($0.0, $0.1) } ?? Y4MHeader.Ratio(25, 1)
-        let sar = format.map { Y4MHeader.Ratio($0.sampleAspectRatio.width, $0.sampleAspectRatio.height) } ?? Y4MHeader.Ratio(1, 1)
-        let header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
+        let sar = sampleAspectRatio.map { Y4MHeader.Ratio($0.width, $0.height) } ?? Y4MHeader.Ratio(1, 1)
+        var header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
+        if frame.format.is10Bit { header.colorspace = .c420p10 }
         do {
             writer = path == "-" ? try Y4MWriter.standardOutput(header: header) : try Y4MWriter(url: URL(fileURLWithPath: path), header: header)
         } catch {
@@ -153,7 +165,7 @@ final class Y4MFrameSink: FrameSink {
     }
 
     func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
-        do { try writer.write(PixelConverter.convert(frame, to: .i420, reusing: &scratch)) } catch {
+        do { try writer.write(PixelConverter.convert(frame, to: frame.format.planarLayout, reusing: &scratch)) } catch {
             throw CommandFailure(.output, "vtk: writing '\(path)' failed at frame \(index): \(error)")
         }
     }

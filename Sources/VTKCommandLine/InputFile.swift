@@ -9,6 +9,8 @@ final class InputFile {
     let size: Int?
     private let fd: Int32
     private(set) var bytesRead = 0
+    /// Bytes read by ``peek(_:)`` and not yet handed out.
+    private var pending: [UInt8] = []
 
     init(_ path: String, command: String) throws(CommandFailure) {
         self.path = path
@@ -40,8 +42,23 @@ final class InputFile {
 
     var displayName: String { path == "-" ? "standard input" : path }
 
+    /// The first bytes of the input (up to `count`), which later reads return again.
+    func peek(_ count: Int) throws(CommandFailure) -> [UInt8] {
+        if pending.count < count { pending += try readFromFile(upTo: count - pending.count) }
+        return Array(pending.prefix(count))
+    }
+
     /// Up to `count` bytes; empty at the end.
     func read(upTo count: Int = 1 << 20) throws(CommandFailure) -> [UInt8] {
+        guard pending.isEmpty else {
+            let out = Array(pending.prefix(count))
+            pending.removeFirst(out.count)
+            return out
+        }
+        return try readFromFile(upTo: count)
+    }
+
+    private func readFromFile(upTo count: Int) throws(CommandFailure) -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
@@ -61,7 +78,12 @@ final class InputFile {
     /// Fills `buffer` from the input; returns how many bytes it got (fewer only at the end of the input).
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(CommandFailure) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
-        var filled = 0
+        let fromPending = min(pending.count, buffer.count)
+        if fromPending > 0 {
+            pending.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: fromPending) }
+            pending.removeFirst(fromPending)
+        }
+        var filled = fromPending
         while filled < buffer.count {
             let n = Glibc.read(fd, base + filled, buffer.count - filled)
             if n < 0 {
@@ -71,7 +93,7 @@ final class InputFile {
             if n == 0 { break }
             filled += n
         }
-        bytesRead += filled
+        bytesRead += filled - fromPending
         return filled
     }
 

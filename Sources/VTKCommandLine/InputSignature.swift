@@ -61,7 +61,7 @@ enum InputSignature: Equatable {
     func notH264Message(_ name: String) -> String? {
         switch self {
         case .hevcAnnexB:
-            return "\(name) is an H.265 (HEVC) stream; vtk decodes H.264 only (to convert: ffmpeg -i \(name) -c:v libx264 out.264)"
+            return "\(name) is an H.265 (HEVC) stream, not H.264: leave out --codec h264"
         case .mpegTransportStream:
             return "\(name) is an MPEG transport stream; vtk reads H.264 as Annex B or MP4 (to rewrap: ffmpeg -i \(name) -c copy out.mp4)"
         case .matroska:

@@ -16,9 +16,10 @@ enum ProbeCommand {
     static let options: [OptionSpec] = [
         .flag("--json", help: "print one JSON object with a per-frame array"),
         .value("-n", "--frames", valueName: "N", help: "read at most N pictures"),
+        .value("--codec", valueName: "h264|h265", help: "the codec of an Annex B INPUT (default: told from its NAL unit headers)"),
         .flag("-h", "--help", help: "show this help"),
     ]
-    static let details = "INPUT is an H.264 Annex B byte stream, an MP4 or MOV file, or - for standard input (Annex B). Needs no VA device."
+    static let details = "INPUT is an H.264 or H.265 Annex B byte stream, an MP4 or MOV file (H.264), or - for standard input (Annex B). Needs no VA device."
 
     struct FrameInfo {
         var decodeIndex: Int
@@ -44,6 +45,7 @@ enum ProbeCommand {
         let values = OptionValues(parsed: parsed, command: name)
         let limit = try values.int("frames", range: 1...Int(Int32.max)) ?? Int.max
         let input = try InputFile(parsed.positionals[0], command: name)
+        if try H265DecodeCommand.isH265(parsed, input: input, command: name) { return try H265ProbeCommand.run(parsed, input: input, limit: limit) }
         if let message = input.signature?.notH264Message(input.displayName) { throw CommandFailure(.input, "vtk probe: \(message)") }
         let mp4 = try MP4Input.open(input, command: name)
         var assembler = AccessUnitAssembler()

@@ -4,8 +4,15 @@ public enum PixelFormat: String, Hashable, Sendable, CaseIterable {
     case nv12
     /// Y, U, V planes; U and V at half resolution.
     case i420
+    /// NV12's layout with 16-bit little-endian samples, 10 bits in the high bits (VA-API's 10-bit layout).
+    case p010
+    /// I420's layout with 16-bit little-endian samples, 10 bits in the low bits (FFmpeg's yuv420p10le).
+    case yuv420p10
 
-    public var planeCount: Int { self == .nv12 ? 2 : 3 }
+    public var planeCount: Int { self == .nv12 || self == .p010 ? 2 : 3 }
+    /// Bytes of one sample: 1, or 2 for the 10-bit layouts.
+    public var bytesPerSample: Int { self == .p010 || self == .yuv420p10 ? 2 : 1 }
+    public var is10Bit: Bool { bytesPerSample == 2 }
 }
 
 /// One image in memory, like CVPixelBuffer: its format, size, planes with their strides, and the time it
@@ -49,13 +56,14 @@ public struct PixelBuffer: Hashable, Sendable {
         self.format = format
         self.width = width
         self.height = height
-        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        let s = format.bytesPerSample
+        let w = width * s, cw = (width + 1) / 2 * s, ch = (height + 1) / 2
         switch format {
-        case .nv12:
-            planes = [Plane(bytes: storage(width * height), bytesPerRow: width, rows: height, rowLength: width),
+        case .nv12, .p010:
+            planes = [Plane(bytes: storage(w * height), bytesPerRow: w, rows: height, rowLength: w),
                       Plane(bytes: storage(2 * cw * ch), bytesPerRow: 2 * cw, rows: ch, rowLength: 2 * cw)]
-        case .i420:
-            planes = [Plane(bytes: storage(width * height), bytesPerRow: width, rows: height, rowLength: width),
+        case .i420, .yuv420p10:
+            planes = [Plane(bytes: storage(w * height), bytesPerRow: w, rows: height, rowLength: w),
                       Plane(bytes: storage(cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw),
                       Plane(bytes: storage(cw * ch), bytesPerRow: cw, rows: ch, rowLength: cw)]
         }
@@ -86,7 +94,7 @@ public struct PixelBuffer: Hashable, Sendable {
 
     /// Bytes of one frame of this format and size with no padding (the raw file frame size).
     public static func frameSize(format: PixelFormat, width: Int, height: Int) -> Int {
-        width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)) * format.bytesPerSample
     }
 
     /// The frame as contiguous planar bytes with no row padding, in its own format.

@@ -4,8 +4,10 @@ import CLibVA
 /// refused at vaCreateBuffer rather than misread at vaEndPicture.
 enum BufferRules {
     /// `packedHeaders`: the encoder inserts packed headers (native engine), so their buffers are taken.
-    static func check(type: VABufferType, size: Int, count: Int, decode: Bool, packedHeaders: Bool) throws(VAError) {
-        if decode {
+    static func check(type: VABufferType, size: Int, count: Int, decode: Bool, packedHeaders: Bool, hevc: Bool = false) throws(VAError) {
+        if decode && hevc {
+            try checkHEVC(type: type, size: size, count: count)
+        } else if decode {
             switch type {
             case VAPictureParameterBufferType:
                 try exact(size, VAPictureParameterBufferH264.self, count: count, single: true)

@@ -36,7 +36,7 @@ final class Context {
 }
 
 enum CodecBackend {
-    case decode(H264DecodeSession)
+    case decode(any PictureDecoding)
     case encode(H264EncodeSession)
     case nativeEncode(NativeEncodeSession)
 }

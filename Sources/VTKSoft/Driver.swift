@@ -90,7 +90,7 @@ final class Driver: @unchecked Sendable {
     }
 
     func configAttributes(_ config: Config) -> [VAConfigAttrib] {
-        var list = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))]
+        var list = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: persona.attribute(VAConfigAttribRTFormat, profile: config.profile, entrypoint: config.entrypoint))]
         if !config.isDecode {
             list.append(VAConfigAttrib(type: VAConfigAttribRateControl, value: config.rateControl))
             list.append(VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: config.packedHeaders))
@@ -101,14 +101,14 @@ final class Driver: @unchecked Sendable {
     // MARK: Surfaces
 
     func createSurfaces(format: UInt32, width: Int, height: Int, count: Int, attributes: [VASurfaceAttrib]) throws(VAError) -> [VASurfaceID] {
-        guard format == UInt32(VA_RT_FORMAT_YUV420) else { throw .unsupportedRTFormat }
+        guard let layout = SurfaceFormat(rtFormat: format) else { throw .unsupportedRTFormat }
         guard count > 0 else { throw .invalidParameter }
         guard (VTKSoftAbilities.minSize...persona.maxWidth).contains(width),
               (VTKSoftAbilities.minSize...persona.maxHeight).contains(height) else { throw .resolutionNotSupported }
         for attribute in attributes where attribute.flags & UInt32(VA_SURFACE_ATTRIB_SETTABLE) != 0 {
             switch attribute.type {
             case VASurfaceAttribPixelFormat:
-                guard UInt32(bitPattern: attribute.value.value.i) == ImageLayout.nv12 else { throw .invalidImageFormat }
+                guard UInt32(bitPattern: attribute.value.value.i) == layout.fourcc else { throw .invalidImageFormat }
             case VASurfaceAttribMemoryType:
                 guard UInt32(bitPattern: attribute.value.value.i) & ~UInt32(VA_SURFACE_ATTRIB_MEM_TYPE_VA) == 0 else {
                     throw VAError(VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE)
@@ -119,7 +119,7 @@ final class Driver: @unchecked Sendable {
                 throw .attributeNotSupported
             }
         }
-        return (0..<count).map { _ in surfaces.insert(Surface(width: width, height: height), ids: &ids) }
+        return (0..<count).map { _ in surfaces.insert(Surface(width: width, height: height, format: layout), ids: &ids) }
     }
 
     func destroySurfaces(_ list: [VASurfaceID]) throws(VAError) {
@@ -133,7 +133,7 @@ final class Driver: @unchecked Sendable {
     }
 
     func surfaceAttributes(configID: VAConfigID) throws(VAError) -> [VASurfaceAttrib] {
-        _ = try configs.get(configID)
+        let config = try configs.get(configID)
         func attribute(_ type: VASurfaceAttribType, _ value: Int32, settable: Bool = false) -> VASurfaceAttrib {
             var attribute = VASurfaceAttrib()
             attribute.type = type
@@ -142,8 +142,7 @@ final class Driver: @unchecked Sendable {
             attribute.value.value.i = value
             return attribute
         }
-        return [
-            attribute(VASurfaceAttribPixelFormat, Int32(bitPattern: ImageLayout.nv12), settable: true),
+        return VTKSoftAbilities.surfaceFourccs(for: config.profile).map { attribute(VASurfaceAttribPixelFormat, Int32(bitPattern: $0), settable: true) } + [
             attribute(VASurfaceAttribMinWidth, Int32(VTKSoftAbilities.minSize)),
             attribute(VASurfaceAttribMaxWidth, Int32(persona.maxWidth)),
             attribute(VASurfaceAttribMinHeight, Int32(VTKSoftAbilities.minSize)),
@@ -165,7 +164,8 @@ final class Driver: @unchecked Sendable {
         }
         let backend: CodecBackend
         if config.isDecode {
-            guard let session = H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
+            guard let session = VTKSoftAbilities.isHEVC(config.profile) ? H265DecodeSession(profile: config.profile) as PictureDecoding?
+                    : H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
             backend = .decode(session)
         } else {
             switch encoderEngine {
@@ -185,7 +185,7 @@ final class Driver: @unchecked Sendable {
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
         try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
-                              packedHeaders: encoderEngine == .native)
+                              packedHeaders: encoderEngine == .native, hevc: VTKSoftAbilities.isHEVC(context.config.profile))
         let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
         if let data, type != VAEncCodedBufferType {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)
@@ -305,7 +305,8 @@ final class Driver: @unchecked Sendable {
             var found: [ParameterViolation] = []
             defer {
                 violations.add(found)
-                capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, violations: found)
+                capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, violations: found,
+                                hevc: VTKSoftAbilities.isHEVC(context.config.profile))
             }
             surface.reconstruction = nil
             try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height, violations: &found)
@@ -385,7 +386,7 @@ final class Driver: @unchecked Sendable {
         let source = PlanarPixels(surface: surface, x: x, y: y)
         let destination = PlanarPixels(base: buffer.bytes, image: image.description, x: 0, y: 0)
         if image.derivedFrom == surfaceID, x == 0, y == 0 { return }  // Same memory already.
-        destination.copy(from: source, width: width, height: height)
+        try destination.copy(from: source, width: width, height: height)
     }
 
     func putImage(surfaceID: VASurfaceID, imageID: VAImageID, source: VARectangle, destination: VARectangle) throws(VAError) {
@@ -405,6 +406,6 @@ final class Driver: @unchecked Sendable {
         surface.reconstruction = nil  // New pixels: the kept reconstruction no longer describes the surface.
         let from = PlanarPixels(base: buffer.bytes, image: image.description, x: sx, y: sy)
         let to = PlanarPixels(surface: surface, x: dx, y: dy)
-        to.copy(from: from, width: width, height: height)
+        try to.copy(from: from, width: width, height: height)
     }
 }

@@ -22,6 +22,7 @@ struct ImageLayout {
     }
     static let i420 = UInt32(VA_FOURCC_I420)
     static let yv12 = UInt32(VA_FOURCC_YV12)
+    static let p010 = UInt32(VA_FOURCC_P010)
 
     init(fourcc: UInt32, width: Int, height: Int) throws(VAError) {
         self.fourcc = fourcc
@@ -34,6 +35,11 @@ struct ImageLayout {
             pitches = [lumaPitch, lumaPitch]
             offsets = [0, lumaPitch * evenHeight]
             dataSize = lumaPitch * evenHeight * 3 / 2
+        case ImageLayout.p010:
+            let pitch = (width * 2 + 31) & ~31
+            pitches = [pitch, pitch]
+            offsets = [0, pitch * evenHeight]
+            dataSize = pitch * evenHeight * 3 / 2
         case ImageLayout.i420, ImageLayout.yv12:
             let chromaPitch = lumaPitch / 2
             let lumaSize = lumaPitch * evenHeight
@@ -48,7 +54,7 @@ struct ImageLayout {
 
     /// The layout of a surface's own memory, for vaDeriveImage.
     init(surface: Surface) {
-        fourcc = ImageLayout.nv12
+        fourcc = surface.format.fourcc
         width = surface.width
         height = surface.height
         pitches = [surface.pitch, surface.pitch]
@@ -91,7 +97,9 @@ struct PlanarPixels {
         planes = (0..<count).map { plane in
             let pitch = Int(allPitches[plane])
             let start: Int
-            if plane == 0 {
+            if image.format.fourcc == ImageLayout.p010 {
+                start = (plane == 0 ? y : y / 2) * pitch + 2 * x
+            } else if plane == 0 {
                 start = y * pitch + x
             } else if image.format.fourcc == ImageLayout.nv12 {
                 start = (y / 2) * pitch + x
@@ -103,9 +111,10 @@ struct PlanarPixels {
     }
 
     init(surface: Surface, x: Int, y: Int) {
-        fourcc = ImageLayout.nv12
+        fourcc = surface.format.fourcc
+        let bytesX = x * surface.format.bytesPerSample
         pitches = [surface.pitch, surface.pitch]
-        planes = [surface.luma + y * surface.pitch + x, surface.chroma + (y / 2) * surface.pitch + x]
+        planes = [surface.luma + y * surface.pitch + bytesX, surface.chroma + (y / 2) * surface.pitch + bytesX]
     }
 
     /// U and V planes in that order whatever the format stores (YV12 stores V first).
@@ -113,10 +122,16 @@ struct PlanarPixels {
         fourcc == ImageLayout.yv12 ? (planes[2], pitches[2], planes[1], pitches[1]) : (planes[1], pitches[1], planes[2], pitches[2])
     }
 
-    /// Copies (converting) `width` x `height` pixels from `source` to `self`. One side is always NV12.
-    func copy(from source: PlanarPixels, width: Int, height: Int) {
+    /// Copies (converting) `width` x `height` pixels from `source` to `self`. One side is always NV12,
+    /// or both are P010 (vtksoft converts no 10-bit layout).
+    func copy(from source: PlanarPixels, width: Int, height: Int) throws(VAError) {
         let w = Int32(width), h = Int32(height)
         switch (source.fourcc, fourcc) {
+        case (ImageLayout.p010, ImageLayout.p010):
+            CopyPlane(source.planes[0], Int32(source.pitches[0]), planes[0], Int32(pitches[0]), 2 * w, h)
+            CopyPlane(source.planes[1], Int32(source.pitches[1]), planes[1], Int32(pitches[1]), 2 * ((w + 1) & ~1), (h + 1) / 2)
+        case (ImageLayout.p010, _), (_, ImageLayout.p010):
+            throw .invalidImageFormat
         case (ImageLayout.nv12, ImageLayout.nv12):
             CopyPlane(source.planes[0], Int32(source.pitches[0]), planes[0], Int32(pitches[0]), w, h)
             CopyPlane(source.planes[1], Int32(source.pitches[1]), planes[1], Int32(pitches[1]), (w + 1) & ~1, (h + 1) / 2)

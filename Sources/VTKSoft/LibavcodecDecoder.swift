@@ -1,14 +1,16 @@
 import CLibAVCodec
 
-/// The planes of the picture libavcodec decoded one access unit into (planar 4:2:0).
+/// The planes of the picture libavcodec decoded one access unit into (planar 4:2:0, 8 bits, or 10 bits
+/// in 16-bit little-endian words).
 struct DecodedPicture {
     let planes: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>)
     let strides: (Int32, Int32, Int32)
     let width: Int
     let height: Int
+    var bitDepth = 8
 }
 
-/// FFmpeg's H.264 decoder, fed one access unit at a time, single-threaded.
+/// FFmpeg's H.264 (or H.265) decoder, fed one access unit at a time, single-threaded.
 ///
 /// A VA decoder must have the picture in the render target when vaSyncSurface returns, but libavcodec
 /// holds pictures back for reordering. So a custom get_buffer2 notes the buffer libavcodec allocates
@@ -24,8 +26,13 @@ final class LibavcodecDecoder {
     /// (error concealment runs at the end of the picture).
     fileprivate var lastAllocatedFrame: UnsafeMutablePointer<AVFrame>?
 
-    init?() {
-        guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264), let context = avcodec_alloc_context3(codec) else { return nil }
+    /// Takes the first picture allocated during a packet rather than the last: libavcodec's H.265 decoder
+    /// allocates the current picture before any it invents for missing references.
+    private let firstAllocatedIsCurrent: Bool
+
+    init?(codecID: AVCodecID = AV_CODEC_ID_H264) {
+        firstAllocatedIsCurrent = codecID == AV_CODEC_ID_HEVC
+        guard let codec = avcodec_find_decoder(codecID), let context = avcodec_alloc_context3(codec) else { return nil }
         self.context = context
         // libavcodec logs to standard error of the client process; a driver must stay quiet (damage it
         // conceals is reported through vaQuerySurfaceError). VTKSOFT_LIBAV_LOG=1 shows its errors.
@@ -41,6 +48,7 @@ final class LibavcodecDecoder {
             let status = avcodec_default_get_buffer2(avctx, frame, flags)
             guard status >= 0, let avctx, let frame, let opaque = avctx.pointee.opaque else { return status }
             let decoder = Unmanaged<LibavcodecDecoder>.fromOpaque(opaque).takeUnretainedValue()
+            if decoder.firstAllocatedIsCurrent && decoder.lastAllocatedFrame != nil { return status }
             decoder.lastAllocated = DecodedPicture(frame: frame.pointee)
             decoder.lastAllocatedFrame = frame
             return status
@@ -92,11 +100,12 @@ final class LibavcodecDecoder {
 }
 
 extension DecodedPicture {
-    /// nil unless planar 4:2:0 8-bit, the only layout vtksoft converts.
+    /// nil unless planar 4:2:0, 8 or 10 bits, the layouts vtksoft converts.
     init?(frame: AVFrame) {
         let format = AVPixelFormat(rawValue: frame.format)
-        guard format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P,
+        guard format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUV420P10LE,
               let y = frame.data.0, let u = frame.data.1, let v = frame.data.2 else { return nil }
+        bitDepth = format == AV_PIX_FMT_YUV420P10LE ? 10 : 8
         planes = (y, u, v)
         strides = (frame.linesize.0, frame.linesize.1, frame.linesize.2)
         width = Int(frame.width)

@@ -19,13 +19,13 @@ final class ParameterCapture {
     /// "encode" object; left out when empty. `violations` is nil for encode pictures; for decode pictures
     /// the line lists them ("violations": [] when the parameters agree with the slice data).
     func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer],
-                encode: [(String, JSONValue)] = [], violations: [ParameterViolation]? = nil) {
+                encode: [(String, JSONValue)] = [], violations: [ParameterViolation]? = nil, hevc: Bool = false) {
         var fields: [(String, JSONValue)] = [
             ("picture", .int(pictureIndex)),
             ("context", .int(Int(context))),
             ("render_target", .int(Int(surface))),
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
-            ("buffers", .array(buffers.map(Self.describe))),
+            ("buffers", .array(buffers.map { hevc ? HEVCCaptureFields.describe($0) : Self.describe($0) })),
         ]
         if !encode.isEmpty { fields.append(("encode", .object(encode))) }
         if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
@@ -37,7 +37,7 @@ final class ParameterCapture {
         fclose(file)
     }
 
-    private static func describe(_ buffer: RenderedBuffer) -> JSONValue {
+    static func describe(_ buffer: RenderedBuffer) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string(String(cString: vaBufferTypeStr(buffer.type)))),
             ("num_elements", .int(buffer.elementCount)),

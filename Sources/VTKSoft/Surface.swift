@@ -1,10 +1,27 @@
 import CLibVA
 import H264Encoding
 
-/// An NV12 picture in driver memory: a luma plane, then interleaved CbCr at half height.
+/// The sample layouts of surfaces: NV12 (8-bit) and P010 (10 bits in the high bits of 16-bit words).
+enum SurfaceFormat {
+    case nv12, p010
+
+    init?(rtFormat: UInt32) {
+        switch rtFormat {
+        case UInt32(VA_RT_FORMAT_YUV420): self = .nv12
+        case UInt32(VA_RT_FORMAT_YUV420_10): self = .p010
+        default: return nil
+        }
+    }
+
+    var fourcc: UInt32 { self == .nv12 ? ImageLayout.nv12 : ImageLayout.p010 }
+    var bytesPerSample: Int { self == .nv12 ? 1 : 2 }
+}
+
+/// An NV12 or P010 picture in driver memory: a luma plane, then interleaved CbCr at half height.
 final class Surface {
     let width: Int
     let height: Int
+    let format: SurfaceFormat
     /// Bytes per row of both planes.
     let pitch: Int
     /// Rows allocated for luma: the height rounded up to whole macroblocks, so a decoder can write
@@ -24,14 +41,19 @@ final class Surface {
     /// The VASurfaceDecodeMBErrors records handed to the client; valid until the next query (va.h).
     private var errorRecords: UnsafeMutablePointer<VASurfaceDecodeMBErrors>?
 
-    init(width: Int, height: Int) {
+    init(width: Int, height: Int, format: SurfaceFormat = .nv12) {
         self.width = width
         self.height = height
-        pitch = (width + 63) & ~63
+        self.format = format
+        pitch = (width * format.bytesPerSample + 63) & ~63
         allocatedHeight = (height + 15) & ~15
         memory = PlaneMemory(size: pitch * allocatedHeight * 3 / 2)
         // Black, not green, for a surface nobody wrote yet.
-        (memory.base + chromaOffset).initializeMemory(as: UInt8.self, repeating: 128, count: pitch * allocatedHeight / 2)
+        if format == .nv12 {
+            (memory.base + chromaOffset).initializeMemory(as: UInt8.self, repeating: 128, count: pitch * allocatedHeight / 2)
+        } else {
+            (memory.base + chromaOffset).initializeMemory(as: UInt16.self, repeating: 0x8000, count: pitch * allocatedHeight / 4)
+        }
     }
 
     deinit { errorRecords?.deallocate() }

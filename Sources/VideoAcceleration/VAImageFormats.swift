@@ -12,11 +12,24 @@ extension VADisplayConnection {
     /// A vaCreateImage of the driver's own NV12 format, as vaQueryImageFormats gives it (byte order and
     /// bits per pixel as the driver states them, not guessed).
     public func createNV12Image(width: Int, height: Int) throws(VAError) -> VAImage {
-        guard var format = imageFormats().first(where: { $0.fourcc == UInt32(VA_FOURCC_NV12) }) else {
-            throw VAError("vaQueryImageFormats", VAStatus(VA_STATUS_ERROR_INVALID_IMAGE_FORMAT), detail: "the driver (\(vendor)) offers no NV12 image format")
+        try createImage(fourcc: UInt32(VA_FOURCC_NV12), width: width, height: height)
+    }
+
+    /// An image of the driver's own format with that fourcc (NV12, P010 …), as vaQueryImageFormats lists it.
+    public func createImage(fourcc: UInt32, width: Int, height: Int) throws(VAError) -> VAImage {
+        guard var format = imageFormats().first(where: { $0.fourcc == fourcc }) else {
+            throw VAError("vaQueryImageFormats", VAStatus(VA_STATUS_ERROR_INVALID_IMAGE_FORMAT),
+                          detail: "the driver (\(vendor)) offers no \(FourCC.text(fourcc)) image format")
         }
         var image = VAImage()
-        try VAError.check(vaCreateImage(display, &format, Int32(width), Int32(height), &image), "vaCreateImage(NV12)")
+        try VAError.check(vaCreateImage(display, &format, Int32(width), Int32(height), &image), "vaCreateImage(\(FourCC.text(fourcc)))")
         return image
+    }
+}
+
+/// A fourcc as its four characters.
+enum FourCC {
+    static func text(_ fourcc: UInt32) -> String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: fourcc >> (8 * $0)) }, as: UTF8.self)
     }
 }

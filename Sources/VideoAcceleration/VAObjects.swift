@@ -154,15 +154,22 @@ public enum VASurfaceReader {
     /// calls `body` with them; they are unmapped when `body` returns.
     public static func withMappedNV12<T>(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
                                          _ body: (MappedNV12) throws -> T) throws -> T {
+        try withMapped(connection, surface: surface, surfaceWidth: surfaceWidth, surfaceHeight: surfaceHeight, body)
+    }
+
+    /// The same for a two-plane image of another layout (P010: `fourcc` VA_FOURCC_P010).
+    public static func withMapped<T>(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
+                                     fourcc: UInt32 = UInt32(VA_FOURCC_NV12),
+                                     _ body: (MappedNV12) throws -> T) throws -> T {
         _ = try VASurfaceErrors.sync(connection, surface: surface)
         var image = VAImage()
         var derived = vaDeriveImage(connection.display, surface, &image) == VA_STATUS_SUCCESS
-        if derived && image.format.fourcc != UInt32(VA_FOURCC_NV12) {
+        if derived && image.format.fourcc != fourcc {
             vaDestroyImage(connection.display, image.image_id)
             derived = false
         }
         if !derived {
-            image = try connection.createNV12Image(width: surfaceWidth, height: surfaceHeight)
+            image = try connection.createImage(fourcc: fourcc, width: surfaceWidth, height: surfaceHeight)
             let status = vaGetImage(connection.display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id)
             if status != VA_STATUS_SUCCESS {
                 vaDestroyImage(connection.display, image.image_id)

@@ -15,6 +15,13 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
         case c420paldv = "420paldv"
         case c420mpeg2 = "420mpeg2"
         case c420 = "420"
+        /// 10-bit 4:2:0: 16-bit little-endian samples. vtk writes it (H.265 Main 10) but does not read it.
+        case c420p10 = "420p10"
+
+        /// The layouts vtk reads: the 8-bit ones.
+        public static var allCases: [Colorspace] { [.c420jpeg, .c420paldv, .c420mpeg2, .c420] }
+
+        public var bytesPerSample: Int { self == .c420p10 ? 2 : 1 }
     }
 
     public enum Interlace: String, Hashable, Sendable {
@@ -52,7 +59,7 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
     public static let maximumDimension = 16384
 
     /// Bytes of one frame's pixels (Y, then U and V at half size rounded up).
-    public var frameSize: Int { width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) }
+    public var frameSize: Int { (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)) * colorspace.bytesPerSample }
 
     static let signature = Array("YUV4MPEG2".utf8)
 
@@ -93,7 +100,7 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
                 guard let v = Interlace(rawValue: value) else { throw bad() }
                 interlace = v
             case UInt8(ascii: "C"):
-                guard let v = Colorspace(rawValue: value) else { throw .unsupportedColorspace(value) }
+                guard let v = Colorspace(rawValue: value), v.bytesPerSample == 1 else { throw .unsupportedColorspace(value) }
                 colorspace = v
                 colorspaceGiven = true
             case UInt8(ascii: "X"):

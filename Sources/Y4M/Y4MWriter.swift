@@ -29,7 +29,7 @@ public final class Y4MWriter {
 
     deinit { if closeWhenDone && descriptor >= 0 { _ = closeFile(descriptor) } }
 
-    /// Writes one frame: an I420 or NV12 buffer of the header's size.
+    /// Writes one frame: an I420 or NV12 buffer of the header's size (yuv420p10 for C420p10).
     public func write(_ frame: PixelBuffer) throws(Y4MError) {
         guard frame.width == header.width, frame.height == header.height else {
             throw .frameSizeMismatch(expected: "\(header.width)x\(header.height)", got: "\(frame.width)x\(frame.height)")

@@ -156,12 +156,12 @@ struct DamagedMP4Tests {
             ("stco entry count 2^32-1", try patched("stco", 12, 0xFFFF_FFFF), { if case .malformed("stco", _, _) = $0 { true } else { false } }),
             ("stsc 1 sample per chunk", try patched("stsc", 20, 1), { if case .inconsistentSampleTables("stsc", _, _) = $0 { true } else { false } }),
             ("stco chunk past the end", try patched("stco", 16, 0x7FFF_0000), { if case .sampleOutsideFile(0, _, _, _) = $0 { true } else { false } }),
-            ("avc1 renamed hvc1", {
+            ("avc1 renamed hvc1 (an H.265 entry without hvcC)", {
                 var b = bytes
                 let stsd = locator.offset(stbl + ["stsd"]) ?? 0
                 b.replaceSubrange((stsd + 20)..<(stsd + 24), with: Array("hvc1".utf8))
                 return b
-            }(), { if case .unsupportedCodec("hvc1", 1, _) = $0 { true } else { false } }),
+            }(), { if case .missingBox("hvcC", "hvc1", _) = $0 { true } else { false } }),
         ]
         for (name, data, matches) in cases {
             let error = readError(data, "table")

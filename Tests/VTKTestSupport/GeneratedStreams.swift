@@ -11,10 +11,13 @@ public struct GeneratedStream: Sendable, CustomStringConvertible {
     public let frames: Int
     /// ffmpeg output options (codec and encoder settings).
     public let encoderOptions: [String]
+    /// ffmpeg's muxer: "h264", or "hevc" for H.265 streams.
+    public let muxer: String
 
     public var description: String { name }
 
-    public init(name: String, width: Int, height: Int, frames: Int, encoderOptions: [String]) {
+    public init(name: String, width: Int, height: Int, frames: Int, encoderOptions: [String], muxer: String = "h264") {
+        self.muxer = muxer
         self.name = name
         self.width = width
         self.height = height
@@ -43,13 +46,13 @@ public struct GeneratedStream: Sendable, CustomStringConvertible {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-generated-streams")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let recipe = "\(width)x\(height)-\(frames)-" + encoderOptions.joined(separator: " ")
-        let file = dir.appendingPathComponent("\(name)-\(String(UInt32(truncatingIfNeeded: recipe.hashValueStable), radix: 16)).264")
+        let file = dir.appendingPathComponent("\(name)-\(String(UInt32(truncatingIfNeeded: recipe.hashValueStable), radix: 16)).\(muxer == "hevc" ? "265" : "264")")
         Self.lock.lock()
         defer { Self.lock.unlock() }
         if FileManager.default.fileExists(atPath: file.path) { return file }
         let partial = file.appendingPathExtension("part")
         let result = try ProcessRunner.run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=25",
-                                                      "-frames:v", "\(frames)", "-pix_fmt", "yuv420p"] + encoderOptions + ["-f", "h264", partial.path])
+                                                      "-frames:v", "\(frames)", "-pix_fmt", "yuv420p"] + encoderOptions + ["-f", muxer, partial.path])
         guard result.status == 0 else {
             throw GeneratedStreamError.ffmpegFailed(name, result.stderrText)
         }

@@ -212,6 +212,17 @@ emit(table(decode720, reference: "vtk"))
 emit("\nCIF: `BA1_FT_C.264` (352x288, 299 frames)\n\n")
 emit(table(decodeCIF, reference: "vtk"))
 
+// H.265 720p: vtk against FFmpeg's VA-API hwaccel through the same driver (goal: ratio <= 1.0).
+let streamHEVC720 = shared.appendingPathComponent("conformance/h265/KristenAndSara_1280x720_60-x265-veryfast-1000kbps.bin").path
+let decodeHEVC720 = compare("decode HEVC 720p", [
+    command("vtk", vtk, ["decode", streamHEVC720, "--pix-fmt", "nv12", "-o", "/dev/null", "-q"]),
+    command("ffmpeg VA-API", ffmpeg, ["-nostdin", "-v", "error", "-threads", "1"] + va
+            + ["-i", streamHEVC720, "-vf", "hwdownload,format=nv12", "-f", "null", "-"], va: true),
+    command("ffmpeg software", ffmpeg, ["-nostdin", "-v", "error", "-threads", "1", "-i", streamHEVC720, "-f", "null", "-"]),
+])
+emit("\nH.265 720p: `KristenAndSara_1280x720_60-x265-veryfast-1000kbps.bin` (600 frames)\n\n")
+emit(table(decodeHEVC720, reference: "vtk"))
+
 // MARK: 2. Encode
 
 func encodeGroup(_ title: String, qp: Int?, bitRate: Int?) -> [Row] {

@@ -21,7 +21,7 @@ import tempfile
 out = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
 shared = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("VTK_SHARED", os.path.join(here, "..", "..", "..", "shared"))
-targets = ["annexb", "headers", "avcc", "mp4", "y4m", "arguments"]
+targets = ["annexb", "headers", "avcc", "mp4", "y4m", "arguments", "hevc", "hvcc"]
 for t in targets:
     os.makedirs(os.path.join(out, t), exist_ok=True)
 have_ffmpeg = shutil.which("ffmpeg") is not None
@@ -128,6 +128,22 @@ for k, args in enumerate([["encode", "in.y4m", "-o", "out.h264", "--size", "352x
                           ["decode", "in.264", "--md5", "-o", "-"], ["roundtrip", "--psnr", "--min-psnr=35", "--frames", "300"],
                           ["probe", "--json", "--", "-odd"], ["encode", "--qp", "26", "--rate-control", "cqp", "-s", "1280x720", "-v"]]):
     put("arguments", "args-%d" % k, b"\x00".join(a.encode() for a in args))
+
+# H.265: the first 48 KiB of each stream, and the hvcC FFmpeg writes for it.
+hevc = os.path.join(shared, "conformance", "h265")
+if os.path.isdir(hevc):
+    for name in sorted(os.listdir(hevc)):
+        if not name.endswith((".265", ".bin")):
+            continue
+        path = os.path.join(hevc, name)
+        put("hevc", name, open(path, "rb").read()[:48 * 1024])
+        mp4 = os.path.join(work, name + ".mp4")
+        if have_ffmpeg and ffmpeg("-i", path, "-frames:v", "4", "-c", "copy", "-tag:v", "hvc1", mp4):
+            blob = open(mp4, "rb").read()
+            put("mp4", name + "-hvc1", blob)
+            hvcc = find_box(blob, b"hvcC")
+            if hvcc:
+                put("hvcc", name, hvcc)
 
 shutil.rmtree(work, ignore_errors=True)
 for t in targets:

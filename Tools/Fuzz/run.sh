@@ -11,7 +11,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 DIR=${FUZZ_DIR:-/tmp/vtk-fuzz}
-ALL="annexb headers avcc mp4 y4m arguments"
+ALL="annexb headers avcc mp4 y4m arguments hevc hvcc"
 TARGETS=${*:-$ALL}
 
 "$ROOT/Tools/Fuzz/build.sh" "$DIR/build"

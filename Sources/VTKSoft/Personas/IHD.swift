@@ -66,7 +66,7 @@ extension Persona {
                     Attribute(VAConfigAttribEncMaxSlices, UInt32(70)),
                 ]),
             ],
-            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12)],
+            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 8192, maxHeight: 8192,
             packedHeaders: .driverUnlessClient, imageAccess: .derive, timing: .worker, encoder: .native)
     }

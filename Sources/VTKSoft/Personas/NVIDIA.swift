@@ -18,8 +18,8 @@ extension Persona {
                 Entry(profiles: [VAProfileHEVCMain12], entrypoint: VAEntrypointVLD,
                       attributes: [Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_12)]),
             ],
-            // Surface formats NV12, P010, P012, P016, 444P, Q416; of these vtksoft maps NV12.
-            imageFormats: [ImageLayout.nv12],
+            // Surface formats NV12, P010, P012, P016, 444P, Q416; of these vtksoft maps NV12 and P010.
+            imageFormats: [ImageLayout.nv12, ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
             packedHeaders: .driverUnlessClient, imageAccess: .copyOnly, timing: .worker, encoder: nil)
     }()

@@ -100,16 +100,17 @@ struct Persona: Sendable {
         Dictionary(uniqueKeysWithValues: all.map { ($0.name, strdup($0.vendor)!) })
 }
 
-/// What vtksoft itself can run, whatever a persona lists: H.264 decode and encode, 4:2:0, and the rate
-/// control modes it implements.
+/// What vtksoft itself can run, whatever a persona lists: H.264 decode and encode, H.265 Main and Main 10
+/// decode (HEVCCapabilities.swift), 4:2:0 in 8 and 10 bits, and the rate control modes it implements.
 enum VTKSoftAbilities {
     static let h264: [VAProfile] = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
     static let minSize = 16
     static let rateControl = UInt32(VA_RC_CQP | VA_RC_CBR | VA_RC_VBR)
-    static let rtFormats = UInt32(VA_RT_FORMAT_YUV420)
+    static let rtFormats = UInt32(VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10)
 
     static func runs(_ profile: VAProfile, _ entrypoint: VAEntrypoint) -> Bool {
-        h264.contains(profile) && [VAEntrypointVLD, VAEntrypointEncSlice, VAEntrypointEncSliceLP].contains(entrypoint)
+        (h264.contains(profile) && [VAEntrypointVLD, VAEntrypointEncSlice, VAEntrypointEncSliceLP].contains(entrypoint))
+            || (isHEVC(profile) && entrypoint == VAEntrypointVLD)
     }
 
     /// The value advertised for a listed one: modes and formats vtksoft lacks are taken out.

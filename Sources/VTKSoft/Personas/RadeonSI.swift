@@ -41,7 +41,7 @@ extension Persona {
                 Entry(profiles: hevc, entrypoint: VAEntrypointVLD, attributes: decode),
                 Entry(profiles: hevc, entrypoint: VAEntrypointEncSlice, attributes: encode),
             ],
-            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12)],
+            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
             packedHeaders: policy, imageAccess: .derive, timing: .worker, encoder: .native)
     }

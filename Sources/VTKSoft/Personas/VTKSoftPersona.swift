@@ -35,8 +35,21 @@ extension Persona {
                     Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
                 ]),
                 Entry(profiles: h264, entrypoint: VAEntrypointEncSlice, attributes: encode),
+                // H.265 decode through libavcodec; Main 10 into P010 (10-bit) or NV12 (8-bit streams).
+                Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointVLD, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+                    Attribute(VAConfigAttribMaxPictureWidth, UInt32(4096)),
+                    Attribute(VAConfigAttribMaxPictureHeight, UInt32(4096)),
+                    Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
+                ]),
+                Entry(profiles: [VAProfileHEVCMain10], entrypoint: VAEntrypointVLD, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10),
+                    Attribute(VAConfigAttribMaxPictureWidth, UInt32(4096)),
+                    Attribute(VAConfigAttribMaxPictureHeight, UInt32(4096)),
+                    Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
+                ]),
             ],
-            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12)],
+            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
             packedHeaders: .driverUnlessClient, imageAccess: .derive, timing: .inline, encoder: nil)
     }

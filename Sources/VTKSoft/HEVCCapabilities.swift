@@ -1,0 +1,47 @@
+import CLibVA
+
+/// What vtksoft does for H.265: decode only (Main and Main 10, through libavcodec), P010 surfaces for Main 10.
+extension VTKSoftAbilities {
+    static let hevcProfiles: [VAProfile] = [VAProfileHEVCMain, VAProfileHEVCMain10]
+
+    static func isHEVC(_ profile: VAProfile) -> Bool { hevcProfiles.contains(profile) }
+
+    /// VAConfigAttribRTFormat of a profile: Main 10 decodes 10-bit streams into P010 surfaces, and 8-bit
+    /// ones (a Main 10 stream may be 8-bit, A.3.3) into NV12, as hardware drivers do.
+    static func rtFormats(for profile: VAProfile) -> UInt32 {
+        profile == VAProfileHEVCMain10 ? UInt32(VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10) : UInt32(VA_RT_FORMAT_YUV420)
+    }
+
+    /// The surface pixel formats a profile decodes into.
+    static func surfaceFourccs(for profile: VAProfile) -> [UInt32] {
+        profile == VAProfileHEVCMain10 ? [ImageLayout.p010, ImageLayout.nv12] : [ImageLayout.nv12]
+    }
+}
+
+extension BufferRules {
+    /// The buffers of an H.265 decode context (va_dec_hevc.h): picture, scaling matrix, slice parameters
+    /// (long format) and slice data.
+    static func checkHEVC(type: VABufferType, size: Int, count: Int) throws(VAError) {
+        switch type {
+        case VAPictureParameterBufferType:
+            guard size == MemoryLayout<VAPictureParameterBufferHEVC>.size, count == 1 else { throw .invalidParameter }
+        case VAIQMatrixBufferType:
+            guard size == MemoryLayout<VAIQMatrixBufferHEVC>.size, count == 1 else { throw .invalidParameter }
+        case VASliceParameterBufferType:
+            guard size == MemoryLayout<VASliceParameterBufferHEVC>.size else { throw .invalidParameter }
+        case VASliceDataBufferType:
+            break
+        default:
+            throw .unsupportedBufferType
+        }
+    }
+}
+
+/// The codec half of a decode context: turns one picture's rendered buffers into pixels in the target.
+protocol PictureDecoding: AnyObject {
+    /// `violations` gets the parameters that contradict the slice data (see ``ParameterViolation``).
+    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
+                violations: inout [ParameterViolation]) throws(VAError)
+}
+
+extension H264DecodeSession: PictureDecoding {}

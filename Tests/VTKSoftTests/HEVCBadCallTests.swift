@@ -1,0 +1,62 @@
+import CLibVA
+import Testing
+import VTKTestSupport
+
+/// What vtksoft accepts for H.265, as hardware drivers do: decode only, Main in 8 bits, Main 10 in 8 or 10
+/// bits (NV12 or P010 surfaces), H.265 buffers of the right sizes only.
+@Suite("H.265 VA calls to vtksoft", .serialized, .enabled(if: VTKSoftDriverLocation.directory != nil, "\(VTKSoftDriverLocation.missingMessage)"))
+struct HEVCBadCallTests {
+    func expectStatus(_ status: VAStatus, _ expected: Int32, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(status == expected, "\(what): got \(String(cString: vaErrorStr(status))), want \(String(cString: vaErrorStr(expected)))",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("configs, surfaces, images and buffers for H.265")
+    func configsAndBuffers() throws {
+        let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
+        defer { owner.terminate() }
+        let dpy = owner.display
+        var config = VAConfigID(VA_INVALID_ID)
+        expectStatus(vaCreateConfig(dpy, VAProfileHEVCMain, VAEntrypointEncSlice, nil, 0, &config), VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT, "HEVC encode")
+        var tenBit = VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420_10))
+        expectStatus(vaCreateConfig(dpy, VAProfileHEVCMain, VAEntrypointVLD, &tenBit, 1, &config), VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT, "Main in 10 bits")
+        var eightBit = VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))
+        expectStatus(vaCreateConfig(dpy, VAProfileHEVCMain10, VAEntrypointVLD, &eightBit, 1, &config), VA_STATUS_SUCCESS, "Main 10 in 8 bits")
+        vaDestroyConfig(dpy, config)
+        expectStatus(vaCreateConfig(dpy, VAProfileHEVCMain10, VAEntrypointVLD, &tenBit, 1, &config), VA_STATUS_SUCCESS, "Main 10 in 10 bits")
+        defer { vaDestroyConfig(dpy, config) }
+
+        var surfaces = [VASurfaceID](repeating: 0, count: 2)
+        var p010 = VASurfaceAttrib()
+        p010.type = VASurfaceAttribPixelFormat
+        p010.flags = UInt32(VA_SURFACE_ATTRIB_SETTABLE)
+        p010.value.type = VAGenericValueTypeInteger
+        p010.value.value.i = Int32(bitPattern: UInt32(VA_FOURCC_P010))
+        expectStatus(vaCreateSurfaces(dpy, UInt32(VA_RT_FORMAT_YUV420), 64, 64, &surfaces, 2, &p010, 1), VA_STATUS_ERROR_INVALID_IMAGE_FORMAT, "P010 on 8-bit surfaces")
+        expectStatus(vaCreateSurfaces(dpy, UInt32(VA_RT_FORMAT_YUV420_10), 64, 64, &surfaces, 2, &p010, 1), VA_STATUS_SUCCESS, "P010 surfaces")
+        defer { vaDestroySurfaces(dpy, &surfaces, 2) }
+        var image = VAImage()
+        expectStatus(vaDeriveImage(dpy, surfaces[0], &image), VA_STATUS_SUCCESS, "derive P010")
+        #expect(image.format.fourcc == UInt32(VA_FOURCC_P010))
+        vaDestroyImage(dpy, image.image_id)
+
+        var context = VAContextID(VA_INVALID_ID)
+        expectStatus(vaCreateContext(dpy, config, 64, 64, VA_PROGRESSIVE, &surfaces, 2, &context), VA_STATUS_SUCCESS, "context")
+        defer { vaDestroyContext(dpy, context) }
+        var buffer = VABufferID(VA_INVALID_ID)
+        var h264 = VAPictureParameterBufferH264()
+        expectStatus(vaCreateBuffer(dpy, context, VAPictureParameterBufferType, UInt32(MemoryLayout<VAPictureParameterBufferH264>.size), 1, &h264, &buffer),
+                     VA_STATUS_ERROR_INVALID_PARAMETER, "an H.264 picture buffer")
+        var hevc = VAPictureParameterBufferHEVC()
+        expectStatus(vaCreateBuffer(dpy, context, VAPictureParameterBufferType, UInt32(MemoryLayout<VAPictureParameterBufferHEVC>.size), 1, &hevc, &buffer),
+                     VA_STATUS_SUCCESS, "an H.265 picture buffer")
+        vaDestroyBuffer(dpy, buffer)
+        // A picture with parameters but no slice: refused, and the context still usable.
+        expectStatus(vaCreateBuffer(dpy, context, VAPictureParameterBufferType, UInt32(MemoryLayout<VAPictureParameterBufferHEVC>.size), 1, &hevc, &buffer),
+                     VA_STATUS_SUCCESS, "picture buffer")
+        expectStatus(vaBeginPicture(dpy, context, surfaces[0]), VA_STATUS_SUCCESS, "begin")
+        expectStatus(vaRenderPicture(dpy, context, &buffer, 1), VA_STATUS_SUCCESS, "render")
+        expectStatus(vaEndPicture(dpy, context), VA_STATUS_ERROR_INVALID_PARAMETER, "end without slices")
+        vaDestroyBuffer(dpy, buffer)
+    }
+}
