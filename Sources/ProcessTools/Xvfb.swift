@@ -20,40 +20,36 @@ public final class Xvfb: @unchecked Sendable {
     /// runner does not reliably run atexit handlers).
     public static let shared: Xvfb? = start()
 
+    /// Xvfb picks a free display number itself (`-displayfd`) and writes it when it accepts connections, so
+    /// parallel processes (tests, `vtk suite`, other users) never race for a number, and the watchdog's
+    /// cleanup only ever removes the socket and lock of its own server.
     private static func start() -> Xvfb? {
         guard let path = ProgramPath.which("Xvfb") else { return nil }
-        let fm = FileManager.default
-        // Spread by pid so that parallel test processes rarely race for the same number.
-        let first = 100 + Int(getpid() % 400)
-        for offset in 0..<50 {
-            let n = first + offset
-            if fm.fileExists(atPath: "/tmp/.X11-unix/X\(n)") || fm.fileExists(atPath: "/tmp/.X\(n)-lock") { continue }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            // SIGKILL because the server inherits the test runner's signal mask, which may block SIGTERM;
-            // so the watchdog removes the server's socket and lock itself.
-            let cleanup = "kill -KILL $x 2>/dev/null; wait $x 2>/dev/null; rm -f /tmp/.X\(n)-lock /tmp/.X11-unix/X\(n)"
-            let watchdog = "\(path) :\(n) -nolisten tcp -screen 0 320x240x24 & x=$!; trap '\(cleanup); exit 0' TERM; "
-                + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $x 2>/dev/null; do sleep 0.5; done; \(cleanup)"
-            process.arguments = ["-c", watchdog]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return nil }
-            // Up to 10 s for the socket; a server that exits lost a race for the number.
-            for _ in 0..<200 {
-                if fm.fileExists(atPath: "/tmp/.X11-unix/X\(n)") {
-                    // The socket may be another process's server that won the race for this number: ours
-                    // then exits at once ("server already active"), and the watchdog with it.
-                    usleep(500_000)
-                    if process.isRunning { return Xvfb(displayNumber: n, process: process) }
-                    break
-                }
-                if !process.isRunning { break }
-                usleep(50_000)
+        let numberFile = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-xvfb-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // SIGKILL because the server inherits the test runner's signal mask, which may block SIGTERM; so the
+        // watchdog removes the server's socket and lock itself, for the number the server wrote.
+        let f = "'\(numberFile.path)'"
+        let cleanup = "kill -KILL $x 2>/dev/null; wait $x 2>/dev/null; n=$(cat \(f) 2>/dev/null); "
+            + "[ -n \"$n\" ] && rm -f /tmp/.X$n-lock /tmp/.X11-unix/X$n; rm -f \(f)"
+        let watchdog = "\(path) -displayfd 3 -nolisten tcp -screen 0 320x240x24 3>\(f) & x=$!; trap '\(cleanup); exit 0' TERM; "
+            + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $x 2>/dev/null; do sleep 0.5; done; \(cleanup)"
+        process.arguments = ["-c", watchdog]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        // The number arrives, newline-terminated, once the server is ready: up to 120 s on a loaded machine.
+        for _ in 0..<2400 {
+            if let text = try? String(contentsOf: numberFile, encoding: .utf8), text.hasSuffix("\n"),
+               let n = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                return Xvfb(displayNumber: n, process: process)
             }
-            if process.isRunning { process.terminate() }
+            if !process.isRunning { return nil }
+            usleep(50_000)
         }
+        if process.isRunning { process.terminate() }
         return nil
     }
 
