@@ -38,6 +38,8 @@ let package = Package(
         // MARK: Containers (pure Swift)
         .target(name: "MP4", dependencies: ["H264Bitstream", "VTKMedia"]),
         .target(name: "Y4M", dependencies: ["VTKMedia"]),
+        // RTP/RTCP and the H.264 payload format (RFC 3550, 4585, 6184); sockets wrapped once at the C boundary.
+        .target(name: "RTP"),
 
         // MARK: The VA layer
         .target(name: "VideoAcceleration", dependencies: ["CLibVA", "VTKMedia"]),
@@ -64,7 +66,7 @@ let package = Package(
         // MARK: The command
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
-                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools"]),
+                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "RTP"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)
@@ -86,6 +88,7 @@ let package = Package(
         .testTarget(name: "CompressionSessionTests",
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),
     ]

@@ -25,6 +25,10 @@ public enum VTKCommand {
                    details: InfoCommand.details, run: InfoCommand.run),
         Subcommand(name: ProbeCommand.name, summary: ProbeCommand.summary, usage: ProbeCommand.usage, options: ProbeCommand.options,
                    details: ProbeCommand.details, run: ProbeCommand.run),
+        Subcommand(name: SendCommand.name, summary: SendCommand.summary, usage: SendCommand.usage, options: SendCommand.options,
+                   details: SendCommand.details, run: SendCommand.run),
+        Subcommand(name: ReceiveCommand.name, summary: ReceiveCommand.summary, usage: ReceiveCommand.usage, options: ReceiveCommand.options,
+                   details: ReceiveCommand.details, run: ReceiveCommand.run),
         Subcommand(name: SuiteCommand.name, summary: SuiteCommand.summary, usage: SuiteCommand.usage, options: SuiteCommand.options,
                    details: SuiteCommand.details, run: SuiteCommand.run),
     ]
