@@ -12,6 +12,8 @@ public struct H264Depacketizer: Sendable {
     /// The NAL unit being rebuilt from FU-As, and the sequence number of its first fragment.
     private var fragment: [UInt8]?
     private var fragmentStart = 0
+    /// The rest of a fragmented NAL unit already reported (its start or middle was lost): skipped quietly.
+    private var skippingFragments = false
 
     public init() {}
 
@@ -24,9 +26,11 @@ public struct H264Depacketizer: Sendable {
         if !continuous, fragment != nil {
             problem("FU-A started at packet \(fragmentStart) lost its end (packets missing)")
             fragment = nil
+            skippingFragments = true
         }
         guard let first = payload.first else { problem("empty payload"); return output }
         let type = first & 0x1F
+        if type != 28 || payload.count > 1 && payload[1] & 0x80 != 0 { skippingFragments = false }
         if type != 28, fragment != nil {
             problem("FU-A started at packet \(fragmentStart) has no end: a \(Self.name(type)) came first")
             fragment = nil
@@ -60,8 +64,9 @@ public struct H264Depacketizer: Sendable {
             } else if var unit = fragment {
                 unit += payload[2...]
                 if end { output.nalUnits.append(unit); fragment = nil } else { fragment = unit }
-            } else {
+            } else if !skippingFragments {
                 problem("FU-A fragment without its start")
+                skippingFragments = true
             }
         default:
             problem("\(Self.name(type)) is not allowed in packetization-mode 1")

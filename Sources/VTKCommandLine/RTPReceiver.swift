@@ -37,6 +37,8 @@ final class RTPReceiver {
     private var firstTimestamp: UInt32?
     private var byteOffset = 0
     private var arrivals: [Int64: Double] = [:]
+    private var lastFrameTime: Int64?
+    private var smallestStep: Int64?
     private var lossSeenAt: Double?
     private var waitingForIDR = false
     private var lastPLI = -Double.infinity
@@ -182,6 +184,8 @@ final class RTPReceiver {
             firstTimestamp = first
             let extended = Int64(Int32(bitPattern: frame.timestamp &- first))
             arrivals[extended] = frame.firstArrival
+            if let previous = lastFrameTime, extended != previous { smallestStep = min(smallestStep ?? .max, abs(extended - previous)) }
+            lastFrameTime = extended
             var reason: String?
             if frame.damaged { reason = "RTP packets of this picture were lost or unusable" }
             try feed(frame.nalUnits, damaged: reason, lossBefore: frame.lossBefore, presentation: extended)
@@ -226,7 +230,7 @@ final class RTPReceiver {
             report.framesDecoded += 1
             if frame.isDamaged {
                 report.framesFlagged += 1
-                report.flaggedIndices.append(report.framesDecoded - 1)
+                report.flaggedIndices.append(displayIndex(frame) ?? report.framesDecoded - 1)
                 requestKeyFrame()
             } else if let seen = lossSeenAt {
                 report.recoverySeconds.append(now - seen)
@@ -248,6 +252,14 @@ final class RTPReceiver {
             try deliver?(frame)
             if let limit = settings.frameLimit, report.framesDecoded >= limit { done = true }
         }
+    }
+
+    /// A frame's number by its time: RTP time over the smallest step between frames seen (the sender's
+    /// pacing, which need not be the VUI's rate), so frames lost whole leave gaps instead of shifting the rest.
+    func displayIndex(_ frame: DecodedFrame) -> Int? {
+        guard frame.presentationTime.isNumeric else { return nil }
+        guard let step = smallestStep, step > 0 else { return 0 }
+        return Int((Double(frame.presentationTime.value) / Double(step)).rounded())
     }
 
     // MARK: RTCP

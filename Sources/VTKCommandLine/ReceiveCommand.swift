@@ -14,7 +14,7 @@ enum ReceiveCommand {
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw I420; - for standard output"),
         .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420, display order"),
-        .flag("--framemd5", help: "print one line per frame: display index, tab, MD5 of its I420 bytes"),
+        .flag("--framemd5", help: "print one line per frame: frame number by RTP time, tab, MD5 of its I420 bytes"),
         .value("--frames", valueName: "N", help: "stop after N decoded frames"),
         .value("--duration", valueName: "S", help: "stop S seconds after the first packet"),
         .value("--latency", valueName: "MS", help: "jitter buffer: how long a packet waits for a missing earlier one (default 50)"),
@@ -108,8 +108,10 @@ enum ReceiveCommand {
                 y4m = sink
                 sinks.append(sink)
             }
-            for sink in sinks { try sink.take(frame.pixelBuffer, index: index) }
-            index += 1
+            // Frames are numbered by RTP time: a frame lost whole leaves a gap in --framemd5.
+            let number = max(index, receiver.displayIndex(frame) ?? index)
+            for sink in sinks { try sink.take(frame.pixelBuffer, index: number) }
+            index = number + 1
         }
         for sink in sinks { try sink.finish() }
 
