@@ -46,7 +46,7 @@ public struct SessionDescription: Hashable, Sendable {
         var rtpmaps: [Int: (String, Int)] = [:]
         var fmtps: [Int: [String: String]] = [:]
         var sawVersion = false
-        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" }).enumerated() {
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0.isNewline }).enumerated() {
             let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
             let number = index + 1
             guard !line.isEmpty else { continue }
