@@ -70,13 +70,15 @@ final class RTPSender {
         frames += 1
     }
 
-    /// Sends what the reorder simulation held back, then SR and BYE (6.6).
+    /// Sends what the reorder simulation held back, then SR and BYE (6.6). The BYE goes to the RTP port, in
+    /// order after the last media packet (RTCP there is told apart by its packet type, RFC 5761 4): on the
+    /// RTCP port it could overtake packets still queued, and FFmpeg ends its input at a BYE.
     func finish() throws(CommandFailure) {
         for datagram in simulator.flush() { try transmit(datagram) }
         pollRTCP()
-        sendRTCP([.senderReport(ssrc: ssrc, ntpTime: NTPTime.from(unixSeconds: WallClock.now()), rtpTimestamp: timestampBase,
+        try transmit(RTCPPacket.compound([.senderReport(ssrc: ssrc, ntpTime: NTPTime.from(unixSeconds: WallClock.now()), rtpTimestamp: timestampBase,
                                 packetCount: UInt32(truncatingIfNeeded: packets), octetCount: UInt32(truncatingIfNeeded: octets), reports: []),
-                  .goodbye(ssrcs: [ssrc])])
+                  .goodbye(ssrcs: [ssrc])]))
     }
 
     /// True once after each PLI (RFC 4585 6.3.1) addressed to this stream.
