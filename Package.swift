@@ -26,9 +26,15 @@ let package = Package(
         .systemLibrary(
             name: "CLibAVCodec", pkgConfig: "libavcodec",
             providers: [.apt(["libavcodec-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",  // PNG compression, for VTKCommandLine
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CLibAVUtil", pkgConfig: "libavutil",  // MD5 (av_md5), for VTKMedia
+            providers: [.apt(["libavutil-dev"])]),
 
         // MARK: Pure Swift layers
-        .target(name: "VTKMedia"),
+        .target(name: "VTKMedia", dependencies: ["CLibAVUtil"]),
         .target(name: "JSONText"),
         .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
@@ -66,7 +72,7 @@ let package = Package(
         // MARK: The command
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
-                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "RTP"]),
+                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)

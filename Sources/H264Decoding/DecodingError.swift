@@ -23,7 +23,7 @@ public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .interlacedNotSupported(offset):
             return "interlaced coding (field pictures or MBAFF) at byte \(offset) is not supported"
         case let .unsupportedStream(what):
-            return "unsupported stream: \(what)"
+            return what
         case let .bitstream(error, offset):
             return "access unit at byte \(offset): \(error)"
         case let .waitingForKeyframe(offset):

@@ -84,7 +84,9 @@ public struct H264DecodingProcess: Sendable {
             return events
         }
         guard sps.chromaFormatIdc == 1, sps.bitDepthLuma == 8, sps.bitDepthChroma == 8 else {
-            events.append(.problem(.unsupportedStream("chroma_format_idc \(sps.chromaFormatIdc), \(sps.bitDepthLuma)-bit")))
+            let chroma = ["4:0:0 (monochrome)", "4:2:0", "4:2:2", "4:4:4"][min(sps.chromaFormatIdc, 3)]
+            let what = (sps.bitDepthLuma != 8 ? ["\(sps.bitDepthLuma)-bit"] : []) + (sps.chromaFormatIdc != 1 ? [chroma] : [])
+            events.append(.problem(.unsupportedStream("\(H264Profile(sps: sps).name) profile (\(what.joined(separator: ", "))) is not supported by this device")))
             return events
         }
         // Checked before any surface is allocated for the sequence: a (damaged) SPS may ask for up to

@@ -60,7 +60,8 @@ public enum ArgumentParser {
                 inlineValue = String(argument[argument.index(after: eq)...])
             }
             guard let spec = byName[name] else {
-                throw CommandFailure(.usage, "vtk \(command): unknown option '\(name)' (see 'vtk help \(command)')")
+                let hint = Suggestions.option(name, known: Array(byName.keys)).map { "; \($0)" } ?? ""
+                throw CommandFailure(.usage, "vtk \(command): unknown option '\(name)'\(hint) (see 'vtk help \(command)')")
             }
             switch spec.kind {
             case .flag:
@@ -123,7 +124,8 @@ struct OptionValues {
     func choice(_ key: String, _ choices: [String]) throws(CommandFailure) -> String? {
         guard let text = parsed[key] else { return nil }
         guard choices.contains(text) else {
-            throw CommandFailure(.usage, "vtk \(command): --\(key) must be one of \(choices.joined(separator: ", ")), not '\(text)'")
+            let hint = Suggestions.value(text, choices: choices).map { "; \($0)" } ?? ""
+            throw CommandFailure(.usage, "vtk \(command): --\(key) must be one of \(choices.joined(separator: ", ")), not '\(text)'\(hint)")
         }
         return text
     }

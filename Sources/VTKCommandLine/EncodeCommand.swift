@@ -10,9 +10,17 @@ enum EncodeCommand {
     static let name = "encode"
     static let summary = "NV12/I420 or Y4M frames -> H.264 (Annex B, or MP4)"
     static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--profile constrained-baseline|main|high] [--device auto|soft|PATH]"
+    static let examples = [
+        "vtk encode raw.yuv --size 1280x720 --fps 30000/1001 -o out.h264",
+        "vtk encode in.y4m --bitrate 2M --rc cbr -o out.mp4 --faststart",
+        "ffmpeg -i in.mkv -f yuv4mpegpipe - | vtk encode - -o out.mp4",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output, .internalError]
     static let options: [OptionSpec] = [
-        .value("-o", "--output", valueName: "FILE", help: "FILE.mp4 as MP4, anything else as an H.264 Annex B stream; - for standard output"),
+        .value("-o", "--output", valueName: "FILE", help: "FILE.mp4 or .mov as MP4, .264/.h264 (or any other name) as an H.264 Annex B stream; - for standard output"),
         .flag("--faststart", help: "with MP4 output, put the movie box before the media data (streamable)"),
+        .value("-n", "--frames", valueName: "N", help: "encode at most the first N frames"),
+        .flag("--json", help: "print the summary as one JSON object on standard output"),
     ] + EncodeOptions.table
     static let details = """
         INPUT is raw frames (--size required), a .y4m file, or - for standard input (raw, or Y4M when named
@@ -28,12 +36,17 @@ enum EncodeCommand {
         guard let outputPath = parsed["output"] else { throw CommandFailure(.usage, "vtk encode: no output given (-o FILE)\nusage: \(usage)") }
         var options = try EncodeOptions(parsed, command: name)
         let inputPath = parsed.positionals[0]
-        let source: FrameSource = inputPath == "-" && options.size == nil
-            ? try Y4MFrameSource(path: "-", command: name) : try options.source(for: inputPath, command: name)
+        try OutputFile.refuseOverwriting(input: inputPath, output: outputPath, command: name)
+        let mp4 = try Self.isMP4(outputPath)
+        let source = try options.source(for: inputPath, command: name)
         options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
-        let quiet = parsed.has("quiet")
-        let mp4 = outputPath.lowercased().hasSuffix(".mp4")
-        if mp4 && outputPath == "-" { throw CommandFailure(.usage, "vtk encode: MP4 output needs a file name") }
+        let json = parsed.has("json")
+        let quiet = parsed.has("quiet") || json
+        if json && outputPath == "-" { throw CommandFailure(.usage, "vtk encode: -o - and --json would both write to standard output") }
+        let frameLimit = try OptionValues(parsed: parsed, command: name).int("frames", range: 1...Int(Int32.max))
+        if parsed.has("faststart") && !mp4 && !quiet {
+            StandardStreams.error("vtk encode: --faststart applies to MP4 output only; \(outputPath) is written as an H.264 Annex B stream\n")
+        }
 
         let connection: VADisplayConnection
         do { connection = try VADisplayConnection.open(options.device) } catch {
@@ -52,34 +65,48 @@ enum EncodeCommand {
         let progress = ProgressLine(label: "encode", quiet: quiet)
         let started = Clock.now()
         var frames = 0
-        while let frame = try source.next() {
+        while frames < frameLimit ?? Int.max, let frame = try source.next() {
             do { try sink.write(session.encodeFrame(frame)) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk encode: frame \(frames): \(error)")
             }
             frames += 1
-            progress.update(frames: frames, fraction: source.fractionDone)
+            progress.update(frames: frames, fraction: frameLimit.map { Double(frames) / Double($0) } ?? source.fractionDone)
         }
         do { try sink.write(session.completeFrames()) } catch let failure as CommandFailure { throw failure } catch {
             throw CommandFailure(.device, "vtk encode: \(error)")
         }
         try sink.finish()
         progress.finish()
-        let elapsed = Clock.now() - started
         if frames == 0 {
             throw CommandFailure(.input, "vtk encode: no whole frame in \(source.displayName)")
         }
-        if !quiet {
-            let seconds = Double(frames) * Double(source.frameRate.1) / Double(source.frameRate.0)
-            let kbps = seconds > 0 ? Double(sink.bytes * 8) / seconds / 1000 : 0
-            StandardStreams.error("vtk encode: \(frames) frames \(source.width)x\(source.height) -> \(outputPath), \(sink.bytes) bytes "
-                                  + "(\(String(format1: kbps)) kbit/s) on \(session.deviceDescription), \(String(format2: elapsed)) s "
-                                  + "(\(String(format1: elapsed > 0 ? Double(frames) / elapsed : 0)) fps)\n")
+        var report = EncodeReport(source: source, output: outputPath, frames: frames, payloadBytes: sink.bytes,
+                                  properties: options.properties, device: session.deviceDescription, seconds: Clock.now() - started)
+        if source.partialFrameBytes > 0 && frames < frameLimit ?? Int.max {
+            report.warnings.append("\(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
+                                   + "after \(frames) whole frame(s); the whole frames were encoded to \(outputPath)")
         }
-        if source.partialFrameBytes > 0 {
-            throw CommandFailure(.input, "vtk encode: \(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
-                                 + "after \(frames) whole frame(s); the whole frames were encoded to \(outputPath)")
-        }
+        if !quiet { StandardStreams.error(report.lines) }
+        if json { StandardStreams.out(report.json.text + "\n") }
+        if let warning = report.warnings.first { throw CommandFailure(.input, "vtk encode: \(warning)") }
         return .success
+    }
+}
+
+extension EncodeCommand {
+    /// MP4 for .mp4, .m4v and .mov (QuickTime reads the same boxes), Annex B for anything else except the
+    /// extensions of formats vtk does not write, which are refused rather than silently written as H.264.
+    static func isMP4(_ path: String) throws(CommandFailure) -> Bool {
+        let ext = path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }?.lowercased() ?? ""
+        if ["mp4", "m4v", "mov"].contains(ext) {
+            if path == "-" || path.hasPrefix("-.") { throw CommandFailure(.usage, "vtk encode: MP4 output needs a file name, not standard output") }
+            return true
+        }
+        if ["mkv", "webm", "avi", "ts", "m2ts", "flv", "png", "jpg", "y4m", "yuv", "hevc", "h265", "265"].contains(ext) {
+            throw CommandFailure(.usage, "vtk encode: cannot write .\(ext); the output is H.264 as .mp4/.mov (MP4) or .264/.h264 "
+                                 + "(Annex B); to rewrap: ffmpeg -i out.mp4 -c copy \(path)")
+        }
+        return false
     }
 }
 
@@ -109,8 +136,15 @@ final class EncodedSampleSink {
         if !mp4 { annexB = try OutputFile(path, command: command) }
     }
 
+    /// The last format description seen, and the same with VUI timing added.
+    private var timed: (original: FormatDescription, withTiming: FormatDescription)?
+
     func write(_ samples: [EncodedSample]) throws(CommandFailure) {
-        for sample in samples {
+        for var sample in samples {
+            if timed?.original != sample.formatDescription {
+                timed = (sample.formatDescription, sample.formatDescription.addingTiming(frameRate))
+            }
+            if let timed { sample.formatDescription = timed.withTiming }
             bytes += sample.data.count
             if let annexB {
                 do { try annexB.write(sample.annexB()) } catch let failure as CommandFailure { throw failure } catch {

@@ -9,11 +9,12 @@ struct EncodeOptions {
     var size: (width: Int, height: Int)?
     var pixelFormat: PixelFormat = .i420
     var frameRate: (Int, Int)?
+    var quiet = false
 
     static let table: [OptionSpec] = [
         .value("--size", valueName: "WxH", help: "frame size of raw input (required for raw input)"),
         .value("--pix-fmt", valueName: "nv12|i420", help: "layout of raw input (default: i420)"),
-        .value("--fps", valueName: "N", help: "frame rate, e.g. 30 or 30000/1001 (default: the Y4M header's, else 30)"),
+        .value("--fps", valueName: "N", help: "frame rate, e.g. 30, 29.97 or 30000/1001 (default: the Y4M header's, else 30)"),
         .value("--qp", valueName: "N", help: "constant QP 0-51 (CQP); the default when no --bitrate is given is 26"),
         .value("--bitrate", valueName: "BPS", help: "target bit rate in bit/s, k and M suffixes allowed (e.g. 2M)"),
         .value("--rc", valueName: "cbr|vbr", help: "rate control with --bitrate (default: cbr)"),
@@ -40,13 +41,13 @@ struct EncodeOptions {
         }
         pixelFormat = try values.choice("pix-fmt", ["nv12", "i420"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
         if let text = parsed["fps"] {
-            let parts = text.split(separator: "/")
-            guard (1...2).contains(parts.count), let n = Int(parts[0]), n > 0, n <= 1000,
-                  let d = parts.count == 2 ? Int(parts[1]) : 1, d > 0, d <= 100_000 else {
-                throw CommandFailure(.usage, "vtk \(command): --fps must be a positive number or fraction like 30000/1001, not '\(text)'")
+            guard let rate = FrameRate.parse(text) else {
+                throw CommandFailure(.usage, "vtk \(command): --fps must be a positive number (30, 29.97) or fraction (30000/1001), "
+                                     + "each part at most \(Int32.max), not '\(text)'")
             }
-            frameRate = (n, d)
+            frameRate = rate
         }
+        quiet = parsed.has("quiet")
         if let qp = try values.int("qp", range: 0...51) {
             properties.rateControl = .constantQP
             properties.quantizer = qp
@@ -71,15 +72,15 @@ struct EncodeOptions {
         return Int(value * scale)
     }
 
-    /// The frame source for INPUT: Y4M (by name or by its signature on a pipe), else raw with --size.
+    /// The frame source for INPUT: Y4M (by name, or by its signature on a pipe without --size), else raw
+    /// with --size. Coded video (MP4, H.264, ...) is refused, not encoded as if it were pixels.
     func source(for path: String, command: String) throws(CommandFailure) -> FrameSource {
-        let rate = frameRate ?? (30, 1)
-        if path.lowercased().hasSuffix(".y4m") {
-            if path != "-" { _ = try InputFile(path, command: command) }  // clear messages for missing/empty/directory
-            let source = try Y4MFrameSource(path: path, command: command)
-            return source
+        if path == "-" && size == nil { return try y4mSource(path: path, command: command) }
+        let input = try InputFile(path, command: command)  // clear messages for missing/empty/directory
+        if let message = input.signature?.notRawFramesMessage(input.displayName) {
+            throw CommandFailure(.input, "vtk \(command): \(message)")
         }
-        let input = try InputFile(path, command: command)
+        if path.lowercased().hasSuffix(".y4m") || input.signature == .y4m { return try y4mSource(path: path, command: command) }
         guard let size else {
             throw CommandFailure(.usage, "vtk \(command): raw input \(input.displayName) needs --size WxH (or give a .y4m file)")
         }
@@ -89,6 +90,18 @@ struct EncodeOptions {
                 throw CommandFailure(.input, "vtk \(command): \(input.displayName) has \(fileSize) bytes, less than one \(size.width)x\(size.height) \(pixelFormat.rawValue) frame (\(frame) bytes)")
             }
         }
-        return RawFrameSource(input: input, width: size.width, height: size.height, format: pixelFormat, frameRate: rate)
+        return RawFrameSource(input: input, width: size.width, height: size.height, format: pixelFormat, frameRate: frameRate ?? (30, 1))
+    }
+
+    /// A Y4M source; --fps overrides its header's rate, with a note.
+    private func y4mSource(path: String, command: String) throws(CommandFailure) -> FrameSource {
+        let source = try Y4MFrameSource(path: path, command: command)
+        if let frameRate, frameRate != source.frameRate {
+            if !quiet {
+                StandardStreams.error("vtk \(command): --fps \(FrameRate.text(frameRate)) overrides the Y4M header's \(FrameRate.text(source.frameRate)) fps\n")
+            }
+            source.frameRate = frameRate
+        }
+        return source
     }
 }

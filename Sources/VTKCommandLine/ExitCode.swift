@@ -17,7 +17,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     public var meaning: String {
         switch self {
         case .success: return "success"
-        case .thresholdNotMet: return "a quality threshold (--min-psnr, --min-ssim) was not met"
+        case .thresholdNotMet: return "a quality threshold (--min-psnr, --min-ssim) was not met, or a suite test failed or regressed"
         case .usage: return "usage error: unknown flag, missing or conflicting values"
         case .input: return "input error: missing, unreadable or malformed input (what was decoded before is kept)"
         case .device: return "VA device error: no device, or the driver refused the work"

@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import H264Bitstream
+import Synchronization
 import PixelConversion
 import Y4M
 import VTKMedia
@@ -12,23 +14,52 @@ protocol FrameSink: AnyObject {
 }
 
 /// MD5 of the whole output written as planar I420, cropped, in display order (reference.tsv, `ffmpeg -f md5`).
+/// Frames are hashed on a second thread while the next ones decode: MD5 runs at about the decoder's own
+/// speed, so done in line it nearly doubles the time of `decode --md5`.
 final class WholeMD5Sink: FrameSink {
-    private var md5 = MD5()
+    private let hasher = BackgroundMD5()
     private(set) var digest: String?
     private let print: Bool
-    /// I420 scratch reused from frame to frame (no allocation per frame).
-    private var scratch: PixelBuffer?
 
     init(print: Bool) { self.print = print }
 
-    func take(_ frame: PixelBuffer, index: Int) {
-        // The planes are hashed where they are: the same bytes as packedBytes, without concatenating them.
-        PixelConverter.convert(frame, to: .i420, reusing: &scratch).forEachPackedPlane { md5.update($0) }
-    }
+    func take(_ frame: PixelBuffer, index: Int) { hasher.add(frame) }
 
     func finish() {
-        digest = md5.finalize()
+        digest = hasher.finalize()
         if print, let digest { StandardStreams.out("MD5=\(digest)\n") }
+    }
+}
+
+/// An MD5 over frames (as planar I420) computed on a serial background queue, in the order given; at
+/// most `depth` frames wait, so memory stays bounded when the hashing is slower than the decoding.
+final class BackgroundMD5: Sendable {
+    private struct State: Sendable {
+        var md5 = MD5()
+        /// I420 scratch reused from frame to frame for NV12 input (no allocation per frame).
+        var scratch: PixelBuffer?
+    }
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "vtk.md5")
+    private let slots: DispatchSemaphore
+
+    init(depth: Int = 4) { slots = DispatchSemaphore(value: depth) }
+
+    func add(_ frame: PixelBuffer) {
+        slots.wait()
+        queue.async { [self] in
+            state.withLock { s in
+                // The planes are hashed where they are: the same bytes as packedBytes, without concatenating them.
+                PixelConverter.convert(frame, to: .i420, reusing: &s.scratch).forEachPackedPlane { s.md5.update($0) }
+            }
+            slots.signal()
+        }
+    }
+
+    /// The digest once every frame added is hashed.
+    func finalize() -> String {
+        queue.sync {}
+        return state.withLock { $0.md5.finalize() }
     }
 }
 
@@ -74,20 +105,26 @@ final class PNGFrameSink: FrameSink {
     private let directory: String
     init(directory: String, command: String) throws(CommandFailure) {
         self.directory = directory
-        var info = stat()
-        if stat(directory, &info) != 0 {
-            guard mkdir(directory, 0o755) == 0 else {
-                throw CommandFailure(.output, "vtk \(command): cannot create directory '\(directory)': \(String(cString: strerror(errno)))")
+        // Missing parents are created too, as `mkdir -p` does.
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += component
+            var info = stat()
+            if stat(prefix, &info) != 0 {
+                guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
+                    throw CommandFailure(.output, "vtk \(command): cannot create directory '\(prefix)': \(String(cString: strerror(errno)))")
+                }
+            } else if (info.st_mode & S_IFMT) != S_IFDIR {
+                throw CommandFailure(.output, "vtk \(command): --png-dir \(directory): '\(prefix)' exists and is not a directory")
             }
-        } else if (info.st_mode & S_IFMT) != S_IFDIR {
-            throw CommandFailure(.output, "vtk \(command): --frames \(directory) exists and is not a directory")
+            prefix += "/"
         }
     }
     func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
         var name = String(index)
         while name.count < 6 { name = "0" + name }
         let file = try OutputFile("\(directory)/frame-\(name).png", command: "decode")
-        try file.write(PNGWriter.png(rgb: PixelConverter.rgb(frame), width: frame.width, height: frame.height))
+        try file.write(try PNGWriter.png(rgb: PixelConverter.rgb(frame), width: frame.width, height: frame.height))
     }
     func finish() {}
 }
@@ -99,12 +136,13 @@ import Glibc
 /// Y4M output (I420), its header from the first frame's size and the stream's frame rate and SAR.
 final class Y4MFrameSink: FrameSink {
     private let writer: Y4MWriter
-    private let path: String
+    let path: String
     private var scratch: PixelBuffer?
 
-    init(path: String, frame: PixelBuffer, format: FormatDescription?, command: String) throws(CommandFailure) {
+    /// `frameRate`: the container's or the stream's, in lowest terms; 25 when neither says.
+    init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: FormatDescription?, command: String) throws(CommandFailure) {
         self.path = path
-        let rate = format?.frameRate.map { Y4MHeader.Ratio($0.numerator, $0.denominator) } ?? Y4MHeader.Ratio(25, 1)
+        let rate = frameRate.map { Y4MHeader.Ratio($0.0, $0.1) } ?? Y4MHeader.Ratio(25, 1)
         let sar = format.map { Y4MHeader.Ratio($0.sampleAspectRatio.width, $0.sampleAspectRatio.height) } ?? Y4MHeader.Ratio(1, 1)
         let header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
         do {

@@ -73,10 +73,8 @@ final class Y4MFrameSource: FrameSource {
     let displayName: String
     var width: Int { reader.header.width }
     var height: Int { reader.header.height }
-    var frameRate: (Int, Int) {
-        let r = reader.header.frameRate
-        return r.numerator > 0 && r.denominator > 0 ? (r.numerator, r.denominator) : (30, 1)
-    }
+    /// The header's rate in lowest terms (F60:2 is 30/1), 30 when it has none, or what --fps says.
+    var frameRate: (Int, Int)
     let partialFrameBytes = 0
     var fractionDone: Double? { nil }
 
@@ -87,10 +85,18 @@ final class Y4MFrameSource: FrameSource {
         } catch {
             throw CommandFailure(.input, "vtk \(command): \(displayName): \(error)")
         }
+        let r = reader.header.frameRate
+        frameRate = r.numerator > 0 && r.denominator > 0 ? FrameRate.reduced(r.numerator, r.denominator) : (30, 1)
     }
 
     func next() throws(CommandFailure) -> PixelBuffer? {
-        do { return try reader.nextFrame() } catch {
+        let index = reader.frameCount
+        do {
+            guard var frame = try reader.nextFrame() else { return nil }
+            frame.presentationTime = MediaTime(value: Int64(index) * Int64(frameRate.1), timescale: Int32(frameRate.0))
+            frame.duration = MediaTime(value: Int64(frameRate.1), timescale: Int32(frameRate.0))
+            return frame
+        } catch {
             throw CommandFailure(.input, "vtk: \(displayName): frame \(reader.frameCount): \(error)")
         }
     }

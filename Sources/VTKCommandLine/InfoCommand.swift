@@ -7,6 +7,11 @@ enum InfoCommand {
     static let name = "info"
     static let summary = "the VA device, its driver, and what it can decode and encode"
     static let usage = "vtk info [--device auto|soft|PATH] [--json]"
+    static let examples = [
+        "vtk info",
+        "vtk info --device soft --json",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .device]
     static let options: [OptionSpec] = [
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
         .flag("--json", help: "print one JSON object"),

@@ -83,6 +83,15 @@ final class InputFile {
 
 /// A file (or standard output for "-") written in large pieces.
 final class OutputFile {
+    /// Refuses an output that is the input file (same device and inode, whatever the names): opening it
+    /// for writing would empty the input before it is read. ffmpeg refuses the same way.
+    static func refuseOverwriting(input: String, output: String, command: String) throws(CommandFailure) {
+        guard input != "-", output != "-" else { return }
+        var a = stat(), b = stat()
+        guard stat(input, &a) == 0, stat(output, &b) == 0, a.st_dev == b.st_dev, a.st_ino == b.st_ino else { return }
+        throw CommandFailure(.usage, "vtk \(command): output '\(output)' is the input file; refusing to overwrite it")
+    }
+
     let path: String
     private let fd: Int32
     private(set) var bytesWritten = 0

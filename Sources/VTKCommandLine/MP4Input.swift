@@ -8,7 +8,7 @@ struct MP4Input {
 
     /// The MP4 reader for `input` when it is an MP4 file, nil when it is something else (or a pipe).
     static func open(_ input: InputFile, command: String) throws(CommandFailure) -> MP4Input? {
-        guard input.path != "-", input.startsWithFileTypeBox else { return nil }
+        guard input.signature == .mp4 else { return nil }
         do {
             return MP4Input(reader: try MP4Reader(path: input.path))
         } catch {
@@ -22,15 +22,14 @@ import Glibc
 #endif
 
 extension InputFile {
-    /// True when bytes 4...7 of the file are "ftyp" (ISO/IEC 14496-12 4.3). Reads with pread, so the
-    /// read position is unchanged.
-    var startsWithFileTypeBox: Bool {
-        guard path != "-" else { return false }
+    /// What the file is by its first bytes (pread, so the read position is unchanged); nil for a pipe.
+    var signature: InputSignature? {
+        guard path != "-" else { return nil }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        guard pread(fd, &head, 8, 0) == 8 else { return false }
-        return Array(head[4..<8]) == Array("ftyp".utf8)
+        var head = [UInt8](repeating: 0, count: InputSignature.headLength)
+        let got = pread(fd, &head, head.count, 0)
+        return InputSignature(head: head.prefix(max(got, 0)))
     }
 }

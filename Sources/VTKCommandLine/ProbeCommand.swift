@@ -1,17 +1,24 @@
 import H264Bitstream
 import H264Decoding
 import JSONText
+import MP4
 
 /// `vtk probe`: what is in an H.264 stream, without decoding pixels.
 enum ProbeCommand {
     static let name = "probe"
     static let summary = "profile, level, size, cropping, SAR, frame rate, GOP, slice types and POC per frame"
-    static let usage = "vtk probe INPUT [--json]"
+    static let usage = "vtk probe INPUT [--json] [-n N]"
+    static let examples = [
+        "vtk probe in.h264",
+        "vtk probe in.mp4 --json -n 50",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input]
     static let options: [OptionSpec] = [
         .flag("--json", help: "print one JSON object with a per-frame array"),
+        .value("-n", "--frames", valueName: "N", help: "read at most N pictures"),
         .flag("-h", "--help", help: "show this help"),
     ]
-    static let details = "INPUT is an H.264 Annex B byte stream, or - for standard input. Needs no VA device."
+    static let details = "INPUT is an H.264 Annex B byte stream, an MP4 or MOV file, or - for standard input (Annex B). Needs no VA device."
 
     struct FrameInfo {
         var decodeIndex: Int
@@ -23,28 +30,43 @@ enum ProbeCommand {
         var sliceTypes: [String]
         var poc = 0
         var frameNum: Int
+        var width: Int
+        var height: Int
     }
+
+    /// Problems kept for the report; the rest are counted.
+    static let problemLimit = 20
 
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
         guard parsed.positionals.count == 1 else {
             throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk probe: no INPUT given\nusage: \(usage)" : "vtk probe: one INPUT expected")
         }
+        let values = OptionValues(parsed: parsed, command: name)
+        let limit = try values.int("frames", range: 1...Int(Int32.max)) ?? Int.max
         let input = try InputFile(parsed.positionals[0], command: name)
+        if let message = input.signature?.notH264Message(input.displayName) { throw CommandFailure(.input, "vtk probe: \(message)") }
+        let mp4 = try MP4Input.open(input, command: name)
         var assembler = AccessUnitAssembler()
         var process = H264DecodingProcess()
         var frames: [FrameInfo] = []
         var problems: [String] = []
+        var problemCount = 0
         var displayIndex = 0
         var format: FormatDescription?
+        func note(_ problem: String) {
+            problemCount += 1
+            if problems.count < problemLimit { problems.append(problem) }
+        }
         func handle(_ units: [AccessUnit]) {
-            for unit in units {
-                for problem in unit.problems where problems.count < 20 { problems.append("byte \(unit.offset): \(problem)") }
+            for unit in units where frames.count < limit {
+                for problem in unit.problems { note("byte \(unit.offset): \(problem)") }
                 guard let header = unit.primarySliceHeader else { continue }
                 if format == nil { format = try? FormatDescription(parameterSets: unit.parameterSets) }
+                let sps = unit.parameterSets.pps[header.picParameterSetId].flatMap { unit.parameterSets.sps[$0.seqParameterSetId] }
                 let index = frames.count
                 frames.append(FrameInfo(decodeIndex: index, offset: unit.offset, bytes: unit.byteCount, idr: unit.isIDR,
                                         reference: header.nalRefIdc != 0, sliceTypes: unit.slices.map { $0.header.sliceType.description },
-                                        frameNum: header.frameNum))
+                                        frameNum: header.frameNum, width: sps?.displayWidth ?? 0, height: sps?.displayHeight ?? 0))
                 for event in process.decode(unit) { record(event) }
             }
         }
@@ -56,17 +78,45 @@ enum ProbeCommand {
                 if picture.decodeIndex < frames.count { frames[picture.decodeIndex].displayIndex = displayIndex }
                 displayIndex += 1
             case .problem(let problem):
-                if problems.count < 20 { problems.append(problem.description) }
+                note(problem.description)
             default:
                 break
             }
         }
-        while true {
-            let chunk = try input.read()
-            if chunk.isEmpty { break }
-            handle(assembler.append(chunk))
+        /// The container's frame rate (an MP4's timescale over its first sample's duration).
+        var containerRate: (Int, Int)?
+        if let mp4 {
+            // Each sample is one access unit; the avcC's parameter sets come first, file offsets are kept.
+            var parameterSets = (mp4.formatDescription?.sequenceParameterSets ?? []) + (mp4.formatDescription?.pictureParameterSets ?? [])
+            var index = 0
+            while frames.count < limit {
+                let sample: MP4Sample?
+                do { sample = try mp4.reader.nextSample() } catch { note("sample \(index): \(error)"); break }
+                guard let sample else { break }
+                if containerRate == nil { containerRate = FrameRate.ofSamples(duration: sample.duration.value, timescale: sample.duration.timescale) }
+                for unit in parameterSets { _ = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset))) }
+                parameterSets = []
+                do {
+                    for unit in try LengthPrefixedSample.nalUnits(in: sample.data, lengthSize: mp4.reader.nalUnitLengthSize) {
+                        if let done = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset) + unit.offset)) { handle([done]) }
+                    }
+                } catch {
+                    note("sample \(index) at byte \(sample.fileOffset): \(error)")
+                }
+                handle(assembler.finish())
+                index += 1
+            }
+        } else {
+            while frames.count < limit {
+                let chunk = try input.read()
+                if chunk.isEmpty { break }
+                if input.bytesRead == chunk.count, let message = InputSignature(head: chunk).notH264Message(input.displayName) {
+                    throw CommandFailure(.input, "vtk probe: \(message)")
+                }
+                handle(assembler.append(chunk))
+            }
+            handle(assembler.finish())
         }
-        handle(assembler.finish())
         for event in process.flush() { record(event) }
         guard let format else {
             throw CommandFailure(.input, "vtk probe: no decodable H.264 pictures in \(input.displayName)" + (problems.first.map { ": \($0)" } ?? ""))
@@ -77,7 +127,12 @@ enum ProbeCommand {
         let gopLengths = zip(idrs, idrs.dropFirst() + [frames.count]).map { $1 - $0 }
         let firstGOP = frames.prefix(gopLengths.first ?? frames.count).sorted { $0.displayIndex < $1.displayIndex }
         let pattern = firstGOP.prefix(32).map { f in f.idr ? "I" : (f.sliceTypes.contains("B") ? (f.reference ? "B" : "b") : (f.sliceTypes.contains("P") ? "P" : "I")) }.joined()
-        let rate = format.frameRate
+            + (firstGOP.count > 32 ? "…" : "")
+        let rate: (numerator: Int, denominator: Int)? = containerRate.map { ($0.0, $0.1) }
+            ?? format.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) }.map { ($0.0, $0.1) }
+        // Each size and the decode index it starts at.
+        var sizes: [(width: Int, height: Int, first: Int)] = []
+        for f in frames where sizes.last.map({ $0.width != f.width || $0.height != f.height }) ?? true { sizes.append((f.width, f.height, f.decodeIndex)) }
         let crop = format.cleanAperture
         let sar = format.sampleAspectRatio
 
@@ -94,15 +149,19 @@ enum ProbeCommand {
                                   ("right", .int(format.codedWidth - crop.x - crop.width)), ("bottom", .int(format.codedHeight - crop.y - crop.height))])),
                 ("sar", .string("\(sar.width):\(sar.height)")),
                 ("frame_rate", rate.map { .double(Double($0.numerator) / Double($0.denominator)) } ?? .null),
+                ("r_frame_rate", rate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
+                ("sizes", .array(sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height)), ("first_frame", .int($0.first))]) })),
                 ("frames", .int(frames.count)),
                 ("entropy", .string(format.pictureParameterSets.isEmpty ? "?" : entropy(format))),
                 ("gop", .object([("idr_count", .int(idrs.count)), ("lengths", .array(gopLengths.map(JSONValue.int))), ("pattern", .string(pattern))])),
                 ("per_frame", .array(frames.map { f in
                     .object([("decode_index", .int(f.decodeIndex)), ("display_index", .int(f.displayIndex)), ("offset", .int(f.offset)),
                              ("bytes", .int(f.bytes)), ("idr", .bool(f.idr)), ("reference", .bool(f.reference)),
-                             ("slice_types", .array(f.sliceTypes.map(JSONValue.string))), ("poc", .int(f.poc)), ("frame_num", .int(f.frameNum))])
+                             ("slice_types", .array(f.sliceTypes.map(JSONValue.string))), ("poc", .int(f.poc)), ("frame_num", .int(f.frameNum)),
+                             ("width", .int(f.width)), ("height", .int(f.height))])
                 })),
                 ("problems", .array(problems.map(JSONValue.string))),
+                ("problems_left_out", .int(problemCount - problems.count)),
             ])
             StandardStreams.out(json.text + "\n")
         } else {
@@ -112,19 +171,27 @@ enum ProbeCommand {
             text += format.displayWidth != format.codedWidth || format.displayHeight != format.codedHeight
                 ? " (coded \(format.codedWidth)x\(format.codedHeight), crop left \(crop.x) top \(crop.y))\n" : "\n"
             text += "SAR:         \(sar.width):\(sar.height)\n"
-            text += "frame rate:  " + (rate.map { "\(String(format2: Double($0.numerator) / Double($0.denominator))) fps" } ?? "not signalled") + "\n"
+            text += "frame rate:  " + (rate.map { "\(String(format2: Double($0.numerator) / Double($0.denominator))) fps (\($0.numerator)/\($0.denominator))" } ?? "not signalled") + "\n"
             text += "entropy:     \(entropy(format))\n"
             text += "frames:      \(frames.count) (\(idrs.count) IDR)\n"
-            text += "GOP:         " + (gopLengths.isEmpty ? "no IDR" : "lengths \(Set(gopLengths).sorted().map(String.init).joined(separator: ", ")), pattern \(pattern)") + "\n\n"
-            text += "decode display  type    ref  POC    frame_num  bytes\n"
+            if sizes.count > 1 {
+                text += "size change: " + sizes.map { "\($0.width)x\($0.height) from frame \($0.first)" }.joined(separator: ", ") + "\n"
+            }
+            // GOP lengths in stream order, as in the JSON.
+            let lengths = gopLengths.prefix(16).map(String.init).joined(separator: ", ") + (gopLengths.count > 16 ? ", …" : "")
+            text += "GOP:         " + (gopLengths.isEmpty ? "no IDR" : "lengths \(lengths), pattern \(pattern)") + "\n\n"
+            text += "decode display  type    ref  POC    frame_num  size       bytes\n"
             for f in frames {
                 let type = (f.idr ? "IDR " : "") + Set(f.sliceTypes).sorted().joined(separator: "/")
-                text += "\(String(f.decodeIndex).padding(6)) \(String(f.displayIndex).padding(7)) \(type.padding(7)) \((f.reference ? "yes" : "no").padding(4)) \(String(f.poc).padding(6)) \(String(f.frameNum).padding(10)) \(f.bytes)\n"
+                text += "\(String(f.decodeIndex).padding(6)) \(String(f.displayIndex).padding(7)) \(type.padding(7)) \((f.reference ? "yes" : "no").padding(4)) \(String(f.poc).padding(6)) \(String(f.frameNum).padding(10)) \("\(f.width)x\(f.height)".padding(10)) \(f.bytes)\n"
             }
-            if !problems.isEmpty { text += "\nproblems:\n" + problems.map { "  \($0)\n" }.joined() }
+            if !problems.isEmpty {
+                text += "\nproblems:\n" + problems.map { "  \($0)\n" }.joined()
+                if problemCount > problems.count { text += "  … and \(problemCount - problems.count) more\n" }
+            }
             StandardStreams.out(text)
         }
-        return problems.isEmpty ? .success : .input
+        return problemCount == 0 ? .success : .input
     }
 
     static func entropy(_ format: FormatDescription) -> String {

@@ -38,6 +38,13 @@ enum ReceiveCommand {
         go to the sender once a second. Exit 3 when packets were lost or frames flagged.
         """
 
+    static let examples = [
+        "vtk receive rtp://@:5004 --md5 --stats",
+        "vtk receive stream.sdp -o out.y4m --frames 300",
+        "vtk receive rtp://@:0 --framemd5 --stats --json --loss 2 --seed 1 --latency 0",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output]
+
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
         let values = OptionValues(parsed: parsed, command: name)
         guard parsed.positionals.count == 1 else {

@@ -10,6 +10,12 @@ enum RoundtripCommand {
     static let name = "roundtrip"
     static let summary = "encode, decode back, measure PSNR/SSIM and bit rate, fail below a threshold"
     static let usage = "vtk roundtrip [INPUT] --psnr [--ssim] [--min-psnr DB] [--min-ssim S] [--json] [--plot FILE.svg] [encode options]"
+    static let examples = [
+        "vtk roundtrip --psnr --min-psnr 35",
+        "vtk roundtrip in.y4m --bitrate 1M --ssim --json",
+        "vtk roundtrip raw.yuv --size 640x360 --qp 30 --plot quality.svg",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .thresholdNotMet, .usage, .input, .device, .output, .internalError]
     static let options: [OptionSpec] = [
         .flag("--psnr", help: "measure PSNR (the default when neither --psnr nor --ssim is given)"),
         .flag("--ssim", help: "measure SSIM of the luma plane"),
@@ -17,7 +23,7 @@ enum RoundtripCommand {
         .value("--min-ssim", valueName: "S", help: "exit 1 when the mean Y-SSIM is below S"),
         .flag("--json", help: "print the report as one JSON object on standard output"),
         .value("--plot", valueName: "FILE.svg", help: "write an SVG of per-frame Y-PSNR and bits per frame"),
-        .value("--frames", valueName: "N", help: "with the built-in clip, how many frames (default 60)"),
+        .value("-n", "--frames", valueName: "N", help: "measure at most N frames (the built-in clip has 60 unless told)"),
     ] + EncodeOptions.table
     static let details = """
         INPUT is raw frames (--size required) or a .y4m file; with no INPUT vtk draws a built-in moving test
@@ -43,11 +49,11 @@ enum RoundtripCommand {
         let wantSSIM = parsed.has("ssim") || minSSIM != nil
         let quiet = parsed.has("quiet") || parsed.has("json")
         let source: FrameSource
+        let frameLimit = try values.int("frames", range: 1...Int(Int32.max))
         if let input = parsed.positionals.first {
-            if parsed.has("frames") { throw CommandFailure(.usage, "vtk roundtrip: --frames is for the built-in clip; it cannot go with INPUT") }
             source = try options.source(for: input, command: name)
         } else {
-            let count = try values.int("frames", range: 1...100_000) ?? 60
+            let count = min(frameLimit ?? 60, 100_000)
             if let size = options.size {
                 source = TestPatternSource(width: size.width, height: size.height, frames: count)
             } else {
@@ -111,7 +117,7 @@ enum RoundtripCommand {
                 try compare(frames)
             }
         }
-        while let frame = try source.next() {
+        while sourceFrames < frameLimit ?? Int.max, let frame = try source.next() {
             pending[frame.presentationTime] = frame
             sourceFrames += 1
             let t0 = Clock.now()
@@ -141,22 +147,24 @@ enum RoundtripCommand {
             throw CommandFailure(.internalError, "vtk roundtrip: \(sourceFrames) frames encoded but \(records.count) decoded back")
         }
 
+        var warnings: [String] = []
+        if source.partialFrameBytes > 0 && sourceFrames < frameLimit ?? Int.max {
+            warnings.append("\(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
+                            + "after \(sourceFrames) whole frame(s), which were measured")
+        }
         let report = RoundtripReport(source: source, device: decoder.deviceDescription, records: records, totalBytes: totalBytes,
                                      encodeSeconds: encodeSeconds, decodeSeconds: decodeSeconds, ssim: wantSSIM,
-                                     properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM)
+                                     properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM, warnings: warnings)
         if parsed.has("json") { StandardStreams.out(report.json.text + "\n") } else { StandardStreams.out(report.text) }
         if let plot = parsed["plot"] {
+            if let input = parsed.positionals.first { try OutputFile.refuseOverwriting(input: input, output: plot, command: name) }
             let file = try OutputFile(plot, command: name)
             try file.write(Array(report.svg.utf8))
         }
-        if source.partialFrameBytes > 0 {
-            throw CommandFailure(.input, "vtk roundtrip: \(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
-                                 + "after \(sourceFrames) whole frame(s), which were measured")
-        }
+        if let warning = warnings.first { throw CommandFailure(report.exitCode, "vtk roundtrip: \(warning)") }
         if !report.failures.isEmpty {
             StandardStreams.error(report.failures.map { "vtk roundtrip: FAIL: \($0)\n" }.joined())
-            return .thresholdNotMet
         }
-        return .success
+        return report.exitCode
     }
 }

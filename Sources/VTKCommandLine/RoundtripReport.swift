@@ -13,6 +13,8 @@ struct RoundtripReport {
     let properties: CompressionProperties
     let minPSNR: Double?
     let minSSIM: Double?
+    /// What makes the run end with an input error though it was measured (a partial last frame).
+    let warnings: [String]
 
     var frames: Int { records.count }
     var durationSeconds: Double { Double(frames) * Double(source.frameRate.1) / Double(source.frameRate.0) }
@@ -40,6 +42,9 @@ struct RoundtripReport {
         return out
     }
 
+    /// The exit code the run ends with: input error (3) before a missed threshold (1).
+    var exitCode: ExitCode { !warnings.isEmpty ? .input : !failures.isEmpty ? .thresholdNotMet : .success }
+
     var rateControlText: String {
         switch properties.rateControl {
         case .constantQP: return "CQP \(properties.quantizer)"
@@ -57,7 +62,7 @@ struct RoundtripReport {
         out += "PSNR:       Y \(String(format2: p[0])) dB  U \(String(format2: p[1])) dB  V \(String(format2: p[2])) dB  avg(6:1:1) \(String(format2: weightedPSNR)) dB\n"
         if let s = meanSSIM { out += "SSIM:       Y \(String(format: "%.4f", s))\n" }
         out += "speed:      encode \(String(format1: Double(frames) / max(encodeSeconds, 1e-9))) fps, decode \(String(format1: Double(frames) / max(decodeSeconds, 1e-9))) fps\n"
-        out += "result:     " + (failures.isEmpty ? "pass" : "FAIL (" + failures.joined(separator: "; ") + ")") + "\n"
+        out += "result:     " + (exitCode == .success ? "pass" : "FAIL (" + (failures + warnings).joined(separator: "; ") + ")") + "\n"
         return out
     }
 
@@ -79,7 +84,10 @@ struct RoundtripReport {
             ("speed", .object([("encode_fps", .number(Double(frames) / max(encodeSeconds, 1e-9))),
                                ("decode_fps", .number(Double(frames) / max(decodeSeconds, 1e-9)))])),
             ("thresholds", .object([("min_psnr", minPSNR.map(JSONValue.number) ?? .null), ("min_ssim", minSSIM.map(JSONValue.number) ?? .null)])),
-            ("passed", .bool(failures.isEmpty)),
+            ("passed", .bool(exitCode == .success)),
+            ("failures", .array(failures.map(JSONValue.string))),
+            ("warnings", .array(warnings.map(JSONValue.string))),
+            ("exitCode", .int(Int(exitCode.rawValue))),
             ("per_frame", .array(records.map { r in
                 let q = r.quality.psnr
                 return .object([("index", .int(r.index)), ("bits", .int(r.bits)),

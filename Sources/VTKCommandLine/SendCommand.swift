@@ -28,6 +28,13 @@ enum SendCommand {
         Annex B input follows decoding order. RTCP (SR, BYE) goes to PORT+1.
         """
 
+    static let examples = [
+        "vtk send stream.264 rtp://127.0.0.1:5004 --sdp stream.sdp      # then: ffmpeg -protocol_whitelist file,udp,rtp -i stream.sdp ...",
+        "vtk send clip.y4m rtp://[::1]:5004 --bitrate 2M --keyint 0      # live encode; IDRs only when the receiver sends a PLI",
+        "vtk send stream.mp4 rtp://127.0.0.1:5004 --fast --loss 2 --seed 1",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output, .internalError]
+
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
         let values = OptionValues(parsed: parsed, command: name)
         guard parsed.positionals.count == 2 else {

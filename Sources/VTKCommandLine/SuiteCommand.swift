@@ -10,6 +10,11 @@ enum SuiteCommand {
                vtk suite merge REPORT.json... [--junit FILE] [--json FILE] [--markdown FILE]
                vtk suite encode MATRIX.json [--baseline FILE] [--save-baseline FILE] [--tolerance METRIC=VALUE ...] [--json FILE] [--junit FILE]
         """
+    static let examples = [
+        "vtk suite run ../shared/conformance/h264 --decoder vtk:soft --decoder ffmpeg -j 2 --junit junit.xml",
+        "vtk suite run JVT-AVC_V1.json --resources ~/fluster/resources --shard 1/4 --json shard1.json",
+        "vtk suite merge shard*.json --junit junit.xml --markdown summary.md",
+    ]
     static let options: [OptionSpec] = [
         .list("--decoder", valueName: "D", help: "run: a decoder to compare, repeatable (default vtk:auto): " + SuiteDecoder.help),
         .value("-j", "--jobs", valueName: "N", help: "run: tests at a time (default 1)"),

@@ -6,9 +6,15 @@ struct Subcommand: Sendable {
     let options: [OptionSpec]
     let details: String
     let run: @Sendable (ParsedArguments) throws(CommandFailure) -> ExitCode
+    /// Command lines shown under "examples:".
+    var examples: [String] = []
+    /// The exit codes the command can end with (all when empty).
+    var exitCodes: [ExitCode] = []
 
     var help: String {
-        "usage: \(usage)\n\n\(summary)\n\n\(details)\n\noptions:\n\(ArgumentParser.help(options))\n\n\(VTKCommand.exitCodeHelp)\n"
+        let examplesText = examples.isEmpty ? "" : "examples:\n" + examples.map { "  \($0)\n" }.joined() + "\n"
+        return "usage: \(usage)\n\n\(summary)\n\n\(details)\n\noptions:\n\(ArgumentParser.help(options))\n\n\(examplesText)"
+            + VTKCommand.exitCodeHelp(exitCodes.isEmpty ? ExitCode.allCases : exitCodes) + "\n"
     }
 }
 
@@ -16,30 +22,40 @@ struct Subcommand: Sendable {
 public enum VTKCommand {
     static let subcommands: [Subcommand] = [
         Subcommand(name: EncodeCommand.name, summary: EncodeCommand.summary, usage: EncodeCommand.usage, options: EncodeCommand.options,
-                   details: EncodeCommand.details, run: EncodeCommand.run),
+                   details: EncodeCommand.details, run: EncodeCommand.run,
+                   examples: EncodeCommand.examples, exitCodes: EncodeCommand.exitCodes),
         Subcommand(name: DecodeCommand.name, summary: DecodeCommand.summary, usage: DecodeCommand.usage, options: DecodeCommand.options,
-                   details: DecodeCommand.details, run: DecodeCommand.run),
+                   details: DecodeCommand.details, run: DecodeCommand.run,
+                   examples: DecodeCommand.examples, exitCodes: DecodeCommand.exitCodes),
         Subcommand(name: RoundtripCommand.name, summary: RoundtripCommand.summary, usage: RoundtripCommand.usage, options: RoundtripCommand.options,
-                   details: RoundtripCommand.details, run: RoundtripCommand.run),
+                   details: RoundtripCommand.details, run: RoundtripCommand.run,
+                   examples: RoundtripCommand.examples, exitCodes: RoundtripCommand.exitCodes),
         Subcommand(name: InfoCommand.name, summary: InfoCommand.summary, usage: InfoCommand.usage, options: InfoCommand.options,
-                   details: InfoCommand.details, run: InfoCommand.run),
+                   details: InfoCommand.details, run: InfoCommand.run,
+                   examples: InfoCommand.examples, exitCodes: InfoCommand.exitCodes),
         Subcommand(name: ProbeCommand.name, summary: ProbeCommand.summary, usage: ProbeCommand.usage, options: ProbeCommand.options,
-                   details: ProbeCommand.details, run: ProbeCommand.run),
+                   details: ProbeCommand.details, run: ProbeCommand.run,
+                   examples: ProbeCommand.examples, exitCodes: ProbeCommand.exitCodes),
         Subcommand(name: SendCommand.name, summary: SendCommand.summary, usage: SendCommand.usage, options: SendCommand.options,
-                   details: SendCommand.details, run: SendCommand.run),
+                   details: SendCommand.details, run: SendCommand.run, examples: SendCommand.examples, exitCodes: SendCommand.exitCodes),
         Subcommand(name: ReceiveCommand.name, summary: ReceiveCommand.summary, usage: ReceiveCommand.usage, options: ReceiveCommand.options,
-                   details: ReceiveCommand.details, run: ReceiveCommand.run),
+                   details: ReceiveCommand.details, run: ReceiveCommand.run, examples: ReceiveCommand.examples, exitCodes: ReceiveCommand.exitCodes),
         Subcommand(name: SuiteCommand.name, summary: SuiteCommand.summary, usage: SuiteCommand.usage, options: SuiteCommand.options,
-                   details: SuiteCommand.details, run: SuiteCommand.run),
+                   details: SuiteCommand.details, run: SuiteCommand.run,
+                   examples: SuiteCommand.examples, exitCodes: [.success, .thresholdNotMet, .usage, .input, .device, .output]),
     ]
 
-    static let exitCodeHelp = "exit codes:\n" + ExitCode.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
+    static func exitCodeHelp(_ codes: [ExitCode]) -> String {
+        "exit codes:\n" + codes.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n")
+    }
+    static var exitCodeHelp: String { exitCodeHelp(ExitCode.allCases) }
 
     public static var help: String {
         var text = "usage: vtk <command> [options]\n\nH.264 encode and decode through VA-API (hardware, or vtksoft without a GPU).\n\ncommands:\n"
         for command in subcommands { text += "  \(command.name.padding(10)) \(command.summary)\n" }
         text += "  \("help".padding(10)) help COMMAND shows a command's options\n\n"
-        text += "Run 'vtk help COMMAND' or 'vtk COMMAND --help' for a command's options.\n\n\(exitCodeHelp)\n"
+        text += "\noptions:\n  --version  print vtk's version\n  -h, --help show this help\n\n"
+        text += "Run 'vtk help COMMAND' or 'vtk COMMAND --help' for a command's options and examples.\n\n\(exitCodeHelp)\n"
         return text
     }
 
@@ -58,7 +74,7 @@ public enum VTKCommand {
             return ExitCode.success.rawValue
         }
         if first == "help" {
-            guard arguments.count > 1 else { StandardStreams.out(help); return ExitCode.success.rawValue }
+            guard arguments.count > 1, arguments[1] != "help" else { StandardStreams.out(help); return ExitCode.success.rawValue }
             guard let command = subcommands.first(where: { $0.name == arguments[1] }) else {
                 StandardStreams.error("vtk help: unknown command '\(arguments[1])'\n\n\(help)")
                 return ExitCode.usage.rawValue
@@ -67,7 +83,11 @@ public enum VTKCommand {
             return ExitCode.success.rawValue
         }
         guard let command = subcommands.first(where: { $0.name == first }) else {
-            StandardStreams.error("vtk: unknown command '\(first)'\n\n\(help)")
+            if let near = Suggestions.nearest(first, among: subcommands.map(\.name) + ["help"]) {
+                StandardStreams.error("vtk: unknown command '\(first)'; did you mean \(near)? (see 'vtk --help')\n")
+            } else {
+                StandardStreams.error("vtk: unknown command '\(first)'\n\n\(help)")
+            }
             return ExitCode.usage.rawValue
         }
         do {

@@ -27,8 +27,9 @@ final class LibavcodecDecoder {
     init?() {
         guard let codec = avcodec_find_decoder(AV_CODEC_ID_H264), let context = avcodec_alloc_context3(codec) else { return nil }
         self.context = context
-        // libavcodec logs to standard error of the client process; a driver must stay quiet.
-        av_log_set_level(AV_LOG_ERROR)
+        // libavcodec logs to standard error of the client process; a driver must stay quiet (damage it
+        // conceals is reported through vaQuerySurfaceError). VTKSOFT_LIBAV_LOG=1 shows its errors.
+        av_log_set_level(getenv("VTKSOFT_LIBAV_LOG") == nil ? AV_LOG_QUIET : AV_LOG_ERROR)
         context.pointee.thread_count = 1
         context.pointee.thread_type = 0
         // The client decides what to show; every picture it submits must be decoded, also ones

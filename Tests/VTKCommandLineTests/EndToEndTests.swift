@@ -40,8 +40,11 @@ struct EndToEndTests {
         let encoded = TestPaths.scratch.appendingPathComponent("cisco-qp27.h264")
         let encode = try VTKBinary.run(["encode", input, "--size", "320x192", "--qp", "27", "--device", "soft", "-q", "-o", encoded.path])
         #expect(encode.status == 0, "\(encode.stderrText)")
+        // The psnr filter pairs frames by time: both inputs are renumbered 0, 1, 2 ... on one time base, as the
+        // raw input's and the stream's (from its VUI timing, rounded by the demuxer) need not agree.
         let ffmpeg = try ProcessRunner.run("ffmpeg", ["-v", "info", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "320x192", "-i", input,
-                                                      "-i", encoded.path, "-lavfi", "[1:v][0:v]psnr", "-f", "null", "-"])
+                                                      "-i", encoded.path, "-lavfi", "[1:v]settb=1/30,setpts=N[a];[0:v]settb=1/30,setpts=N[b];[a][b]psnr",
+                                                      "-f", "null", "-"])
         let text = ffmpeg.stderrText
         let range = try #require(text.range(of: "PSNR y:"))
         let theirs = try #require(Double(text[range.upperBound...].prefix { !$0.isWhitespace }))
