@@ -111,7 +111,8 @@ enum ReceiveCommand {
         var index = 0
         try receiver.run { frame throws(CommandFailure) in
             if let path = y4mOutput, y4m == nil {
-                let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, format: session.formatDescription, command: name)
+                let rate = session.formatDescription?.frameRate.map { ($0.numerator, $0.denominator) }
+                let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: rate, format: session.formatDescription, command: name)
                 y4m = sink
                 sinks.append(sink)
             }
