@@ -62,7 +62,7 @@ enum SendCommand {
             let file = try OutputFile(path, command: name)
             try file.write(Array(sdp.text.utf8))
         }
-        let started = WallClock.now()
+        var started = WallClock.now()
         var firstTicks: Int64?
         /// Sends one access unit at its time: real time unless --fast.
         func send(_ units: [[UInt8]], ticks: Int64) throws(CommandFailure) {
@@ -106,6 +106,7 @@ enum SendCommand {
                 }
             }
             let frameSeconds = Double(source.frameRate.1) / Double(source.frameRate.0)
+            started = WallClock.now()  // the capture clock starts with the first frame, not with the device's set-up
             while frameLimit.map({ index < $0 }) ?? true, let frame = try source.next() {
                 // A live source: frame N is captured at N frame intervals after the start.
                 if !fast { WallClock.sleep(until: started + Double(index) * frameSeconds) }
