@@ -1,5 +1,6 @@
 import CompressionSession
 import H264Bitstream
+import H264Decoding
 import MP4
 import RTP
 import VideoAcceleration
@@ -24,8 +25,9 @@ enum SendCommand {
         INPUT is an H.264 file (Annex B or MP4), sent as it is, or raw frames (--size) or a .y4m file, encoded
         live by CompressionSession with the encode options; each encoded frame is sent as it comes out, and an
         RTCP PLI from the receiver makes the next frame an IDR. Packets are paced by presentation time
-        (--fps, else the stream's VUI timing, else 25 fps for Annex B) unless --fast. The 90 kHz RTP time of
-        Annex B input follows decoding order. RTCP (SR, BYE) goes to PORT+1.
+        (--fps, else the stream's VUI timing, else 25 fps for Annex B) unless --fast; Annex B pictures are sent
+        in decoding order and stamped with their display time (found by the decoding process, B-frames too).
+        Sender reports go to PORT+1; the closing SR and BYE follow the last packet on PORT.
         """
 
     static let examples = [
@@ -64,13 +66,13 @@ enum SendCommand {
         }
         var started = WallClock.now()
         var firstTicks: Int64?
-        /// Sends one access unit at its time: real time unless --fast.
-        func send(_ units: [[UInt8]], ticks: Int64) throws(CommandFailure) {
+        /// Sends one access unit with RTP time `ticks` (90 kHz) when its decoding time `due` comes (unless --fast).
+        func send(_ units: [[UInt8]], ticks: Int64, due: Int64? = nil) throws(CommandFailure) {
             let base = firstTicks ?? ticks
             firstTicks = base
-            let due = started + Double(ticks - base) / 90000
-            if !fast { WallClock.sleep(until: due) }
-            try sender.send(units, ticks: ticks - base, wallClock: fast ? WallClock.now() : due)
+            let time = started + Double((due ?? ticks) - base) / 90000
+            if !fast { WallClock.sleep(until: time) }
+            try sender.send(units, ticks: ticks - base, wallClock: fast ? WallClock.now() : started + Double(ticks - base) / 90000)
         }
 
         let live = inputPath.lowercased().hasSuffix(".y4m") || options.size != nil
@@ -163,9 +165,13 @@ enum SendCommand {
             let format = parameterSets.flatMap { try? FormatDescription(parameterSets: $0) }
             let rate = fps ?? format?.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? 25
             if let format { try writeSDP((format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }) } else { try writeSDP([]) }
+            let order = displayOrder(of: units)
             var index = 0
             for unit in units where frameLimit.map({ index < $0 }) ?? true {
-                try send(unit.nalUnits.map { Array($0.bytes) }, ticks: Int64((Double(index) * 90000 / rate).rounded()))
+                // Paced in decoding order; stamped with the sampling (display) time, RFC 6184 5.1.
+                let shown = unit.hasPicture ? order[index] ?? index : index
+                try send(unit.nalUnits.map { Array($0.bytes) }, ticks: Int64((Double(shown) * 90000 / rate).rounded()),
+                         due: Int64((Double(index) * 90000 / rate).rounded()))
                 if unit.hasPicture { index += 1 }
             }
         }
@@ -176,4 +182,23 @@ enum SendCommand {
         }
         return .success
     }
+}
+
+/// The display position of each picture of an Annex B stream, by its decoding position: the decoding
+/// process without VA (POC, reference marking, DPB output, 8.2.1 and C.4) run over the access units.
+func displayOrder(of units: [AccessUnit]) -> [Int: Int] {
+    var process = H264DecodingProcess()
+    var order: [Int: Int] = [:]
+    func note(_ events: [H264DecoderEvent]) {
+        for case .output(let picture) in events where picture.presentationTime.isNumeric {
+            order[Int(picture.presentationTime.value)] = order.count
+        }
+    }
+    var index = 0
+    for unit in units where unit.hasPicture {
+        note(process.decode(unit, presentationTime: MediaTime(value: Int64(index), timescale: 1)))
+        index += 1
+    }
+    note(process.flush())
+    return order
 }

@@ -127,7 +127,7 @@ struct RTPEndToEndTests {
     }
 
     @Test("vtk sends, FFmpeg receives from the SDP: MD5 equals reference.tsv", .enabled(if: !ConformanceStream.all.isEmpty),
-          arguments: ["BA_MW_D.264", "MPS_MW_A.264"])
+          arguments: ["BA_MW_D.264", "MPS_MW_A.264", "Cisco_Men_whisper_640x320_CABAC_Bframe_9.264"])
     func vtkToFFmpeg(file: String) throws {
         let stream = try Self.conformance(file)
         let port = try Loopback.freePortPair()
