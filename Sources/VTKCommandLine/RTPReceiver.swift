@@ -44,6 +44,9 @@ final class RTPReceiver {
     private var lastPLI = -Double.infinity
     private var framesSincePLI = 0
     private var pliTime = 0.0
+    private var pliLossSeen = 0.0
+    /// When the newest gap not yet answered by a PLI was seen.
+    private var lastGapAt: Double?
     private var done = false
     private var sawBye = false
 
@@ -166,7 +169,8 @@ final class RTPReceiver {
     private func process(_ released: [JitterBuffer.Released]) throws(CommandFailure) {
         for packet in released where !done {
             if packet.lostBefore > 0 {
-                lossSeenAt = lossSeenAt ?? WallClock.now()
+                lastGapAt = WallClock.now()
+                lossSeenAt = lossSeenAt ?? lastGapAt
                 report.lossEvents += 1
             }
             try finishFrames(frames.push(packet))
@@ -206,6 +210,7 @@ final class RTPReceiver {
             if lossBefore, reason == nil, unit.slices.first?.header.firstMbInSlice != 0 { reason = "RTP packets lost before this picture took its first slices" }
             if let reason, unit.hasPicture {
                 unit.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: reason))
+                if unit.isIDR { waitingForIDR = false }  // the IDR asked for came damaged: ask again at once
                 if unit.slices.contains(where: { $0.header.nalRefIdc != 0 }) || unit.isIDR { requestKeyFrame() }
             }
             try decode(unit, damage: reason, presentation: presentation)
@@ -217,6 +222,13 @@ final class RTPReceiver {
             waitingForIDR = false
             report.framesFromPLIToIDR.append(framesSincePLI)
             report.secondsFromPLIToIDR.append(WallClock.now() - pliTime)
+            // In frame intervals, from the loss being seen to the IDR's capture on the sender's clock (its SRs;
+            // one host, one clock): a receiver that lags behind does not count the frames already on their way.
+            if let clock = senderClock, let step = smallestStep, step > 0, let first = firstTimestamp, let presentation {
+                let rtp = UInt32(truncatingIfNeeded: Int64(first) + presentation)
+                let captured = clock.unix + Double(Int32(bitPattern: rtp &- clock.rtp)) / 90000
+                report.intervalsFromLossToIDR.append((captured - pliLossSeen) / (Double(step) / 90000))
+            }
         }
         let time = presentation.map { MediaTime(value: $0, timescale: 90000) } ?? .invalid
         do { try output(session.decode(accessUnit: unit, presentationTime: time)) } catch let failure as CommandFailure { throw failure } catch {
@@ -305,6 +317,8 @@ final class RTPReceiver {
         waitingForIDR = true
         lastPLI = now
         pliTime = now
+        pliLossSeen = min(lastGapAt ?? now, now)
+        lastGapAt = nil
         framesSincePLI = 0
         report.pliSent += 1
         sendReport(at: now, extra: [.pictureLossIndication(senderSSRC: ssrc, mediaSSRC: media)])
@@ -336,6 +350,7 @@ struct ReceiveReport {
     var pliSent = 0
     var framesFromPLIToIDR: [Int] = []
     var secondsFromPLIToIDR: [Double] = []
+    var intervalsFromLossToIDR: [Double] = []
     var recoverySeconds: [Double] = []
     var latencies: [Double] = []
     var latencyFromSenderReports = false
@@ -359,7 +374,7 @@ struct ReceiveReport {
         frames: \(framesDecoded) decoded, \(framesFlagged) flagged
         rtcp: \(reportsSent) receiver reports, \(pliSent) PLI sent, jitter \(String(format2: jitterMilliseconds)) ms
         recovery: \(recoverySeconds.count) time(s), median \(ms(Self.percentile(recoverySeconds, 50))), max \(ms(recoverySeconds.max()))
-        IDR after PLI: frames \(framesFromPLIToIDR.map(String.init).joined(separator: ",")), median \(ms(Self.percentile(secondsFromPLIToIDR, 50)))
+        IDR after PLI: frames received \(framesFromPLIToIDR.map(String.init).joined(separator: ",")), frame intervals from the loss \(intervalsFromLossToIDR.map { String(format2: $0) }.joined(separator: ","))
         latency (\(latencyFromSenderReports ? "from sender reports" : "from arrival")): median \(ms(Self.percentile(latencies, 50))), p99 \(ms(Self.percentile(latencies, 99)))
 
         """
@@ -374,6 +389,7 @@ struct ReceiveReport {
             ("flagged_frames", .ints(flaggedIndices)), ("receiver_reports", .int(reportsSent)), ("pli_sent", .int(pliSent)),
             ("jitter_ms", .number(jitterMilliseconds)),
             ("frames_from_pli_to_idr", .ints(framesFromPLIToIDR)),
+            ("frame_intervals_from_loss_to_idr", .array(intervalsFromLossToIDR.map { .number($0) })),
             ("recovery_ms", .array(recoverySeconds.map { .number($0 * 1000) })),
             ("recovery_median_ms", ms(Self.percentile(recoverySeconds, 50))),
             ("latency_source", .string(latencyFromSenderReports ? "sender_reports" : "arrival")),
