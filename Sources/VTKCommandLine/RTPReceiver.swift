@@ -172,6 +172,9 @@ final class RTPReceiver {
                 lastGapAt = WallClock.now()
                 lossSeenAt = lossSeenAt ?? lastGapAt
                 report.lossEvents += 1
+                // Ask at once unless the packet after the gap belongs to a non-reference picture (NRI 0, RFC 6184
+                // 5.3): waiting for the damaged picture to end would cost up to a frame interval.
+                if (packet.packet.payload.first ?? 0x60) & 0x60 != 0 { requestKeyFrame() }
             }
             try finishFrames(frames.push(packet))
         }
@@ -208,6 +211,9 @@ final class RTPReceiver {
             // (the decoder sees those as frame_num gaps) or non-VCL units; otherwise the picture lost its start.
             var reason = damaged
             if lossBefore, reason == nil, unit.slices.first?.header.firstMbInSlice != 0 { reason = "RTP packets lost before this picture took its first slices" }
+            // Packets lost between pictures may have been a whole reference picture: the decoder would only
+            // tell at output, frames later, so the keyframe is asked for now.
+            if lossBefore, reason == nil, unit.hasPicture { requestKeyFrame() }
             if let reason, unit.hasPicture {
                 unit.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: reason))
                 if unit.isIDR { waitingForIDR = false }  // the IDR asked for came damaged: ask again at once
