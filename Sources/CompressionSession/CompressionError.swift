@@ -8,8 +8,8 @@ public enum CompressionError: Error, Sendable, CustomStringConvertible {
     case invalidDimensions(width: Int, height: Int, reason: String)
     /// The driver has no H.264 encoder for this profile.
     case unsupportedProfile(String)
-    /// The driver does not report this rate-control mode (VAConfigAttribRateControl).
-    case unsupportedRateControl(requested: String, supported: [String])
+    /// The driver does not report this rate-control mode (VAConfigAttribRateControl); `driver` names it and its entrypoint.
+    case unsupportedRateControl(requested: String, supported: [String], driver: String)
     case invalidBitRate(Int)
     case invalidQuantizer(Int)
     case invalidKeyFrameInterval(String)
@@ -20,13 +20,14 @@ public enum CompressionError: Error, Sendable, CustomStringConvertible {
     /// B-frames asked for where the driver has no list-1 references, or not implemented.
     case frameReorderingUnsupported(String)
     case invalidFramesInFlight(Int)
+    case invalidReferenceCount(Int)
     /// A frame of another size than the session's.
     case frameSizeMismatch(expectedWidth: Int, expectedHeight: Int, width: Int, height: Int)
     /// Planes missing or too small for the format and size the buffer claims.
     case invalidPixelBuffer(String)
     /// No numeric presentation time.
     case invalidTimestamp(String)
-    /// A presentation time not later than the one before (no reordering: times must increase).
+    /// A presentation time not later than the one before (frames come in display order).
     case timestampNotIncreasing(previous: MediaTime, given: MediaTime)
     /// The VA device could not be opened.
     case deviceUnavailable(String)
@@ -42,8 +43,8 @@ public enum CompressionError: Error, Sendable, CustomStringConvertible {
         switch self {
         case let .invalidDimensions(w, h, reason): return "invalid frame size \(w)x\(h): \(reason)"
         case .unsupportedProfile(let what): return "unsupported profile: \(what)"
-        case let .unsupportedRateControl(requested, supported):
-            return "rate control \(requested) is not supported by the driver (it reports: \(supported.isEmpty ? "none" : supported.joined(separator: ", ")))"
+        case let .unsupportedRateControl(requested, supported, driver):
+            return "rate control \(requested) is not supported by \(driver) (it offers: \(supported.isEmpty ? "none" : supported.joined(separator: ", ")))"
         case .invalidBitRate(let bits): return "invalid bit rate \(bits) bit/s: CBR and VBR need a positive average bit rate"
         case .invalidQuantizer(let qp): return "invalid QP \(qp): H.264 QPs are 0...51"
         case .invalidKeyFrameInterval(let what): return "invalid key frame interval: \(what)"
@@ -52,6 +53,7 @@ public enum CompressionError: Error, Sendable, CustomStringConvertible {
         case .unsupportedEntropyMode(let what): return "unsupported entropy mode: \(what)"
         case .frameReorderingUnsupported(let why): return "frame reordering (B-frames) unavailable: \(why)"
         case .invalidFramesInFlight(let n): return "invalid frames in flight \(n): 1...16"
+        case .invalidReferenceCount(let n): return "invalid reference frame count \(n): 1...16"
         case let .frameSizeMismatch(ew, eh, w, h): return "frame is \(w)x\(h), the session encodes \(ew)x\(eh)"
         case .invalidPixelBuffer(let why): return "invalid pixel buffer: \(why)"
         case .invalidTimestamp(let why): return "invalid timestamp: \(why)"

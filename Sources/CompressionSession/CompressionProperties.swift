@@ -3,6 +3,13 @@ import VTKMedia
 /// How a ``CompressionSession`` encodes, like the kVTCompressionPropertyKey_* values given to
 /// VTCompressionSession. A value: set the fields, hand it to the session.
 public struct CompressionProperties: Hashable, Sendable {
+    /// At most `bytes` in any `seconds` (one entry of kVTCompressionPropertyKey_DataRateLimits).
+    public struct DataRateLimit: Hashable, Sendable {
+        public var bytes: Int
+        public var seconds: Double
+        public init(bytes: Int, seconds: Double) { self.bytes = bytes; self.seconds = seconds }
+    }
+
     public enum RateControl: String, Hashable, Sendable, CaseIterable {
         /// Every picture at ``CompressionProperties/quantizer`` (VA_RC_CQP).
         case constantQP = "CQP"
@@ -42,10 +49,47 @@ public struct CompressionProperties: Hashable, Sendable {
     /// Low latency: one frame in flight, so each frame's sample comes back from the call that encoded it.
     public var realTime: Bool = false
     /// B-frames (kVTCompressionPropertyKey_AllowFrameReordering). Off by default here: it needs a driver
-    /// with list-1 references.
+    /// with list-1 references; without them the session falls back to P pictures and says so in
+    /// ``CompressionSession/warnings``.
     public var allowFrameReordering: Bool = false
+    /// B pictures between two anchors when reordering is allowed (FFmpeg's -bf), at most 16.
+    public var maxConsecutiveBFrames: Int = 2
+    /// The middle B picture of each run is a reference the others predict from (x264's b-pyramid).
+    public var bPyramid: Bool = false
+    /// List-0 references of a P picture (FFmpeg's -refs); capped at what the driver takes in list 0.
+    public var referenceFrameCount: Int = 1
+    /// Key frames after the first are non-IDR I pictures that earlier B pictures may reference
+    /// (kVTCompressionPropertyKey_AllowOpenGOP).
+    public var allowOpenGOP: Bool = false
+    /// Frames the session may hold before the first sample comes out (kVTCompressionPropertyKey_MaxFrameDelayCount):
+    /// B pictures waiting for their anchor plus frames with the driver. nil for no limit.
+    public var maxFrameDelayCount: Int?
+    /// Bytes over seconds, each pair a ceiling (kVTCompressionPropertyKey_DataRateLimits). The tightest becomes
+    /// the VBR peak and its window the rate controller's.
+    public var dataRateLimits: [DataRateLimit] = []
+    /// The low-power (fixed-function, VAEntrypointEncSliceLP) encoder before the full one.
+    public var preferLowPower: Bool = false
     /// Frames handed to the driver before the oldest is collected (the async depth); 1 when ``realTime``, else 3.
     public var framesInFlight: Int?
+
+    /// kVTCompressionPropertyKey_ProfileLevel: "H264_High_4_1", "H264_Main_AutoLevel", "H264_ConstrainedBaseline_3_0" …
+    public var profileLevel: String {
+        get {
+            let name = profile == .constrainedBaseline ? "ConstrainedBaseline" : profile.rawValue
+            return "H264_\(name)_" + (level.map { "\($0 / 10)_\($0 % 10)" } ?? "AutoLevel")
+        }
+        set {
+            let parts = newValue.split(separator: "_")
+            guard parts.count >= 3, parts[0] == "H264" else { return }
+            switch parts[1] {
+            case "Baseline", "ConstrainedBaseline": profile = .constrainedBaseline
+            case "Main": profile = .main
+            case "High": profile = .high
+            default: return
+            }
+            level = parts.count == 4 ? Int(parts[2]).flatMap { major in Int(parts[3]).map { major * 10 + $0 } } : nil
+        }
+    }
 
     public init() {}
 }

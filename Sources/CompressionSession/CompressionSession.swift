@@ -7,61 +7,78 @@ import VTKMedia
 /// H.264 encoding through VA-API, shaped like VideoToolbox's VTCompressionSession.
 ///
 /// Create it with the frame size and ``CompressionProperties``; the properties are checked against what
-/// the driver reports (profiles, rate-control modes, references) at once. Hand it frames in display
-/// order with increasing presentation times (``encodeFrame(_:presentationTime:duration:forceKeyFrame:)``);
-/// it returns the samples that became ready, oldest first, and also hands each to ``outputHandler``.
-/// ``completeFrames()`` drains the frames still in flight. A refused frame changes nothing: the frames
-/// before it are still delivered. Use a session from one thread at a time.
+/// the driver reports (entrypoints, profiles, rate-control modes, references, packed headers) at once.
+/// Hand it frames in display order with increasing presentation times
+/// (``encodeFrame(_:presentationTime:duration:forceKeyFrame:)``); with B-frames it holds frames until
+/// their anchor arrives and codes pictures in decoding order. It returns the samples that became ready,
+/// in decoding order, each with its presentation and decode time, and also hands each to
+/// ``outputHandler``. ``completeFrames()`` codes and drains everything still held. A refused frame changes
+/// nothing: the frames before it are still delivered. Use a session from one thread at a time.
 public final class CompressionSession: @unchecked Sendable {
     public let width: Int
     public let height: Int
     public let properties: CompressionProperties
     public let connection: VADisplayConnection
-    /// What the driver reported for the chosen profile.
+    /// What the driver reported for the chosen profile on the negotiated entrypoint.
     public let capabilities: VAEncodeCapabilities
-    /// SPS and PPS of the stream, known once the first frame has come back.
+    /// SPS and PPS of the stream: vtk's own when the driver takes packed headers, else known once the
+    /// first frame has come back.
     public private(set) var formatDescription: FormatDescription?
     /// Pixel buffers to fill with frames for this session.
     public let pixelBufferPool: PixelBufferPool
     /// Called with each sample as it becomes ready (before the call that made it ready returns).
-    public var outputHandler: ((EncodedSample) -> Void)?
+    public var outputHandler: ((SampleBuffer) -> Void)?
     /// Samples whose IDR-ness differed from the plan (the driver ignored idr_pic_flag); 0 when all is well.
     public private(set) var keyFrameMismatches = 0
+    /// Where the session did less than asked, and why (B-frames off on a driver without list-1 references …).
+    public var warnings: [String] { configuration.warnings }
 
     let configuration: EncoderConfiguration
-    private var planner: H264ReferencePlanner
+    let headers: H264StreamHeaders
+    private var planner: H264GOPPlanner
     private var encoder: H264VAEncoder?
-    /// Per frame in flight, oldest first: what its sample needs besides the coded bytes.
-    private var pending: [(plan: H264ReferencePlanner.PicturePlan, presentationTime: MediaTime, duration: MediaTime)] = []
+    /// Frames waiting to be coded (B-frames wait for their anchor), by display index.
+    private var held: [Int: (buffer: PixelBuffer, duration: MediaTime, forced: Bool)] = [:]
+    /// Presentation times of frames not yet given a decode time, in display order.
+    private var presentationQueue: [MediaTime] = []
+    /// Per picture in flight, oldest first: what its sample needs besides the coded bytes.
+    private var pending: [(plan: H264GOPPlanner.PicturePlan, decodeTime: MediaTime, duration: MediaTime, forced: Bool)] = []
     /// Samples collected but not yet returned (a later step of the same call failed).
-    private var ready: [EncodedSample] = []
+    private var ready: [SampleBuffer] = []
     private var lastPresentationTime: MediaTime?
     private var isInvalidated = false
+    private var rate: H264RateSettings
 
     /// - Parameters:
-    ///   - device: the VA device; `.automatic` prefers hardware, then vtksoft.
+    ///   - device: the VA device; `.automatic` picks the first that can encode, then vtksoft.
     public convenience init(width: Int, height: Int, properties: CompressionProperties = CompressionProperties(),
                             device: VADeviceChoice = .automatic) throws(CompressionError) {
         let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(device) } catch { throw .deviceUnavailable("\(error)") }
+        do { connection = try VADisplayConnection.open(device, for: .encode) } catch { throw .deviceUnavailable("\(error)") }
         try self.init(width: width, height: height, properties: properties, connection: connection)
     }
 
     public init(width: Int, height: Int, properties: CompressionProperties = CompressionProperties(),
                 connection: VADisplayConnection) throws(CompressionError) {
         var reported: VAEncodeCapabilities?
-        let configuration = try EncoderConfiguration(width: width, height: height, properties: properties) { profile in
-            reported = VAEncodeCapabilities.query(connection, profile: EncoderConfiguration.vaProfile(profile))
+        let configuration = try EncoderConfiguration(width: width, height: height, properties: properties,
+                                                     driver: "\(connection.devicePath) (\(connection.vendor))") { profile in
+            reported = VAEncodeCapabilities.query(connection, profile: EncoderConfiguration.vaProfile(profile), lowPower: properties.preferLowPower)
             return reported
         }
         self.width = width
         self.height = height
         self.properties = properties
         self.connection = connection
-        self.capabilities = reported!
+        self.capabilities = configuration.capabilities
         self.configuration = configuration
-        planner = H264ReferencePlanner(configuration.plannerConfiguration)
-        pixelBufferPool = PixelBufferPool(width: width, height: height, capacity: configuration.framesInFlight + 1)
+        headers = H264StreamHeaders(configuration: configuration)
+        planner = H264GOPPlanner(configuration.plannerConfiguration)
+        rate = H264RateSettings(configuration: configuration)
+        pixelBufferPool = PixelBufferPool(width: width, height: height, capacity: configuration.framesInFlight + configuration.bFrames + 1)
+        if configuration.sendsPackedSequence {
+            formatDescription = try? FormatDescription(sequenceParameterSets: [headers.spsNALUnit], pictureParameterSets: [headers.ppsNALUnit])
+        }
     }
 
     /// "vtksoft (vtksoft: ...)" or "/dev/dri/renderD128 (Intel iHD driver ...)".
@@ -70,21 +87,53 @@ public final class CompressionSession: @unchecked Sendable {
     public var levelIdc: Int { configuration.levelIdc }
     /// Frames the session hands to the driver before collecting the oldest.
     public var framesInFlight: Int { configuration.framesInFlight }
+    /// "EncSlice" or "EncSliceLP": the entrypoint negotiated.
+    public var entrypointName: String { capabilities.entrypointName }
+    /// The packed headers vtk sends ("SEQUENCE|SLICE|MISC"), or "none" when the driver writes every header.
+    public var packedHeadersDescription: String { VAEncodeCapabilities.packedHeaderNames(configuration.packedHeaders) }
+    /// B pictures between anchors in use (0 when reordering is off or the driver cannot).
+    public var bFrames: Int { configuration.bFrames }
+    /// max_num_reorder_frames: how many frames the decode times run behind the presentation times.
+    public var reorderDepth: Int { configuration.maxNumReorderFrames }
 
     /// Creates the VA configuration, context, surfaces and coded buffers now rather than at the first frame.
     public func prepareToEncodeFrames() throws(CompressionError) {
         guard !isInvalidated else { throw .invalidated }
         guard encoder == nil else { return }
-        do { encoder = try H264VAEncoder(connection: connection, configuration: configuration) } catch { throw .device(error) }
+        do { encoder = try H264VAEncoder(connection: connection, headers: headers) } catch { throw .device(error) }
+        encoder?.update(rate: rate)
+    }
+
+    /// Changes the average bit rate (kVTCompressionPropertyKey_AverageBitRate) from the next picture coded on.
+    public func setAverageBitRate(_ bitsPerSecond: Int) throws(CompressionError) {
+        guard configuration.rateControl != .constantQP else { throw .unsupportedRateControl(requested: "a bit rate change", supported: ["CBR", "VBR"], driver: "a CQP session") }
+        guard bitsPerSecond > 0, bitsPerSecond <= Int(UInt32.max) else { throw .invalidBitRate(bitsPerSecond) }
+        if configuration.rateControl == .variableBitRate {
+            // Keep the peak's ratio to the average.
+            rate.bitsPerSecond = Int(Double(bitsPerSecond) * 100 / Double(rate.targetPercentage))
+        } else {
+            rate.bitsPerSecond = bitsPerSecond
+        }
+        encoder?.update(rate: rate)
+    }
+
+    /// Changes the expected frame rate (kVTCompressionPropertyKey_ExpectedFrameRate) from the next picture coded on.
+    public func setExpectedFrameRate(_ framesPerSecond: Double) throws(CompressionError) {
+        guard framesPerSecond.isFinite, framesPerSecond > 0, framesPerSecond <= 1000 else { throw .invalidFrameRate(framesPerSecond) }
+        let fraction = EncoderConfiguration.rational(framesPerSecond)
+        guard fraction.numerator < 65536, fraction.denominator < 65536 else { throw .invalidFrameRate(framesPerSecond) }
+        rate.frameRate = fraction
+        encoder?.update(rate: rate)
     }
 
     /// Encodes one frame (NV12 or I420, the session's size) shown at `presentationTime` (the buffer's own
-    /// time when not given) for `duration` (one frame at the expected rate when not given).
-    /// - Returns: the samples that became ready, oldest first (none while the ring fills; with
-    ///   ``CompressionProperties/realTime`` always this frame's).
+    /// time when not given) for `duration` (one frame at the expected rate when not given); `forceKeyFrame`
+    /// makes it an IDR (kVTEncodeFrameOptionKey_ForceKeyFrame).
+    /// - Returns: the samples that became ready, in decoding order (none while B-frames wait or the ring
+    ///   fills; with ``CompressionProperties/realTime`` and no B-frames always this frame's).
     @discardableResult
     public func encodeFrame(_ pixelBuffer: PixelBuffer, presentationTime: MediaTime? = nil, duration: MediaTime? = nil,
-                            forceKeyFrame: Bool = false) throws(CompressionError) -> [EncodedSample] {
+                            forceKeyFrame: Bool = false) throws(CompressionError) -> [SampleBuffer] {
         guard !isInvalidated else { throw .invalidated }
         try check(pixelBuffer)
         let time = presentationTime ?? pixelBuffer.presentationTime
@@ -93,29 +142,42 @@ public final class CompressionSession: @unchecked Sendable {
         var frameDuration = duration ?? pixelBuffer.duration
         if !frameDuration.isNumeric { frameDuration = configuration.frameDuration }
         try prepareToEncodeFrames()
-        let encoder = self.encoder!
 
         let nv12 = pixelBuffer.format == .nv12 ? pixelBuffer : PixelConverter.convert(pixelBuffer, to: .nv12)
-        let plan = planner.next(presentationTime: time, forceKeyFrame: forceKeyFrame)
-        do { try encoder.submit(nv12, plan: plan) } catch { throw .device(error) }
-        planner.commit(plan, presentationTime: time)
-        pending.append((plan, time, frameDuration))
+        let plans = planner.push(presentationTime: time, forceKeyFrame: forceKeyFrame)
+        held[framesSubmitted] = (nv12, frameDuration, forceKeyFrame)
+        presentationQueue.append(time)
         lastPresentationTime = time
         framesSubmitted += 1
-        if pixelBuffer.format == .nv12 { pixelBufferPool.recycle(pixelBuffer) }
-        // Like FFmpeg's async_depth: with the ring full, wait for the oldest picture, so up to
-        // framesInFlight - 1 stay with the driver while the caller prepares the next frame.
-        while encoder.isFull { try collectOldest() }
+        try code(plans)
         return takeReady()
     }
 
-    /// Encodes every frame still in flight and returns their samples (VTCompressionSessionCompleteFrames).
+    /// Codes every frame still held and drains the driver; returns their samples (VTCompressionSessionCompleteFrames).
     /// Encoding may go on afterwards.
     @discardableResult
-    public func completeFrames() throws(CompressionError) -> [EncodedSample] {
+    public func completeFrames() throws(CompressionError) -> [SampleBuffer] {
         guard !isInvalidated else { throw .invalidated }
+        if planner.waitingFrames > 0 { try code(planner.flush()) }
         while !pending.isEmpty { try collectOldest() }
         return takeReady()
+    }
+
+    /// Submits pictures in coding order, collecting the oldest whenever the ring is full.
+    private func code(_ plans: [H264GOPPlanner.PicturePlan]) throws(CompressionError) {
+        guard let encoder else { return }
+        for plan in plans {
+            guard let frame = held.removeValue(forKey: plan.displayIndex) else { continue }
+            do { try encoder.submit(frame.buffer, plan: plan) } catch { throw .device(error) }
+            // Decode times run max_num_reorder_frames frames behind the presentation times, in display order,
+            // so they increase and never pass the presentation time.
+            let decodeTime = presentationQueue.removeFirst() - configuration.frameDuration * Int64(configuration.maxNumReorderFrames)
+            pending.append((plan, decodeTime, frame.duration, frame.forced))
+            if frame.buffer.format == .nv12 { pixelBufferPool.recycle(frame.buffer) }
+            // Like FFmpeg's async_depth: with the ring full, wait for the oldest picture, so up to
+            // framesInFlight - 1 stay with the driver while the caller prepares the next frame.
+            while encoder.isFull { try collectOldest() }
+        }
     }
 
     /// Drops the frames in flight and releases the VA objects; every later call throws ``CompressionError/invalidated``.
@@ -124,6 +186,7 @@ public final class CompressionSession: @unchecked Sendable {
         encoder = nil
         pending = []
         ready = []
+        held = [:]
     }
 
     // MARK: Internals
@@ -170,14 +233,16 @@ public final class CompressionSession: @unchecked Sendable {
         }
         guard let formatDescription else { throw .driverOutput("the first coded picture carried no SPS and PPS") }
         if picture.isIDR != entry.plan.isIDR { keyFrameMismatches += 1 }
-        let sample = EncodedSample(data: picture.sample, presentationTime: entry.presentationTime, decodeTime: entry.presentationTime,
-                                   duration: entry.duration, isSync: picture.isIDR, frameIndex: entry.plan.index,
-                                   formatDescription: formatDescription)
+        let attachments = SampleAttachments(notSync: !picture.isIDR, dependsOnOthers: !entry.plan.isIntra,
+                                            isDependedOnByOthers: entry.plan.isReference, forcedKeyFrame: entry.forced)
+        let sample = SampleBuffer(data: picture.sample, framing: .lengthPrefixed(4), formatDescription: formatDescription,
+                                  presentationTime: entry.plan.presentationTime, decodeTime: entry.decodeTime,
+                                  duration: entry.duration, attachments: attachments)
         outputHandler?(sample)
         ready.append(sample)
     }
 
-    private func takeReady() -> [EncodedSample] {
+    private func takeReady() -> [SampleBuffer] {
         defer { ready = [] }
         return ready
     }

@@ -26,10 +26,27 @@ struct EncoderConfiguration: Sendable {
     let frameRate: (numerator: Int, denominator: Int)
     let maxKeyFrameInterval: Int
     let maxKeyFrameIntervalDuration: MediaTime?
+    /// What the driver reported on the negotiated entrypoint.
+    let capabilities: VAEncodeCapabilities
+    /// The driver's name, for messages ("vtksoft ...", "Intel iHD driver ...").
+    let driver: String
+    /// VA_ENC_PACKED_HEADER_* bits vtk sends: FFmpeg's SEQUENCE|SLICE|MISC, of what the driver advertises.
+    let packedHeaders: UInt32
+    /// B pictures between anchors (0 when reordering is off or the driver has no list-1 references).
+    let bFrames: Int
+    let bPyramid: Bool
+    let openGOP: Bool
+    /// List-0 references of a P picture.
     let referenceCount: Int
     let framesInFlight: Int
+    /// The rate controller's window in milliseconds (1000, or the tightest data rate limit's).
+    let rateControlWindow: Int
+    /// colour_primaries, transfer_characteristics, matrix_coefficients (E.2.1, H.273): BT.709 from 720 lines up, else SMPTE 170M.
+    let colourDescription: (primaries: UInt8, transfer: UInt8, matrix: UInt8)
+    /// What the session changed from what was asked, and why (e.g. B-frames off on a driver without list 1).
+    let warnings: [String]
     let log2MaxFrameNum = 8
-    let log2MaxPicOrderCntLsb = 9
+    let log2MaxPicOrderCntLsb = 8
 
     var framesPerSecond: Double { Double(frameRate.numerator) / Double(frameRate.denominator) }
     var frameDuration: MediaTime { MediaTime(value: Int64(frameRate.denominator), timescale: Int32(frameRate.numerator)) }
@@ -66,14 +83,14 @@ struct EncoderConfiguration: Sendable {
         return (Int((rate * 1000).rounded()), 1000)
     }
 
-    init(width: Int, height: Int, properties p: CompressionProperties,
+    init(width: Int, height: Int, properties p: CompressionProperties, driver: String = "the driver",
          capabilities: (CompressionProperties.Profile) -> VAEncodeCapabilities?) throws(CompressionError) {
         guard width > 0, height > 0 else { throw .invalidDimensions(width: width, height: height, reason: "width and height must be positive") }
         guard width % 2 == 0, height % 2 == 0 else {
             throw .invalidDimensions(width: width, height: height, reason: "4:2:0 frames crop in 2-pixel steps, so both must be even")
         }
         guard let caps = capabilities(p.profile) else {
-            throw .unsupportedProfile("the driver has no H.264 \(p.profile.rawValue) encoder (no VAEntrypointEncSlice)")
+            throw .unsupportedProfile("\(driver) has no H.264 \(p.profile.rawValue) encoder (neither VAEntrypointEncSlice nor VAEntrypointEncSliceLP)")
         }
         if let maxW = caps.maxWidth, width > maxW { throw .invalidDimensions(width: width, height: height, reason: "the driver encodes at most \(maxW) wide") }
         if let maxH = caps.maxHeight, height > maxH { throw .invalidDimensions(width: width, height: height, reason: "the driver encodes at most \(maxH) high") }
@@ -81,16 +98,27 @@ struct EncoderConfiguration: Sendable {
 
         let vaRC = Self.vaRateControl(p.rateControl)
         guard caps.supportsRateControl(vaRC) else {
-            throw .unsupportedRateControl(requested: p.rateControl.rawValue, supported: Self.rateControlNames(caps.rateControlModes))
+            throw .unsupportedRateControl(requested: p.rateControl.rawValue, supported: Self.rateControlNames(caps.rateControlModes),
+                                          driver: "\(driver) (\(caps.entrypointName)\(caps.rateControlReported ? "" : ", which reports no VAConfigAttribRateControl: CQP assumed"))")
         }
-        var bits = 0, percentage = 100
+        var bits = 0, percentage = 100, window = 1000
         switch p.rateControl {
         case .constantQP:
             guard (0...51).contains(p.quantizer) else { throw .invalidQuantizer(p.quantizer) }
         case .constantBitRate, .variableBitRate:
             guard let average = p.averageBitRate, average > 0 else { throw .invalidBitRate(p.averageBitRate ?? 0) }
             bits = average
-            if p.rateControl == .variableBitRate, let peak = p.peakBitRate {
+            // The tightest data rate limit is a peak (VBR) and its span the window.
+            var peak = p.peakBitRate
+            for limit in p.dataRateLimits {
+                guard limit.bytes > 0, limit.seconds > 0, limit.seconds.isFinite else { throw .invalidBitRate(limit.bytes) }
+                let rate = Int(Double(limit.bytes * 8) / limit.seconds)
+                if rate < (peak ?? Int.max) {
+                    peak = rate
+                    window = max(1, Int(limit.seconds * 1000))
+                }
+            }
+            if p.rateControl == .variableBitRate, let peak {
                 guard peak >= average else { throw .invalidBitRate(peak) }
                 bits = peak
                 percentage = max(1, Int((Double(average) * 100 / Double(peak)).rounded()))
@@ -117,25 +145,51 @@ struct EncoderConfiguration: Sendable {
         case nil: cabac = p.profile != .constrainedBaseline
         }
 
+        var warnings: [String] = []
+        guard (1...16).contains(p.referenceFrameCount) else { throw .invalidReferenceCount(p.referenceFrameCount) }
+        let l0 = max(1, caps.maxReferencesL0)
+        let references = min(p.referenceFrameCount, l0)
+        if references < p.referenceFrameCount {
+            warnings.append("\(driver) takes \(l0) list-0 reference(s) (VAConfigAttribEncMaxRefFrames): \(references) used, not \(p.referenceFrameCount)")
+        }
+        var bFrames = 0
         if p.allowFrameReordering {
-            if caps.maxReferencesL1 == 0 {
-                throw .frameReorderingUnsupported("the driver reports no list-1 references (VAConfigAttribEncMaxRefFrames L1 = 0), so no B-frames")
+            guard (0...16).contains(p.maxConsecutiveBFrames) else { throw .frameReorderingUnsupported("\(p.maxConsecutiveBFrames) B-frames: 0...16") }
+            bFrames = p.maxConsecutiveBFrames
+            if bFrames > 0 && caps.maxReferencesL1 == 0 {
+                warnings.append("\(driver) reports no list-1 references on \(caps.entrypointName) (VAConfigAttribEncMaxRefFrames L1 = 0): "
+                                + "no B-frames, P pictures only")
+                bFrames = 0
+            } else if bFrames > 0 && p.profile == .constrainedBaseline {
+                warnings.append("Constrained Baseline has no B slices (A.2.1): P pictures only")
+                bFrames = 0
             }
-            throw .frameReorderingUnsupported("the driver has list-1 references, but B-frame planning is not implemented yet")
         }
 
-        let depth = p.framesInFlight ?? (p.realTime ? 1 : 3)
+        var depth = p.framesInFlight ?? (p.realTime ? 1 : 3)
         guard (1...16).contains(depth) else { throw .invalidFramesInFlight(depth) }
+        if let delay = p.maxFrameDelayCount {
+            guard delay >= 0 else { throw .invalidFramesInFlight(delay) }
+            // Frames held: B pictures waiting for their anchor plus all but one of those with the driver.
+            bFrames = min(bFrames, delay)
+            depth = max(1, min(depth, delay - bFrames + 1))
+        }
+        let gop = H264GOPPlanner.Configuration(
+            maxKeyFrameInterval: p.maxKeyFrameInterval, maxKeyFrameIntervalDuration: p.maxKeyFrameIntervalDuration,
+            bFrames: bFrames, bPyramid: p.bPyramid && bFrames > 1, openGOP: p.allowOpenGOP, referenceCount: references,
+            framesInFlight: depth)
 
         let mbW = (width + 15) / 16, mbH = (height + 15) / 16
         let high = p.profile == .high
         let level: Int
         if let asked = p.level {
             guard let entry = H264Level.all.first(where: { $0.idc == asked }),
-                  entry.fits(widthInMbs: mbW, heightInMbs: mbH, framesPerSecond: rate, bitsPerSecond: bits, high: high) else { throw .invalidLevel(asked) }
+                  entry.fits(widthInMbs: mbW, heightInMbs: mbH, framesPerSecond: rate, bitsPerSecond: bits, high: high,
+                                 dpbFrames: gop.maxDecFrameBuffering) else { throw .invalidLevel(asked) }
             level = entry.idc
         } else {
-            guard let entry = H264Level.smallest(widthInMbs: mbW, heightInMbs: mbH, framesPerSecond: rate, bitsPerSecond: bits, high: high) else {
+            guard let entry = H264Level.smallest(widthInMbs: mbW, heightInMbs: mbH, framesPerSecond: rate, bitsPerSecond: bits, high: high,
+                                                 dpbFrames: gop.maxDecFrameBuffering) else {
                 throw .invalidLevel(0)
             }
             level = entry.idc
@@ -157,13 +211,43 @@ struct EncoderConfiguration: Sendable {
         frameRate = fraction
         maxKeyFrameInterval = p.maxKeyFrameInterval
         maxKeyFrameIntervalDuration = p.maxKeyFrameIntervalDuration
-        referenceCount = max(1, min(caps.maxReferencesL0, 1))
+        referenceCount = references
         framesInFlight = depth
+        self.capabilities = caps
+        self.driver = driver
+        packedHeaders = caps.packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE | VA_ENC_PACKED_HEADER_MISC)
+        self.bFrames = gop.bFrames
+        bPyramid = gop.bPyramid
+        openGOP = gop.openGOP
+        rateControlWindow = window
+        colourDescription = height >= 720 ? (1, 1, 1) : (6, 6, 6)
+        self.warnings = warnings
+        gopConfiguration = gop
     }
 
-    var plannerConfiguration: H264ReferencePlanner.Configuration {
-        .init(maxKeyFrameInterval: maxKeyFrameInterval, maxKeyFrameIntervalDuration: maxKeyFrameIntervalDuration,
-              referenceCount: referenceCount, reconstructedSlots: referenceCount + framesInFlight,
-              log2MaxFrameNum: log2MaxFrameNum, log2MaxPicOrderCntLsb: log2MaxPicOrderCntLsb)
+    /// The GOP planner's settings (sizes of the DPB and reorder depth come from it).
+    let gopConfiguration: H264GOPPlanner.Configuration
+
+    var plannerConfiguration: H264GOPPlanner.Configuration {
+        var c = gopConfiguration
+        c.log2MaxFrameNum = log2MaxFrameNum
+        c.log2MaxPicOrderCntLsb = log2MaxPicOrderCntLsb
+        return c
     }
+    var maxNumRefFrames: Int { gopConfiguration.maxNumRefFrames }
+
+    /// QP of a picture at CQP: B pictures at 1.2 times the P QP (FFmpeg's default b_quant_factor for VA-API,
+    /// rounded as it rounds); with a rate controller, the driver's initial QP (26).
+    func quantizer(for type: H264GOPPlanner.PictureType) -> Int {
+        guard rateControl == .constantQP else { return 26 }
+        return type == .b ? min(51, max(1, Int(1.2 * Double(quantizer) + 0.5))) : quantizer
+    }
+    var maxNumReorderFrames: Int { gopConfiguration.maxNumReorderFrames }
+    var maxDecFrameBuffering: Int { gopConfiguration.maxDecFrameBuffering }
+    var vaEntrypoint: VAEntrypoint { capabilities.entrypoint }
+    /// Sends packed SPS and PPS (VA_ENC_PACKED_HEADER_SEQUENCE).
+    var sendsPackedSequence: Bool { packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SEQUENCE) != 0 }
+    var sendsPackedSlice: Bool { packedHeaders & UInt32(VA_ENC_PACKED_HEADER_SLICE) != 0 }
+    /// Sends SEI as raw data (VA_ENC_PACKED_HEADER_MISC).
+    var sendsPackedSEI: Bool { packedHeaders & UInt32(VA_ENC_PACKED_HEADER_MISC) != 0 }
 }

@@ -1,107 +1,118 @@
 import CLibVA
 import VideoAcceleration
 
-/// The VA parameter buffers for one picture (va_enc_h264.h), filled from the resolved configuration
-/// and the reference planner's plan. Plain values; creating the VA buffers is the encoder's job.
+/// The VA parameter buffers for one picture (va_enc_h264.h), filled from the stream's headers and the
+/// GOP planner's plan. Plain values; creating the VA buffers is the encoder's job. Like FFmpeg's
+/// vaapi_encode_h264.c, this only maps syntax to VA structures.
 struct H264EncodeParameters {
-    let configuration: EncoderConfiguration
+    let headers: H264StreamHeaders
+    var configuration: EncoderConfiguration { headers.configuration }
+    /// Bit rate and frame rate in force; they may change between pictures (``H264VAEncoder/update(rate:)``).
+    var rate: H264RateSettings
 
-    /// VAEncSequenceParameterBufferH264: the SPS the driver writes (7.3.2.1.1) and its GOP hints.
+    init(headers: H264StreamHeaders) {
+        self.headers = headers
+        rate = H264RateSettings(configuration: headers.configuration)
+    }
+
+    /// VAEncSequenceParameterBufferH264: the SPS (7.3.2.1.1) and its GOP hints.
     func sequence() -> VAEncSequenceParameterBufferH264 {
-        let c = configuration
+        let c = configuration, sps = headers.sps, vui = sps.vui
         var s = VAEncSequenceParameterBufferH264()
-        s.seq_parameter_set_id = 0
-        s.level_idc = UInt8(c.levelIdc)
-        // Frames from one I/IDR picture to the next; 0 means only the first (va_enc_h264.h).
-        s.intra_period = UInt32(c.maxKeyFrameInterval)
-        s.intra_idr_period = UInt32(c.maxKeyFrameInterval)
-        s.ip_period = 1  // no B-frames
-        s.bits_per_second = UInt32(c.bitsPerSecond)
-        s.max_num_ref_frames = UInt32(c.referenceCount)
-        s.picture_width_in_mbs = UInt16(c.widthInMbs)
-        s.picture_height_in_mbs = UInt16(c.heightInMbs)
-        s.seq_fields.bits.chroma_format_idc = 1
-        s.seq_fields.bits.frame_mbs_only_flag = 1
-        s.seq_fields.bits.direct_8x8_inference_flag = 1
-        s.seq_fields.bits.log2_max_frame_num_minus4 = UInt32(c.log2MaxFrameNum - 4)
-        s.seq_fields.bits.pic_order_cnt_type = 0
-        s.seq_fields.bits.log2_max_pic_order_cnt_lsb_minus4 = UInt32(c.log2MaxPicOrderCntLsb - 4)
-        // Cropping in units of 2 luma samples for 4:2:0 frames (CropUnitX/Y, 7.4.2.1.1).
-        let cropRight = (c.codedWidth - c.width) / 2, cropBottom = (c.codedHeight - c.height) / 2
-        if cropRight > 0 || cropBottom > 0 {
+        s.seq_parameter_set_id = UInt8(sps.seqParameterSetId)
+        s.level_idc = sps.levelIdc
+        // Frames from one I picture to the next and from one IDR to the next. Never 0: some drivers divide
+        // by these. With no limit, the largest multiple of ip_period that fits 16 bits, as a "never".
+        let ipPeriod = c.bFrames + 1
+        let keyInterval = c.maxKeyFrameInterval > 0 ? c.maxKeyFrameInterval : (65535 / ipPeriod) * ipPeriod
+        s.intra_period = UInt32(keyInterval)
+        s.intra_idr_period = UInt32(c.openGOP ? (65535 / ipPeriod) * ipPeriod : keyInterval)
+        s.ip_period = UInt32(ipPeriod)
+        s.bits_per_second = UInt32(rate.bitsPerSecond)
+        s.max_num_ref_frames = UInt32(sps.maxNumRefFrames)
+        s.picture_width_in_mbs = UInt16(sps.picWidthInMbs)
+        s.picture_height_in_mbs = UInt16(sps.frameHeightInMbs)
+        s.seq_fields.bits.chroma_format_idc = UInt32(sps.chromaFormatIdc)
+        s.seq_fields.bits.frame_mbs_only_flag = sps.frameMbsOnlyFlag ? 1 : 0
+        s.seq_fields.bits.direct_8x8_inference_flag = sps.direct8x8InferenceFlag ? 1 : 0
+        s.seq_fields.bits.log2_max_frame_num_minus4 = UInt32(sps.log2MaxFrameNumMinus4)
+        s.seq_fields.bits.pic_order_cnt_type = UInt32(sps.picOrderCntType)
+        s.seq_fields.bits.log2_max_pic_order_cnt_lsb_minus4 = UInt32(sps.log2MaxPicOrderCntLsbMinus4)
+        if sps.frameCroppingFlag {
             s.frame_cropping_flag = 1
-            s.frame_crop_right_offset = UInt32(cropRight)
-            s.frame_crop_bottom_offset = UInt32(cropBottom)
+            s.frame_crop_left_offset = UInt32(sps.frameCropLeftOffset)
+            s.frame_crop_right_offset = UInt32(sps.frameCropRightOffset)
+            s.frame_crop_top_offset = UInt32(sps.frameCropTopOffset)
+            s.frame_crop_bottom_offset = UInt32(sps.frameCropBottomOffset)
         }
-        // VUI timing (E.2.1): a frame lasts two ticks of time_scale.
-        s.vui_parameters_present_flag = 1
-        s.vui_fields.bits.timing_info_present_flag = 1
-        s.vui_fields.bits.fixed_frame_rate_flag = 1
-        s.vui_fields.bits.bitstream_restriction_flag = 1
-        s.vui_fields.bits.log2_max_mv_length_horizontal = 15
-        s.vui_fields.bits.log2_max_mv_length_vertical = 15
-        s.vui_fields.bits.motion_vectors_over_pic_boundaries_flag = 1
-        s.num_units_in_tick = UInt32(c.frameRate.denominator)
-        s.time_scale = UInt32(2 * c.frameRate.numerator)
+        s.vui_parameters_present_flag = sps.vuiParametersPresentFlag ? 1 : 0
+        s.vui_fields.bits.aspect_ratio_info_present_flag = vui.aspectRatioInfoPresentFlag ? 1 : 0
+        s.aspect_ratio_idc = vui.aspectRatioIdc
+        s.vui_fields.bits.timing_info_present_flag = vui.timingInfoPresentFlag ? 1 : 0
+        s.vui_fields.bits.fixed_frame_rate_flag = vui.fixedFrameRateFlag ? 1 : 0
+        s.vui_fields.bits.bitstream_restriction_flag = vui.bitstreamRestrictionFlag ? 1 : 0
+        s.vui_fields.bits.log2_max_mv_length_horizontal = UInt32(vui.log2MaxMvLengthHorizontal)
+        s.vui_fields.bits.log2_max_mv_length_vertical = UInt32(vui.log2MaxMvLengthVertical)
+        s.vui_fields.bits.motion_vectors_over_pic_boundaries_flag = vui.motionVectorsOverPicBoundariesFlag ? 1 : 0
+        s.num_units_in_tick = vui.numUnitsInTick
+        s.time_scale = vui.timeScale
         return s
     }
 
     /// VAEncPictureParameterBufferH264: the PPS (7.3.2.2) and this picture's place among the references.
-    func picture(_ plan: H264ReferencePlanner.PicturePlan, reconstructed: (Int) -> VASurfaceID, codedBuffer: VABufferID) -> VAEncPictureParameterBufferH264 {
-        let c = configuration
+    func picture(_ plan: H264GOPPlanner.PicturePlan, reconstructed: (Int) -> VASurfaceID, codedBuffer: VABufferID) -> VAEncPictureParameterBufferH264 {
+        let pps = headers.pps
         var p = VAEncPictureParameterBufferH264()
         p.CurrPic = Self.picture(surface: reconstructed(plan.reconstructedSlot), frameNum: plan.frameNum, picOrderCnt: plan.picOrderCnt, reference: false)
-        Self.fill(&p.ReferenceFrames, count: 16, with: plan.references.map {
-            Self.picture(surface: reconstructed($0.slot), frameNum: $0.frameNum, picOrderCnt: $0.picOrderCnt, reference: true)
-        })
+        Self.fill(&p.ReferenceFrames, count: 16, with: plan.referenceFrames.map { Self.picture($0, reconstructed) })
         p.coded_buf = codedBuffer
-        p.pic_parameter_set_id = 0
-        p.seq_parameter_set_id = 0
+        p.pic_parameter_set_id = UInt8(pps.picParameterSetId)
+        p.seq_parameter_set_id = UInt8(pps.seqParameterSetId)
         p.last_picture = 0
         p.frame_num = UInt16(plan.frameNum)
-        p.pic_init_qp = UInt8(c.rateControl == .constantQP ? c.quantizer : 26)
-        p.num_ref_idx_l0_active_minus1 = UInt8(max(0, c.referenceCount - 1))
-        p.num_ref_idx_l1_active_minus1 = 0
+        p.pic_init_qp = UInt8(26 + pps.picInitQpMinus26)
+        p.num_ref_idx_l0_active_minus1 = UInt8(pps.numRefIdxL0DefaultActiveMinus1)
+        p.num_ref_idx_l1_active_minus1 = UInt8(pps.numRefIdxL1DefaultActiveMinus1)
         p.pic_fields.bits.idr_pic_flag = plan.isIDR ? 1 : 0
-        // nal_ref_idc: any non-zero value marks a reference (7.4.1); 1 as FFmpeg and the Intel drivers use.
-        p.pic_fields.bits.reference_pic_flag = plan.isReference ? 1 : 0
-        p.pic_fields.bits.entropy_coding_mode_flag = c.cabac ? 1 : 0
-        p.pic_fields.bits.transform_8x8_mode_flag = c.profile == .high ? 1 : 0
-        p.pic_fields.bits.deblocking_filter_control_present_flag = 1
+        p.pic_fields.bits.reference_pic_flag = UInt32(min(plan.nalRefIdc, 1))
+        p.pic_fields.bits.entropy_coding_mode_flag = pps.entropyCodingModeFlag ? 1 : 0
+        p.pic_fields.bits.transform_8x8_mode_flag = pps.transform8x8ModeFlag ? 1 : 0
+        p.pic_fields.bits.deblocking_filter_control_present_flag = pps.deblockingFilterControlPresentFlag ? 1 : 0
         return p
     }
 
-    /// VAEncSliceParameterBufferH264: one slice of the whole picture (7.3.3).
-    func slice(_ plan: H264ReferencePlanner.PicturePlan, reconstructed: (Int) -> VASurfaceID) -> VAEncSliceParameterBufferH264 {
-        let c = configuration
+    /// VAEncSliceParameterBufferH264: one slice of the whole picture (7.3.3), the same header the packed slice carries.
+    func slice(_ plan: H264GOPPlanner.PicturePlan, reconstructed: (Int) -> VASurfaceID) -> VAEncSliceParameterBufferH264 {
+        let c = configuration, h = headers.sliceHeader(plan)
         var s = VAEncSliceParameterBufferH264()
-        s.macroblock_address = 0
+        s.macroblock_address = UInt32(h.firstMbInSlice)
         s.num_macroblocks = UInt32(c.widthInMbs * c.heightInMbs)
         s.macroblock_info = VABufferID(VA_INVALID_ID)
-        s.slice_type = plan.isIntra ? 2 : 0  // I : P (Table 7-6)
-        s.pic_parameter_set_id = 0
-        s.idr_pic_id = UInt16(plan.idrPicId)
-        s.pic_order_cnt_lsb = UInt16(plan.picOrderCntLsb)
+        s.slice_type = UInt8(h.sliceTypeRaw % 5)
+        s.pic_parameter_set_id = UInt8(h.picParameterSetId)
+        s.idr_pic_id = UInt16(h.idrPicId)
+        s.pic_order_cnt_lsb = UInt16(h.picOrderCntLsb)
+        // Only B slices carry it; FFmpeg sets it on every slice buffer, and so does vtk.
         s.direct_spatial_mv_pred_flag = 1
-        s.num_ref_idx_active_override_flag = 0
-        s.num_ref_idx_l0_active_minus1 = UInt8(max(0, c.referenceCount - 1))
-        Self.fill(&s.RefPicList0, count: 32, with: plan.references.map {
-            Self.picture(surface: reconstructed($0.slot), frameNum: $0.frameNum, picOrderCnt: $0.picOrderCnt, reference: true)
-        })
-        Self.fill(&s.RefPicList1, count: 32, with: [])
-        s.cabac_init_idc = 0
-        s.slice_qp_delta = 0  // the picture's QP is pic_init_qp
-        s.disable_deblocking_filter_idc = 0
+        s.num_ref_idx_active_override_flag = h.numRefIdxActiveOverrideFlag ? 1 : 0
+        s.num_ref_idx_l0_active_minus1 = UInt8(h.numRefIdxL0ActiveMinus1)
+        s.num_ref_idx_l1_active_minus1 = UInt8(h.numRefIdxL1ActiveMinus1)
+        Self.fill(&s.RefPicList0, count: 32, with: plan.list0.map { Self.picture($0, reconstructed) })
+        Self.fill(&s.RefPicList1, count: 32, with: plan.list1.map { Self.picture($0, reconstructed) })
+        s.cabac_init_idc = UInt8(h.cabacInitIdc)
+        s.slice_qp_delta = Int8(h.sliceQpDelta)
+        s.disable_deblocking_filter_idc = UInt8(h.disableDeblockingFilterIdc)
+        s.slice_alpha_c0_offset_div2 = Int8(h.sliceAlphaC0OffsetDiv2)
+        s.slice_beta_offset_div2 = Int8(h.sliceBetaOffsetDiv2)
         return s
     }
 
     /// VAEncMiscParameterRateControl for CBR and VBR (va.h).
     func rateControl() -> VAEncMiscParameterRateControl {
-        let c = configuration
         var r = VAEncMiscParameterRateControl()
-        r.bits_per_second = UInt32(c.bitsPerSecond)
-        r.target_percentage = UInt32(c.targetPercentage)
-        r.window_size = 1000  // ms
+        r.bits_per_second = UInt32(rate.bitsPerSecond)
+        r.target_percentage = UInt32(rate.targetPercentage)
+        r.window_size = UInt32(configuration.rateControlWindow)  // ms
         r.initial_qp = 0
         r.min_qp = 0
         r.max_qp = 0  // 0: the driver's own limits
@@ -112,16 +123,16 @@ struct H264EncodeParameters {
     /// VAEncMiscParameterFrameRate: numerator in bits 0-15, denominator in bits 16-31 (va.h).
     func frameRate() -> VAEncMiscParameterFrameRate {
         var f = VAEncMiscParameterFrameRate()
-        let rate = configuration.frameRate
-        f.framerate = UInt32(rate.numerator) | (rate.denominator == 1 ? 0 : UInt32(rate.denominator) << 16)
+        let fraction = rate.frameRate
+        f.framerate = UInt32(fraction.numerator) | UInt32(fraction.denominator) << 16
         return f
     }
 
     /// VAEncMiscParameterHRD: a one-second coded picture buffer, three quarters full at the start.
     func hrd() -> VAEncMiscParameterHRD {
         var h = VAEncMiscParameterHRD()
-        h.buffer_size = UInt32(configuration.bitsPerSecond)
-        h.initial_buffer_fullness = UInt32(configuration.bitsPerSecond / 4 * 3)
+        h.buffer_size = UInt32(rate.bitsPerSecond)
+        h.initial_buffer_fullness = UInt32(rate.bitsPerSecond / 4 * 3)
         return h
     }
 
@@ -135,6 +146,10 @@ struct H264EncodeParameters {
         p.TopFieldOrderCnt = Int32(picOrderCnt)
         p.BottomFieldOrderCnt = Int32(picOrderCnt)
         return p
+    }
+
+    static func picture(_ ref: H264GOPPlanner.Reference, _ reconstructed: (Int) -> VASurfaceID) -> VAPictureH264 {
+        picture(surface: reconstructed(ref.slot), frameNum: ref.frameNum, picOrderCnt: ref.picOrderCnt, reference: true)
     }
 
     static var invalidPicture: VAPictureH264 {
@@ -151,5 +166,25 @@ struct H264EncodeParameters {
             let list = raw.bindMemory(to: VAPictureH264.self)
             for i in 0..<count { list[i] = i < pictures.count ? pictures[i] : invalidPicture }
         }
+    }
+}
+
+/// Bit rate and frame rate, which VideoToolbox lets a caller change mid-stream; a change goes to the
+/// driver in new misc parameter buffers with the next picture.
+struct H264RateSettings: Equatable, Sendable {
+    /// For CBR the average, for VBR the peak (VAEncMiscParameterRateControl.bits_per_second).
+    var bitsPerSecond: Int
+    /// VBR: average as a percentage of the peak; 100 for CBR.
+    var targetPercentage: Int
+    var frameRate: (numerator: Int, denominator: Int)
+
+    init(configuration c: EncoderConfiguration) {
+        bitsPerSecond = c.bitsPerSecond
+        targetPercentage = c.targetPercentage
+        frameRate = c.frameRate
+    }
+
+    static func == (a: H264RateSettings, b: H264RateSettings) -> Bool {
+        a.bitsPerSecond == b.bitsPerSecond && a.targetPercentage == b.targetPercentage && a.frameRate == b.frameRate
     }
 }

@@ -25,6 +25,8 @@ public final class DecompressionSession: @unchecked Sendable {
     private var process = H264DecodingProcess()
     private var assembler = AccessUnitAssembler()
     private var crop = (x: 0, y: 0, width: 0, height: 0)
+    /// The format description of the last sample that carried one.
+    private var sampleFormat: FormatDescription?
     private var isInvalidated = false
     private let queue = DispatchQueue(label: "vtk.decompression")
     private let group = DispatchGroup()
@@ -41,7 +43,7 @@ public final class DecompressionSession: @unchecked Sendable {
     ///   - outputFormat: NV12 (VA's own layout) or I420.
     public convenience init(formatDescription: FormatDescription?, device: VADeviceChoice = .automatic,
                             outputFormat: PixelFormat = .nv12) throws {
-        try self.init(formatDescription: formatDescription, connection: VADisplayConnection.open(device), outputFormat: outputFormat)
+        try self.init(formatDescription: formatDescription, connection: VADisplayConnection.open(device, for: .decode(nil)), outputFormat: outputFormat)
     }
 
     public init(formatDescription: FormatDescription?, connection: VADisplayConnection, outputFormat: PixelFormat = .nv12) throws {
@@ -53,6 +55,7 @@ public final class DecompressionSession: @unchecked Sendable {
             self.formatDescription = formatDescription
             for unit in formatDescription.sequenceParameterSets + formatDescription.pictureParameterSets { _ = assembler.push(unit) }
             _ = assembler.finish()
+            sampleFormat = formatDescription
         }
     }
 
@@ -67,6 +70,11 @@ public final class DecompressionSession: @unchecked Sendable {
 
     /// Decodes one sample (one access unit) and returns the frames it made ready, in display order.
     public func decode(_ sample: SampleBuffer) throws -> [DecodedFrame] {
+        // A sample whose format description is new brings its parameter sets, as an encoder's samples do.
+        if let format = sample.formatDescription, format != sampleFormat {
+            sampleFormat = format
+            for unit in format.sequenceParameterSets + format.pictureParameterSets { _ = assembler.push(unit) }
+        }
         let units: [NALUnit]
         do { units = try sample.nalUnits() } catch {
             record("sample at \(sample.presentationTime): \(error)")

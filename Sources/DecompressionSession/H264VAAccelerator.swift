@@ -14,6 +14,8 @@ final class H264VAAccelerator {
     private var pool: VASurfacePool?
     private var surfaceOf: [PictureID: VASurfaceID] = [:]
     private var codedWidth = 0
+    /// Pictures whose vaSyncSurface answered VA_STATUS_ERROR_DECODING_ERROR (read back and flagged, not dropped).
+    private var syncReportedErrors = Set<PictureID>()
     private var codedHeight = 0
 
     init(connection: VADisplayConnection) {
@@ -29,6 +31,23 @@ final class H264VAAccelerator {
         case 77: return VAProfileH264Main
         case 100: return VAProfileH264High
         default: throw .unsupportedFormat("H.264 profile_idc \(sps.profileIdc) (\(H264Profile(sps: sps).name))")
+        }
+    }
+
+    /// A plain Baseline picture goes to the driver as Main (VA has no Baseline profile), which is right only
+    /// without the Baseline tools Main lacks (A.2.1, A.2.2): slice groups (FMO), arbitrary slice order (ASO)
+    /// and redundant slices. Such a picture is refused by name rather than decoded wrong.
+    static func checkBaselineAsMain(_ request: PictureDecodeRequest) throws(DecompressionError) {
+        guard request.sps.profileIdc == 66 && !request.sps.constraintSet1Flag else { return }
+        var tools: [String] = []
+        if request.pps.numSliceGroupsMinus1 > 0 { tools.append("slice groups (FMO)") }
+        if request.pps.redundantPicCntPresentFlag && request.slices.contains(where: { $0.slice.header.redundantPicCnt > 0 }) {
+            tools.append("redundant slices")
+        }
+        let starts = request.slices.map(\.slice.header.firstMbInSlice)
+        if zip(starts, starts.dropFirst()).contains(where: { $0 >= $1 }) { tools.append("arbitrary slice order (ASO)") }
+        guard tools.isEmpty else {
+            throw .unsupportedFormat("a Baseline picture (\(request.picture.decodeIndex)) uses \(tools.joined(separator: ", ")), which VA's Main decoding cannot do")
         }
     }
 
@@ -64,6 +83,7 @@ final class H264VAAccelerator {
     /// Sends one picture to the hardware.
     func decode(_ request: PictureDecodeRequest) throws {
         guard let context, var pool else { throw DecompressionError.invalidated }
+        try Self.checkBaselineAsMain(request)
         guard let target = pool.acquire() else {
             // Cannot happen when the pool is sized from the DPB; fail loudly rather than overwrite a reference.
             throw DecompressionError.internalInconsistency("no free surface for \(request.picture.id)")
@@ -96,6 +116,7 @@ final class H264VAAccelerator {
     /// NV12 is copied out as it is; I420 is converted while it is copied out (one pass over the pixels).
     func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat = .nv12) throws -> PixelBuffer {
         guard let surface = surfaceOf[picture] else { throw DecompressionError.internalInconsistency("no surface for \(picture)") }
+        if try VASurfaceErrors.sync(connection, surface: surface) { syncReportedErrors.insert(picture) }
         switch format {
         case .nv12:
             return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
@@ -110,8 +131,11 @@ final class H264VAAccelerator {
     }
 
     /// Macroblocks the driver reports in error for a decoded picture (0 when clean; nil when it does not say).
+    /// A picture whose sync reported VA_STATUS_ERROR_DECODING_ERROR counts at least one.
     func macroblocksInError(_ picture: PictureID) -> Int? {
-        surfaceOf[picture].flatMap { VASurfaceErrors.macroblocksInError(connection, surface: $0) }
+        let reported = surfaceOf[picture].flatMap { VASurfaceErrors.macroblocksInError(connection, surface: $0) }
+        guard syncReportedErrors.remove(picture) != nil else { return reported }
+        return max(1, reported ?? 1)
     }
 
     /// The picture left the DPB and has been output (or never will be): its surface is free again.

@@ -31,6 +31,21 @@ public struct SEIMessage: Hashable, Sendable {
         }
         return messages
     }
+
+    /// An SEI NAL unit carrying `messages` (7.3.2.3): type and size in 255-steps, payloads, trailing bits.
+    public static func nalUnit(_ messages: [SEIMessage]) -> NALUnit {
+        var rbsp: [UInt8] = []
+        for m in messages {
+            var type = m.payloadType, size = m.payload.count
+            while type >= 255 { rbsp.append(0xFF); type -= 255 }
+            rbsp.append(UInt8(type))
+            while size >= 255 { rbsp.append(0xFF); size -= 255 }
+            rbsp.append(UInt8(size))
+            rbsp += m.payload
+        }
+        rbsp.append(0x80)
+        return NALUnit([NALUnitHeader(nalRefIdc: 0, nalUnitType: .sei).byte] + EmulationPrevention.insert(rbsp))
+    }
 }
 
 /// recovery_point() SEI (D.1.8): decoding can start at this access unit; pictures are right from
@@ -54,6 +69,17 @@ public struct RecoveryPoint: Hashable, Sendable {
         exactMatchFlag = try r.flag()
         brokenLinkFlag = try r.flag()
         changingSliceGroupIdc = Int(try r.u(2))
+    }
+
+    /// The message (D.1.8), its payload padded to a byte with a one bit and zeros (D.1).
+    public var message: SEIMessage {
+        var w = BitWriter()
+        w.ue(recoveryFrameCnt)
+        w.flag(exactMatchFlag)
+        w.flag(brokenLinkFlag)
+        w.u(2, changingSliceGroupIdc)
+        if !w.isByteAligned { w.u(1, 1); w.alignWithZeros() }
+        return SEIMessage(payloadType: SEIMessage.recoveryPointType, payload: w.bytes)
     }
 
     /// The recovery point of an SEI NAL unit, if it has one.

@@ -64,18 +64,20 @@ public final class MP4Writer {
 
     /// Appends one sample. Times are converted to the writer's timescale; an invalid decode time means
     /// "same as the presentation time" (no reordering), an invalid duration is taken from the next sample.
+    /// `dependsOnOthers` and `isDependedOnByOthers` (the sample's VideoToolbox attachments) go to `sdtp` when given.
     public func append(_ data: [UInt8], presentationTime: MediaTime, decodeTime: MediaTime = .invalid,
-                       duration: MediaTime = .invalid, isSync: Bool) throws(MP4Error) {
+                       duration: MediaTime = .invalid, isSync: Bool, dependsOnOthers: Bool? = nil, isDependedOnByOthers: Bool? = nil) throws(MP4Error) {
         func ticks(_ t: MediaTime) -> Int64? { t.isNumeric ? t.converted(to: timescale).value : nil }
         let previous = samples.last
         let dts = ticks(decodeTime) ?? ticks(presentationTime) ?? previous.map { $0.decodeTime + (lastDuration ?? 0) } ?? 0
         let pts = ticks(presentationTime) ?? dts
-        try append(data, presentationTicks: pts, decodeTicks: dts, durationTicks: ticks(duration), isSync: isSync)
+        try append(data, presentationTicks: pts, decodeTicks: dts, durationTicks: ticks(duration), isSync: isSync,
+                   dependsOnOthers: dependsOnOthers, isDependedOnByOthers: isDependedOnByOthers)
     }
 
     /// Appends one sample with times already in the writer's timescale.
     public func append(_ data: [UInt8], presentationTicks: Int64, decodeTicks: Int64, durationTicks: Int64? = nil,
-                       isSync: Bool) throws(MP4Error) {
+                       isSync: Bool, dependsOnOthers: Bool? = nil, isDependedOnByOthers: Bool? = nil) throws(MP4Error) {
         guard !finished else { throw .invalidWriterInput("append after finish()") }
         guard !data.isEmpty, data.count <= Int(UInt32.max) else { throw .invalidWriterInput("sample \(samples.count) has \(data.count) bytes") }
         if let previous = samples.last {
@@ -101,7 +103,8 @@ public final class MP4Writer {
         chunks[chunks.count - 1].sampleCount += 1
         chunkBytes += size
         dataSize += size
-        samples.append(WrittenSample(size: UInt32(data.count), decodeTime: decodeTicks, presentationTime: presentationTicks, isSync: isSync))
+        samples.append(WrittenSample(size: UInt32(data.count), decodeTime: decodeTicks, presentationTime: presentationTicks, isSync: isSync,
+                                     dependsOnOthers: dependsOnOthers, isDependedOnByOthers: isDependedOnByOthers))
     }
 
     /// Writes the movie box and closes the file.

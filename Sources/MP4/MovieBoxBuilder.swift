@@ -6,6 +6,9 @@ struct WrittenSample {
     var decodeTime: Int64
     var presentationTime: Int64
     var isSync: Bool
+    /// sample_depends_on and sample_is_depended_on (8.6.4.3): nil when unknown.
+    var dependsOnOthers: Bool? = nil
+    var isDependedOnByOthers: Bool? = nil
 }
 
 /// A run of samples stored back to back in `mdat`.
@@ -184,6 +187,17 @@ struct MovieBoxBuilder {
                 w.fullBox("stss") { w in
                     w.u32(UInt32(sync.count))
                     for i in sync { w.u32(UInt32(i + 1)) }
+                }
+            }
+            // sdtp (8.6.4): per sample, whether it is predicted and whether others are predicted from it, so a
+            // player can drop the non-reference B pictures first.
+            if samples.contains(where: { $0.dependsOnOthers != nil || $0.isDependedOnByOthers != nil }) {
+                w.fullBox("sdtp") { w in
+                    for s in samples {
+                        let dependsOn: UInt8 = s.dependsOnOthers.map { $0 ? 1 : 2 } ?? 0
+                        let dependedOn: UInt8 = s.isDependedOnByOthers.map { $0 ? 1 : 2 } ?? 0
+                        w.u8(dependsOn << 4 | dependedOn << 2)
+                    }
                 }
             }
             // stsc: runs of chunks with the same sample count.

@@ -107,7 +107,7 @@ enum DecodeCommand {
         if let limit = frameLimit { expectedFrames = min(expectedFrames ?? limit, limit) }
 
         let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(device) } catch {
+        do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
             throw CommandFailure(.device, "vtk decode: cannot open VA device '\(device)': \(error)")
         }
         let session: DecompressionSession

@@ -9,7 +9,7 @@ import VTKMedia
 enum EncodeCommand {
     static let name = "encode"
     static let summary = "NV12/I420 or Y4M frames -> H.264 (Annex B, or MP4)"
-    static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--profile constrained-baseline|main|high] [--device auto|soft|PATH]"
+    static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--bframes N [--b-pyramid]] [--refs N] [--profile constrained-baseline|main|high] [--device auto|soft|PATH]"
     static let examples = [
         "vtk encode raw.yuv --size 1280x720 --fps 30000/1001 -o out.h264",
         "vtk encode in.y4m --bitrate 2M --rc cbr -o out.mp4 --faststart",
@@ -49,7 +49,7 @@ enum EncodeCommand {
         }
 
         let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(options.device) } catch {
+        do { connection = try VADisplayConnection.open(options.device, for: .encode) } catch {
             throw CommandFailure(.device, "vtk encode: cannot open VA device '\(options.device)': \(error)")
         }
         let session: CompressionSession
@@ -60,13 +60,14 @@ enum EncodeCommand {
             throw CommandFailure(error.isDeviceProblem ? .device : .usage, "vtk encode: \(error)")
         }
         defer { session.invalidate() }
+        try options.report(session.warnings, command: name, quiet: quiet)
 
         let sink = try EncodedSampleSink(path: outputPath, mp4: mp4, faststart: parsed.has("faststart"), frameRate: source.frameRate, command: name)
         let progress = ProgressLine(label: "encode", quiet: quiet)
         let started = Clock.now()
         var frames = 0
         while frames < frameLimit ?? Int.max, let frame = try source.next() {
-            do { try sink.write(session.encodeFrame(frame)) } catch let failure as CommandFailure { throw failure } catch {
+            do { try sink.write(session.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(frames))) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk encode: frame \(frames): \(error)")
             }
             frames += 1
@@ -82,6 +83,8 @@ enum EncodeCommand {
         }
         var report = EncodeReport(source: source, output: outputPath, frames: frames, payloadBytes: sink.bytes,
                                   properties: options.properties, device: session.deviceDescription, seconds: Clock.now() - started)
+        report.entrypoint = session.entrypointName
+        report.packedHeaders = session.packedHeadersDescription
         if source.partialFrameBytes > 0 && frames < frameLimit ?? Int.max {
             report.warnings.append("\(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
                                    + "after \(frames) whole frame(s); the whole frames were encoded to \(outputPath)")
@@ -114,7 +117,8 @@ extension CompressionError {
     /// Problems of the device or driver (exit 4) rather than of the request (exit 2).
     var isDeviceProblem: Bool {
         switch self {
-        case .device, .deviceUnavailable, .driverOutput: return true
+        // A driver that lacks the profile or the rate-control mode is the device's limit, not a bad request.
+        case .device, .deviceUnavailable, .driverOutput, .unsupportedProfile, .unsupportedRateControl: return true
         default: return false
         }
     }
@@ -136,25 +140,29 @@ final class EncodedSampleSink {
         if !mp4 { annexB = try OutputFile(path, command: command) }
     }
 
-    /// The last format description seen, and the same with VUI timing added.
+    /// The last format description seen, and the same with VUI timing added (for drivers that write their
+    /// own SPS without timing).
     private var timed: (original: FormatDescription, withTiming: FormatDescription)?
+    private var written = 0
 
-    func write(_ samples: [EncodedSample]) throws(CommandFailure) {
+    func write(_ samples: [SampleBuffer]) throws(CommandFailure) {
         for var sample in samples {
-            if timed?.original != sample.formatDescription {
-                timed = (sample.formatDescription, sample.formatDescription.addingTiming(frameRate))
+            defer { written += 1 }
+            if let format = sample.formatDescription {
+                if timed?.original != format { timed = (format, format.addingTiming(frameRate)) }
+                sample.formatDescription = timed?.withTiming
             }
-            if let timed { sample.formatDescription = timed.withTiming }
             bytes += sample.data.count
             if let annexB {
                 do { try annexB.write(sample.annexB()) } catch let failure as CommandFailure { throw failure } catch {
-                    throw CommandFailure(.internalError, "vtk encode: sample \(sample.frameIndex): \(error)")
+                    throw CommandFailure(.internalError, "vtk encode: sample \(written): \(error)")
                 }
                 continue
             }
             if mp4Writer == nil {
                 do {
-                    mp4Writer = try MP4Writer(path: path, formatDescription: sample.formatDescription, timescale: Int32(frameRate.0), faststart: faststart)
+                    guard let format = sample.formatDescription else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
+                    mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
                 } catch {
                     throw CommandFailure(.output, "vtk encode: cannot write '\(path)': \(error)")
                 }
@@ -162,9 +170,10 @@ final class EncodedSampleSink {
             let duration = MediaTime(value: Int64(frameRate.1), timescale: Int32(frameRate.0))
             do {
                 try mp4Writer?.append(sample.data, presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
-                                      duration: duration, isSync: sample.isSync)
+                                      duration: duration, isSync: sample.isSync, dependsOnOthers: sample.attachments.dependsOnOthers,
+                                      isDependedOnByOthers: sample.attachments.isDependedOnByOthers)
             } catch {
-                throw CommandFailure(.output, "vtk encode: writing '\(path)' at sample \(sample.frameIndex): \(error)")
+                throw CommandFailure(.output, "vtk encode: writing '\(path)' at sample \(written): \(error)")
             }
         }
     }

@@ -1,4 +1,5 @@
 import CompressionSession
+import Foundation
 import VideoAcceleration
 import VTKMedia
 
@@ -10,6 +11,10 @@ struct EncodeOptions {
     var pixelFormat: PixelFormat = .i420
     var frameRate: (Int, Int)?
     var quiet = false
+    /// Display indices of frames to encode as IDRs (--force-idr).
+    var forcedKeyFrames: Set<Int> = []
+    /// Refuse (exit 2) rather than fall back when the driver cannot do what was asked (--strict).
+    var strict = false
 
     static let table: [OptionSpec] = [
         .value("--size", valueName: "WxH", help: "frame size of raw input (required for raw input)"),
@@ -18,7 +23,16 @@ struct EncodeOptions {
         .value("--qp", valueName: "N", help: "constant QP 0-51 (CQP); the default when no --bitrate is given is 26"),
         .value("--bitrate", valueName: "BPS", help: "target bit rate in bit/s, k and M suffixes allowed (e.g. 2M)"),
         .value("--rc", valueName: "cbr|vbr", help: "rate control with --bitrate (default: cbr)"),
-        .value("--keyint", valueName: "N", help: "frames from one IDR to the next (default: 60; 0 = only the first)"),
+        .value("--maxrate", valueName: "BPS", help: "with --rc vbr, the peak bit rate (default: the --bitrate)"),
+        .value("--keyint", valueName: "N", help: "frames from one key frame to the next (default: 60; 0 = only the first)"),
+        .value("--keyint-duration", valueName: "SECONDS", help: "at most this long from one key frame to the next"),
+        .flag("--open-gop", help: "key frames after the first are I pictures that earlier B-frames may reference (default: closed GOP, IDRs)"),
+        .value("--force-idr", valueName: "N,N…", help: "encode these frames (counted from 0) as IDRs"),
+        .value("--bframes", valueName: "N", help: "B-frames between anchors, 0-16 (default: 0); needs list-1 references in the driver"),
+        .flag("--b-pyramid", help: "the middle B-frame of each run is a reference"),
+        .value("--refs", valueName: "N", help: "references of a P-frame, 1-16 (default: 1; capped at the driver's list-0 limit)"),
+        .flag("--low-power", help: "prefer the low-power encoder (VAEntrypointEncSliceLP) to the full one"),
+        .flag("--strict", help: "exit 2 instead of falling back when the driver cannot do what was asked (e.g. B-frames without list 1)"),
         .value("--profile", valueName: "NAME", help: "constrained-baseline, main or high (default: high)"),
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
         .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
@@ -59,7 +73,35 @@ struct EncodeOptions {
             properties.averageBitRate = bits
             properties.rateControl = try values.choice("rc", ["cbr", "vbr"]) == "vbr" ? .variableBitRate : .constantBitRate
         }
+        if let text = parsed["maxrate"] {
+            guard properties.rateControl == .variableBitRate, let bits = Self.bitRate(text), bits >= (properties.averageBitRate ?? 0) else {
+                throw CommandFailure(.usage, "vtk \(command): --maxrate needs --rc vbr and a bit rate not below --bitrate, not '\(text)'")
+            }
+            properties.peakBitRate = bits
+        }
         properties.maxKeyFrameInterval = try values.int("keyint", range: 0...100_000) ?? 60
+        if let seconds = try values.double("keyint-duration", range: 0.001...100_000) {
+            properties.maxKeyFrameIntervalDuration = MediaTime(value: Int64((seconds * 1_000_000).rounded()), timescale: 1_000_000)
+        }
+        properties.allowOpenGOP = parsed.has("open-gop")
+        if let text = parsed["force-idr"] {
+            let numbers = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+                throw CommandFailure(.usage, "vtk \(command): --force-idr takes frame numbers from 0 separated by commas (e.g. 30,90), not '\(text)'")
+            }
+            forcedKeyFrames = Set(numbers.compactMap { $0 })
+        }
+        if let count = try values.int("bframes", range: 0...16) {
+            properties.allowFrameReordering = count > 0
+            properties.maxConsecutiveBFrames = count
+        }
+        properties.bPyramid = parsed.has("b-pyramid")
+        if parsed.has("b-pyramid") && !properties.allowFrameReordering {
+            throw CommandFailure(.usage, "vtk \(command): --b-pyramid needs --bframes 2 or more")
+        }
+        properties.referenceFrameCount = try values.int("refs", range: 1...16) ?? 1
+        properties.preferLowPower = parsed.has("low-power")
+        strict = parsed.has("strict")
         if let profile = try values.choice("profile", ["constrained-baseline", "main", "high"]) {
             properties.profile = profile == "main" ? .main : profile == "high" ? .high : .constrainedBaseline
         }
@@ -103,5 +145,16 @@ struct EncodeOptions {
             source.frameRate = frameRate
         }
         return source
+    }
+}
+
+extension EncodeOptions {
+    /// Prints the session's fallbacks as warnings; under --strict they are a usage error (exit 2).
+    func report(_ warnings: [String], command: String, quiet: Bool) throws(CommandFailure) {
+        guard !warnings.isEmpty else { return }
+        if strict {
+            throw CommandFailure(.usage, warnings.map { "vtk \(command): --strict: \($0)" }.joined(separator: "\n"))
+        }
+        if !quiet { StandardStreams.error(warnings.map { "vtk \(command): warning: \($0)\n" }.joined()) }
     }
 }

@@ -16,6 +16,9 @@ struct EncodeReport {
     let device: String
     let seconds: Double
     var warnings: [String] = []
+    /// The VA entrypoint the encode used, and the packed headers vtk sent.
+    var entrypoint = ""
+    var packedHeaders = ""
 
     /// CBR that misses its target by more than this fraction is reported as missed.
     static let cbrTolerance = 0.10
@@ -54,13 +57,14 @@ struct EncodeReport {
         let fps = seconds > 0 ? Double(frames) / seconds : 0
         var text = "vtk encode: \(frames) frames \(source.width)x\(source.height) -> \(name) (\(size)\(payloadBytes) B payload), "
             + "\(DeviceName.short(device)), \(String(format2: seconds)) s (\(String(format1: fps)) fps)\n"
+        let via = entrypoint.isEmpty ? "" : "\(entrypoint), packed headers \(packedHeaders), "
         if let target, let deviation {
             let sign = deviation >= 0 ? "+" : "-"
-            text += "vtk encode: \(rateControlName) target \(String(format1: Double(target) / 1000)) kbit/s, got \(String(format1: bitRate / 1000)) kbit/s "
+            text += "vtk encode: \(via)\(rateControlName) target \(String(format1: Double(target) / 1000)) kbit/s, got \(String(format1: bitRate / 1000)) kbit/s "
                 + "(\(sign)\(String(format1: abs(deviation) * 100))%)"
                 + (missedTarget ? ": missed by more than \(Int(Self.cbrTolerance * 100))%" : "") + "\n"
         } else {
-            text += "vtk encode: \(rateControlName), \(String(format1: bitRate / 1000)) kbit/s\n"
+            text += "vtk encode: \(via)\(rateControlName), \(String(format1: bitRate / 1000)) kbit/s\n"
         }
         return text
     }
@@ -82,6 +86,8 @@ struct EncodeReport {
                 ("missed_target", .bool(missedTarget)),
             ])),
             ("device", .string(device)),
+            ("entrypoint", .string(entrypoint)),
+            ("packed_headers", .string(packedHeaders)),
             ("seconds", .number(seconds)),
             ("warnings", .array(warnings.map(JSONValue.string))),
             ("exitCode", .int(warnings.isEmpty ? 0 : Int(ExitCode.input.rawValue))),

@@ -62,8 +62,14 @@ enum InfoCommand {
                     maxSize: size))
             }
         }
+        let encoders = encodeChoices(connection)
+        let devices = deviceSummaries(current: connection)
         if parsed.has("json") {
             let json = JSONValue.object([
+                ("encode", .array(encoders.map { .object([("profile", .string($0.profile)), ("entrypoint", .string($0.entrypoint)),
+                                                          ("low_power_entrypoint", .string($0.lowPowerEntrypoint)),
+                                                          ("l0", .int($0.l0)), ("l1", .int($0.l1)), ("packed_headers", .string($0.packed))]) })),
+                ("devices", .array(devices.map { .object([("device", .string($0.path)), ("jobs", .string($0.jobs))]) })),
                 ("device", .string(connection.devicePath)),
                 ("vendor", .string(connection.vendor)),
                 ("va_version", .string("\(connection.version.major).\(connection.version.minor)")),
@@ -84,7 +90,14 @@ enum InfoCommand {
         }
         var text = "device:     \(connection.devicePath)\(connection.isSoftware ? " (vtksoft, software)" : "")\n"
         text += "driver:     \(connection.vendor)\n"
-        text += "VA-API:     \(connection.version.major).\(connection.version.minor)\n\n"
+        text += "VA-API:     \(connection.version.major).\(connection.version.minor)\n"
+        for e in encoders {
+            text += "encode:     H.264 \(e.profile) on \(e.entrypoint) (--low-power: \(e.lowPowerEntrypoint)), L0 \(e.l0), L1 \(e.l1)"
+                + "\(e.l1 == 0 ? " (no B-frames)" : ""), packed headers \(e.packed)\n"
+        }
+        if encoders.isEmpty { text += "encode:     none (no VAEntrypointEncSlice or VAEntrypointEncSliceLP for H.264)\n" }
+        for d in devices { text += "device:     \(d.path): \(d.jobs)\n" }
+        text += "\n"
         for c in capabilities {
             var line = "  \(c.profile.padding(28)) \(c.entrypoint.padding(22))"
             line += " " + c.rtFormats.joined(separator: ",")
@@ -95,6 +108,30 @@ enum InfoCommand {
         }
         StandardStreams.out(text)
         return .success
+    }
+
+    /// The encode entrypoint vtk negotiates for each H.264 profile (EncSlice, then EncSliceLP; LP first with --low-power).
+    static func encodeChoices(_ connection: VADisplayConnection) -> [(profile: String, entrypoint: String, lowPowerEntrypoint: String, l0: Int, l1: Int, packed: String)] {
+        let profiles: [(VAProfile, String)] = [(VAProfileH264ConstrainedBaseline, "Constrained Baseline"), (VAProfileH264Main, "Main"), (VAProfileH264High, "High")]
+        return profiles.compactMap { profile, name in
+            guard let caps = VAEncodeCapabilities.query(connection, profile: profile),
+                  let lowPower = VAEncodeCapabilities.query(connection, profile: profile, lowPower: true) else { return nil }
+            return (name, caps.entrypointName, lowPower.entrypointName, caps.maxReferencesL0, caps.maxReferencesL1,
+                    VAEncodeCapabilities.packedHeaderNames(caps.packedHeaders))
+        }
+    }
+
+    /// Every device `--device auto` would consider, in its order, and what each can do.
+    static func deviceSummaries(current: VADisplayConnection) -> [(path: String, jobs: String)] {
+        VADisplayConnection.allDevices().map { path, result in
+            switch result {
+            case .success(let device):
+                let jobs = [("decode", VADeviceJob.decode(nil)), ("encode", VADeviceJob.encode)].filter { device.canDo($0.1) }.map(\.0)
+                return (path, "\(device.vendor): " + (jobs.isEmpty ? "nothing vtk uses" : jobs.joined(separator: ", ")))
+            case .failure(let error):
+                return (path, "unavailable (\(error))")
+            }
+        }
     }
 
     static func names(_ mask: UInt32, _ table: [(UInt32, String)]) -> [String] {

@@ -1,4 +1,5 @@
 import CompressionSession
+import H264Bitstream
 import DecompressionSession
 import Foundation
 import JSONText
@@ -63,24 +64,23 @@ enum RoundtripCommand {
         options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
 
         let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(options.device) } catch {
+        do { connection = try VADisplayConnection.open(options.device, for: .encode) } catch {
             throw CommandFailure(.device, "vtk roundtrip: cannot open VA device '\(options.device)': \(error)")
         }
         let encoder: CompressionSession
-        let decoder: DecompressionSession
+        // Made from the encoder's format description when the first sample comes back.
+        var decoder: DecompressionSession?
         do {
             encoder = try CompressionSession(width: source.width, height: source.height, properties: options.properties, connection: connection)
             try encoder.prepareToEncodeFrames()
         } catch {
             throw CommandFailure(error.isDeviceProblem ? .device : .usage, "vtk roundtrip: \(error)")
         }
-        do { decoder = try DecompressionSession(formatDescription: nil, connection: connection, outputFormat: .i420) } catch {
-            throw CommandFailure(.device, "vtk roundtrip: \(error)")
-        }
         defer {
             encoder.invalidate()
-            decoder.invalidate()
+            decoder?.invalidate()
         }
+        try options.report(encoder.warnings, command: name, quiet: quiet)
 
         let progress = ProgressLine(label: "roundtrip", quiet: quiet)
         var pending: [MediaTime: PixelBuffer] = [:]
@@ -100,7 +100,8 @@ enum RoundtripCommand {
                                            idr: idrAt.remove(frame.presentationTime) != nil))
             }
         }
-        func decode(_ samples: [EncodedSample]) throws(CommandFailure) {
+        var samplesDecoded = 0
+        func decode(_ samples: [SampleBuffer]) throws(CommandFailure) {
             for sample in samples {
                 totalBytes += sample.data.count
                 bitsOf[sample.presentationTime] = sample.data.count
@@ -108,11 +109,15 @@ enum RoundtripCommand {
                 let t0 = Clock.now()
                 let frames: [DecodedFrame]
                 do {
-                    // The first sample carries no in-band parameter sets: hand them over as Annex B in front.
-                    frames = try decoder.decode(SampleBuffer(data: try sample.annexB(), framing: .annexB, presentationTime: sample.presentationTime))
+                    // The encoder's samples go over as they are: length-prefixed, with their format description.
+                    if decoder == nil {
+                        decoder = try DecompressionSession(formatDescription: sample.formatDescription, connection: connection, outputFormat: .i420)
+                    }
+                    frames = try decoder?.decode(sample) ?? []
                 } catch {
-                    throw CommandFailure(.device, "vtk roundtrip: decoding frame \(sample.frameIndex): \(error)")
+                    throw CommandFailure(.device, "vtk roundtrip: decoding sample \(samplesDecoded): \(error)")
                 }
+                samplesDecoded += 1
                 decodeSeconds += Clock.now() - t0
                 try compare(frames)
             }
@@ -121,8 +126,8 @@ enum RoundtripCommand {
             pending[frame.presentationTime] = frame
             sourceFrames += 1
             let t0 = Clock.now()
-            let samples: [EncodedSample]
-            do { samples = try encoder.encodeFrame(frame) } catch {
+            let samples: [SampleBuffer]
+            do { samples = try encoder.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(sourceFrames - 1)) } catch {
                 throw CommandFailure(error.isDeviceProblem ? .device : .input, "vtk roundtrip: encoding frame \(sourceFrames - 1): \(error)")
             }
             encodeSeconds += Clock.now() - t0
@@ -135,7 +140,7 @@ enum RoundtripCommand {
             encodeSeconds += Clock.now() - t0
             try decode(rest)
             let t1 = Clock.now()
-            let delayed = try decoder.finishDelayedFrames()
+            let delayed = try decoder?.finishDelayedFrames() ?? []
             decodeSeconds += Clock.now() - t1
             try compare(delayed)
         } catch let failure as CommandFailure { throw failure } catch {
@@ -152,7 +157,8 @@ enum RoundtripCommand {
             warnings.append("\(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
                             + "after \(sourceFrames) whole frame(s), which were measured")
         }
-        let report = RoundtripReport(source: source, device: decoder.deviceDescription, records: records, totalBytes: totalBytes,
+        let report = RoundtripReport(source: source, device: encoder.deviceDescription, entrypoint: encoder.entrypointName,
+                                     packedHeaders: encoder.packedHeadersDescription, bFrames: encoder.bFrames, records: records, totalBytes: totalBytes,
                                      encodeSeconds: encodeSeconds, decodeSeconds: decodeSeconds, ssim: wantSSIM,
                                      properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM, warnings: warnings)
         if parsed.has("json") { StandardStreams.out(report.json.text + "\n") } else { StandardStreams.out(report.text) }

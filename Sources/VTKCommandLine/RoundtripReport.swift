@@ -5,6 +5,11 @@ import JSONText
 struct RoundtripReport {
     let source: FrameSource
     let device: String
+    /// The encode entrypoint negotiated ("EncSlice", "EncSliceLP") and the packed headers sent.
+    let entrypoint: String
+    let packedHeaders: String
+    /// B-frames in use (0 when off or the driver has no list-1 references).
+    let bFrames: Int
     let records: [RoundtripCommand.FrameRecord]
     let totalBytes: Int
     let encodeSeconds: Double
@@ -56,7 +61,8 @@ struct RoundtripReport {
         let p = psnr
         var out = "input:      \(source.displayName), \(source.width)x\(source.height) @ \(source.frameRate.0)/\(source.frameRate.1) fps\n"
         out += "device:     \(device)\n"
-        out += "encoder:    H.264 \(properties.profile.rawValue), \(rateControlText), keyint \(properties.maxKeyFrameInterval)\n"
+        out += "encoder:    H.264 \(properties.profile.rawValue), \(rateControlText), keyint \(properties.maxKeyFrameInterval), B-frames \(bFrames)\n"
+        out += "entrypoint: \(entrypoint), packed headers \(packedHeaders)\n"
         out += "frames:     \(frames)\n"
         out += "bit rate:   \(String(format1: bitRate / 1000)) kbit/s (\(totalBytes) bytes)\n"
         out += "PSNR:       Y \(String(format2: p[0])) dB  U \(String(format2: p[1])) dB  V \(String(format2: p[2])) dB  avg(6:1:1) \(String(format2: weightedPSNR)) dB\n"
@@ -71,6 +77,9 @@ struct RoundtripReport {
         return .object([
             ("input", .string(source.displayName)),
             ("device", .string(device)),
+            ("entrypoint", .string(entrypoint)),
+            ("packedHeaders", .string(packedHeaders)),
+            ("bFrames", .int(bFrames)),
             ("width", .int(source.width)), ("height", .int(source.height)),
             ("frame_rate", .number(Double(source.frameRate.0) / Double(source.frameRate.1))),
             ("profile", .string(properties.profile.rawValue)),

@@ -94,17 +94,20 @@ enum SendCommand {
             defer { session.invalidate() }
             var forced = 0
             var index = 0
-            func sendSamples(_ samples: [EncodedSample]) throws(CommandFailure) {
+            var samplesSent = 0
+            func sendSamples(_ samples: [SampleBuffer]) throws(CommandFailure) {
                 for sample in samples {
                     var units: [[UInt8]]
                     do { units = try sample.nalUnits().map { Array($0.bytes) } } catch {
-                        throw CommandFailure(.internalError, "vtk send: encoded frame \(sample.frameIndex): \(error)")
+                        throw CommandFailure(.internalError, "vtk send: encoded sample \(samplesSent): \(error)")
                     }
-                    let sets = (sample.formatDescription.sequenceParameterSets + sample.formatDescription.pictureParameterSets).map { Array($0.bytes) }
+                    let format = sample.formatDescription
+                    let sets = ((format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])).map { Array($0.bytes) }
                     try writeSDP(sets)
                     if sample.isSync { units = sets + units }
-                    let ticks = sample.presentationTime.isNumeric ? Int64((sample.presentationTime.seconds * 90000).rounded()) : Int64(sample.frameIndex) * 3000
+                    let ticks = sample.presentationTime.isNumeric ? Int64((sample.presentationTime.seconds * 90000).rounded()) : Int64(samplesSent) * 3000
                     try send(units, ticks: ticks)
+                    samplesSent += 1
                 }
             }
             let frameSeconds = Double(source.frameRate.1) / Double(source.frameRate.0)

@@ -15,6 +15,8 @@ final class Buffer {
     /// Coded buffers: bytes of bitstream written by the last vaEndPicture.
     var codedLength = 0
     var codedStatus: UInt32 = 0
+    /// Coded buffers: pictures the worker has yet to write here (vaMapBuffer waits).
+    var pendingPictures = 0
 
     init(type: VABufferType, elementSize: Int, elementCount: Int, context: VAContextID?) {
         self.type = type

@@ -3,7 +3,8 @@ import CLibVA
 /// Which buffer types each entrypoint takes, and the size each must have, so that a wrong buffer is
 /// refused at vaCreateBuffer rather than misread at vaEndPicture.
 enum BufferRules {
-    static func check(type: VABufferType, size: Int, count: Int, decode: Bool) throws(VAError) {
+    /// `packedHeaders`: the encoder inserts packed headers (native engine), so their buffers are taken.
+    static func check(type: VABufferType, size: Int, count: Int, decode: Bool, packedHeaders: Bool) throws(VAError) {
         if decode {
             switch type {
             case VAPictureParameterBufferType:
@@ -29,8 +30,12 @@ enum BufferRules {
                 guard size >= MemoryLayout<VAEncMiscParameterBuffer>.size, count == 1 else { throw .invalidParameter }
             case VAEncCodedBufferType:
                 break
+            case VAEncPackedHeaderParameterBufferType where packedHeaders:
+                try exact(size, VAEncPackedHeaderParameterBuffer.self, count: count, single: true)
+            case VAEncPackedHeaderDataBufferType where packedHeaders:
+                guard count == 1 else { throw .invalidParameter }
             default:
-                // Packed headers among them: vtksoft reports VA_ENC_PACKED_HEADER_NONE and does not insert them.
+                // Packed headers with openh264: it reports VA_ENC_PACKED_HEADER_NONE and does not insert them.
                 throw .unsupportedBufferType
             }
         }

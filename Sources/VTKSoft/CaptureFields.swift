@@ -233,6 +233,11 @@ enum CaptureFields {
         return .object(fields)
     }
 
+    static func packedHeader(_ p: VAEncPackedHeaderParameterBuffer) -> JSONValue {
+        .object([("type", .int(Int(p.type))), ("bit_length", .int(Int(p.bit_length))),
+                 ("has_emulation_bytes", .int(Int(p.has_emulation_bytes)))])
+    }
+
     static func misc(_ bytes: [UInt8]) -> JSONValue {
         let type = bytes.withUnsafeBytes { $0.loadUnaligned(as: VAEncMiscParameterBuffer.self) }.type
         let payloadOffset = MemoryLayout<VAEncMiscParameterBuffer>.size

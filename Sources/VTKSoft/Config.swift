@@ -5,6 +5,8 @@ struct Config {
     let profile: VAProfile
     let entrypoint: VAEntrypoint
     let rateControl: UInt32
+    /// VA_ENC_PACKED_HEADER_* the client said it will send (encode only).
+    var packedHeaders: UInt32 = 0
 
     var isDecode: Bool { entrypoint == VAEntrypointVLD }
 }

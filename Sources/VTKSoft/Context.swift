@@ -38,4 +38,5 @@ final class Context {
 enum CodecBackend {
     case decode(H264DecodeSession)
     case encode(H264EncodeSession)
+    case nativeEncode(NativeEncodeSession)
 }

@@ -1,5 +1,6 @@
 import CLibVA
 import Glibc
+import JSONText
 
 /// The state of one vtksoft display (one vaInitialize): its VA objects, behind one lock.
 ///
@@ -7,6 +8,15 @@ import Glibc
 /// failures by throwing the VA status the client should get.
 final class Driver: @unchecked Sendable {
     let lock = DriverLock()
+    /// The driver this display behaves as (``Persona``).
+    private(set) var persona: Persona
+    private let worker = PictureWorker()
+    /// Pictures submitted to the worker and not finished.
+    private var pendingPictures = 0
+    /// Holds the worker before its next picture (``vtksoftDisplayHoldWorker``), so a test sees pictures in flight.
+    var workerHeld = false {
+        didSet { lock.broadcast() }
+    }
     var ids = IDSource()
     var configs = ObjectTable<Config>(notFound: .invalidConfig)
     var surfaces = ObjectTable<Surface>(notFound: .invalidSurface)
@@ -14,14 +24,32 @@ final class Driver: @unchecked Sendable {
     var buffers = ObjectTable<Buffer>(notFound: .invalidBuffer)
     var images = ObjectTable<Image>(notFound: .invalidImage)
     let capture = ParameterCapture.fromEnvironment()
+    /// The encoder engine of this display's encode contexts (the process's choice unless a test set it
+    /// through ``vtksoftDisplaySetEncoder``).
+    var encoderEngine: EncoderEngine {
+        didSet { if persona.name == Persona.vtksoft.name { persona = .vtksoft(engine: encoderEngine) } }
+    }
     /// Decode parameters that contradicted their slice data, reported at vaTerminate.
     var violations = ViolationTally()
+
+    init(persona: Persona) {
+        self.persona = persona
+        encoderEngine = persona.encoder ?? .selected
+    }
+
+    /// Behaves as `persona` from now on (``vtksoftDisplaySetPersona``).
+    func adopt(_ persona: Persona) {
+        waitForWorker()
+        self.persona = persona
+        encoderEngine = persona.encoder ?? .selected
+    }
 
     /// VA objects of this display that the client has not destroyed.
     var liveObjectCount: Int { configs.count + surfaces.count + contexts.count + buffers.count + images.count }
 
     /// Frees what the client left behind and reports it (vaTerminate).
     func terminate() {
+        waitForWorker()
         // Contexts first: their sessions hold codec state, not VA objects.
         let left = contexts.removeAll() + images.removeAll() + buffers.removeAll() + surfaces.removeAll() + configs.removeAll()
         LiveObjectCounter.terminated(leftOver: left)
@@ -31,11 +59,13 @@ final class Driver: @unchecked Sendable {
     // MARK: Configs
 
     func createConfig(profile: VAProfile, entrypoint: VAEntrypoint, attributes: [VAConfigAttrib]) throws(VAError) -> VAConfigID {
-        try Capabilities.check(profile, entrypoint)
-        var rateControl = entrypoint == VAEntrypointEncSlice ? UInt32(VA_RC_CQP) : 0
+        try persona.check(profile, entrypoint)
+        // A client that names no mode gets CQP, as FFmpeg assumes.
+        var rateControl = entrypoint == VAEntrypointVLD ? 0 : UInt32(VA_RC_CQP)
+        var packedHeaders = UInt32(VA_ENC_PACKED_HEADER_NONE)
         for attribute in attributes {
-            let supported = Capabilities.attribute(attribute.type, entrypoint: entrypoint)
-            guard supported != Capabilities.notSupported else { throw .attributeNotSupported }
+            let supported = persona.attribute(attribute.type, profile: profile, entrypoint: entrypoint)
+            guard supported != Persona.notSupported else { throw .attributeNotSupported }
             switch attribute.type {
             case VAConfigAttribRTFormat:
                 guard attribute.value & supported != 0, attribute.value & ~supported == 0 else { throw .unsupportedRTFormat }
@@ -44,22 +74,26 @@ final class Driver: @unchecked Sendable {
                 guard attribute.value.nonzeroBitCount == 1, attribute.value & supported != 0 else { throw .invalidValue }
                 rateControl = attribute.value
             case VAConfigAttribEncPackedHeaders:
-                guard attribute.value == UInt32(VA_ENC_PACKED_HEADER_NONE) else { throw .invalidValue }
+                guard attribute.value & ~supported == 0 else { throw .invalidValue }
+                packedHeaders = attribute.value
+            case VAConfigAttribEncMaxRefFrames:
+                // Two counts: L0 in the low 16 bits, L1 in the high 16.
+                guard attribute.value & 0xffff <= supported & 0xffff, attribute.value >> 16 <= supported >> 16 else { throw .invalidValue }
             case VAConfigAttribDecSliceMode:
-                guard attribute.value == UInt32(VA_DEC_SLICE_MODE_NORMAL) else { throw .invalidValue }
+                guard attribute.value == UInt32(VA_DEC_SLICE_MODE_NORMAL) || attribute.value == UInt32(VA_DEC_SLICE_MODE_BASE) && supported & attribute.value != 0 else { throw .invalidValue }
             default:
                 // Limits (max sizes, ref frames, slices): a client may restate them, not exceed them.
                 guard attribute.value <= supported else { throw .invalidValue }
             }
         }
-        return configs.insert(Config(profile: profile, entrypoint: entrypoint, rateControl: rateControl), ids: &ids)
+        return configs.insert(Config(profile: profile, entrypoint: entrypoint, rateControl: rateControl, packedHeaders: packedHeaders), ids: &ids)
     }
 
     func configAttributes(_ config: Config) -> [VAConfigAttrib] {
         var list = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))]
         if !config.isDecode {
             list.append(VAConfigAttrib(type: VAConfigAttribRateControl, value: config.rateControl))
-            list.append(VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: UInt32(VA_ENC_PACKED_HEADER_NONE)))
+            list.append(VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: config.packedHeaders))
         }
         return list
     }
@@ -69,8 +103,8 @@ final class Driver: @unchecked Sendable {
     func createSurfaces(format: UInt32, width: Int, height: Int, count: Int, attributes: [VASurfaceAttrib]) throws(VAError) -> [VASurfaceID] {
         guard format == UInt32(VA_RT_FORMAT_YUV420) else { throw .unsupportedRTFormat }
         guard count > 0 else { throw .invalidParameter }
-        guard (Capabilities.minSize...Capabilities.maxSize).contains(width),
-              (Capabilities.minSize...Capabilities.maxSize).contains(height) else { throw .resolutionNotSupported }
+        guard (VTKSoftAbilities.minSize...persona.maxWidth).contains(width),
+              (VTKSoftAbilities.minSize...persona.maxHeight).contains(height) else { throw .resolutionNotSupported }
         for attribute in attributes where attribute.flags & UInt32(VA_SURFACE_ATTRIB_SETTABLE) != 0 {
             switch attribute.type {
             case VASurfaceAttribPixelFormat:
@@ -91,6 +125,7 @@ final class Driver: @unchecked Sendable {
     func destroySurfaces(_ list: [VASurfaceID]) throws(VAError) {
         // Check all first, so a bad id in the list destroys nothing.
         for id in list { _ = try surfaces.get(id) }
+        waitForWorker()
         for context in contexts.ids.compactMap({ try? contexts.get($0) }) {
             if let target = context.renderTarget, list.contains(target) { throw .surfaceBusy }
         }
@@ -109,10 +144,10 @@ final class Driver: @unchecked Sendable {
         }
         return [
             attribute(VASurfaceAttribPixelFormat, Int32(bitPattern: ImageLayout.nv12), settable: true),
-            attribute(VASurfaceAttribMinWidth, Int32(Capabilities.minSize)),
-            attribute(VASurfaceAttribMaxWidth, Int32(Capabilities.maxSize)),
-            attribute(VASurfaceAttribMinHeight, Int32(Capabilities.minSize)),
-            attribute(VASurfaceAttribMaxHeight, Int32(Capabilities.maxSize)),
+            attribute(VASurfaceAttribMinWidth, Int32(VTKSoftAbilities.minSize)),
+            attribute(VASurfaceAttribMaxWidth, Int32(persona.maxWidth)),
+            attribute(VASurfaceAttribMinHeight, Int32(VTKSoftAbilities.minSize)),
+            attribute(VASurfaceAttribMaxHeight, Int32(persona.maxHeight)),
             attribute(VASurfaceAttribMemoryType, Int32(VA_SURFACE_ATTRIB_MEM_TYPE_VA), settable: true),
         ]
     }
@@ -121,7 +156,7 @@ final class Driver: @unchecked Sendable {
 
     func createContext(configID: VAConfigID, width: Int, height: Int, renderTargets: [VASurfaceID]) throws(VAError) -> VAContextID {
         let config = try configs.get(configID)
-        guard (1...Capabilities.maxSize).contains(width), (1...Capabilities.maxSize).contains(height) else {
+        guard (1...persona.maxWidth).contains(width), (1...persona.maxHeight).contains(height) else {
             throw .resolutionNotSupported
         }
         for id in renderTargets {
@@ -133,7 +168,13 @@ final class Driver: @unchecked Sendable {
             guard let session = H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
             backend = .decode(session)
         } else {
-            backend = .encode(H264EncodeSession(profile: config.profile, rateControl: config.rateControl))
+            switch encoderEngine {
+            case .native:
+                backend = .nativeEncode(NativeEncodeSession(profile: config.profile, rateControl: config.rateControl,
+                                                            packedHeaders: config.packedHeaders, policy: persona.packedHeaders))
+            case .openh264:
+                backend = .encode(H264EncodeSession(profile: config.profile, rateControl: config.rateControl))
+            }
         }
         return contexts.insert(Context(config: config, width: width, height: height, renderTargets: renderTargets, backend: backend), ids: &ids)
     }
@@ -143,7 +184,8 @@ final class Driver: @unchecked Sendable {
     func createBuffer(contextID: VAContextID, type: VABufferType, size: Int, count: Int, data: UnsafeRawPointer?) throws(VAError) -> VABufferID {
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
-        try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode)
+        try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
+                              packedHeaders: encoderEngine == .native)
         let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
         if let data, type != VAEncCodedBufferType {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)
@@ -159,11 +201,14 @@ final class Driver: @unchecked Sendable {
 
     func map(bufferID: VABufferID) throws(VAError) -> UnsafeMutableRawPointer {
         let buffer = try buffers.get(bufferID)
+        // A coded buffer maps once its picture is coded (va.h: vaMapBuffer waits).
+        while buffer.pendingPictures > 0 { lock.wait() }
         return buffer.type == VAEncCodedBufferType ? buffer.mapCodedSegment() : buffer.bytes
     }
 
     func destroyBuffer(_ id: VABufferID) throws(VAError) {
         let buffer = try buffers.get(id)
+        waitForWorker()
         // An image's buffer goes with the image (vaDestroyImage).
         if buffer.type == VAImageBufferType, images.ids.contains(where: { (try? images.get($0))?.description.buf == id }) {
             throw .invalidBuffer
@@ -202,6 +247,59 @@ final class Driver: @unchecked Sendable {
         context.renderTarget = nil
         context.rendered = []
         let surface = try surfaces.get(target)
+        switch persona.timing {
+        case .inline:
+            try runPicture(context: context, contextID: contextID, target: target, surface: surface, rendered: rendered)
+        case .worker:
+            // The coded buffer is named now, so vaMapBuffer can wait for this picture.
+            let coded: Buffer?
+            switch context.backend {
+            case .decode: coded = nil
+            case .encode(let session): coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+            case .nativeEncode(let session): coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+            }
+            surface.pendingPictures += 1
+            surface.pictureError = nil
+            coded?.pendingPictures += 1
+            pendingPictures += 1
+            worker.submit { [self] in
+                lock.withLock {
+                    while workerHeld { lock.wait() }
+                    do throws(VAError) {
+                        try runPicture(context: context, contextID: contextID, target: target, surface: surface, rendered: rendered)
+                    } catch {
+                        surface.pictureError = error
+                    }
+                    surface.pendingPictures -= 1
+                    coded?.pendingPictures -= 1
+                    pendingPictures -= 1
+                    lock.broadcast()
+                }
+            }
+        }
+    }
+
+    /// vaSyncSurface: waits for the surface's pictures; the error of the last one, else DECODING_ERROR when
+    /// the decoder concealed damage (details in vaQuerySurfaceError), as iHD reports it.
+    func sync(surfaceID: VASurfaceID) throws(VAError) {
+        let surface = try surfaces.get(surfaceID)
+        while surface.pendingPictures > 0 { lock.wait() }
+        if let error = surface.pictureError { throw error }
+        if surface.concealedMacroblocks > 0 { throw .decodingError }
+    }
+
+    /// vaQuerySurfaceStatus: Rendering while the worker has a picture for it.
+    func status(surfaceID: VASurfaceID) throws(VAError) -> VASurfaceStatus {
+        try surfaces.get(surfaceID).pendingPictures > 0 ? VASurfaceRendering : VASurfaceReady
+    }
+
+    /// Waits until the worker is idle (before objects it may be using go away).
+    func waitForWorker() {
+        while pendingPictures > 0 { lock.wait() }
+    }
+
+    private func runPicture(context: Context, contextID: VAContextID, target: VASurfaceID, surface: Surface,
+                            rendered: [RenderedBuffer]) throws(VAError) {
         switch context.backend {
         case .decode(let session):
             var found: [ParameterViolation] = []
@@ -209,28 +307,51 @@ final class Driver: @unchecked Sendable {
                 violations.add(found)
                 capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, violations: found)
             }
+            surface.reconstruction = nil
             try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height, violations: &found)
         case .encode(let session):
             capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
-            let codedID = try session.codedBufferID(in: rendered)
-            let coded = try buffers.get(codedID)
-            guard coded.type == VAEncCodedBufferType, coded.context == contextID else { throw .invalidBuffer }
-            let stream = try session.encode(rendered, source: surface)
-            guard stream.count <= coded.codedCapacity else {
-                coded.codedLength = 0
-                coded.codedStatus = UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK)
-                throw .notEnoughBuffer
+            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+            try write(try session.encode(rendered, source: surface), into: coded)
+        case .nativeEncode(let session):
+            // Captured after coding, with what the driver did (QP, violations, reconstruction MD5).
+            var outcome: [(String, JSONValue)] = []
+            defer { capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, encode: outcome) }
+            do throws(VAError) {
+                let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+                let output = try session.encode(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
+                outcome = output.captured
+                try write(output.stream, into: coded)
+            } catch {
+                outcome.append(("status", .string(String(cString: vaErrorStr(error.status)))))
+                if let reason = error.reason { outcome.append(("reason", .string(reason))) }
+                throw error
             }
-            stream.withUnsafeBytes { coded.codedPayload.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: stream.count) }
-            coded.codedLength = stream.count
-            coded.codedStatus = 0
         }
+    }
+
+    private func codedBuffer(_ id: VABufferID, contextID: VAContextID) throws(VAError) -> Buffer {
+        let coded = try buffers.get(id)
+        guard coded.type == VAEncCodedBufferType, coded.context == contextID else { throw .invalidBuffer }
+        return coded
+    }
+
+    /// A stream that does not fit: NOT_ENOUGH_BUFFER, nothing written, the overflow bit in the segment status.
+    private func write(_ stream: [UInt8], into coded: Buffer) throws(VAError) {
+        guard stream.count <= coded.codedCapacity else {
+            coded.codedLength = 0
+            coded.codedStatus = UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK)
+            throw .notEnoughBuffer
+        }
+        stream.withUnsafeBytes { coded.codedPayload.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: stream.count) }
+        coded.codedLength = stream.count
+        coded.codedStatus = 0
     }
 
     // MARK: Images
 
     func createImage(format: VAImageFormat, width: Int, height: Int) throws(VAError) -> VAImage {
-        guard (1...Capabilities.maxSize).contains(width), (1...Capabilities.maxSize).contains(height) else { throw .invalidParameter }
+        guard (1...persona.maxWidth).contains(width), (1...persona.maxHeight).contains(height) else { throw .invalidParameter }
         let layout = try ImageLayout(fourcc: format.fourcc, width: width, height: height)
         let buffer = Buffer(type: VAImageBufferType, elementSize: layout.dataSize, elementCount: 1, context: nil)
         let bufferID = buffers.insert(buffer, ids: &ids)
@@ -240,6 +361,8 @@ final class Driver: @unchecked Sendable {
 
     func deriveImage(surfaceID: VASurfaceID) throws(VAError) -> VAImage {
         let surface = try surfaces.get(surfaceID)
+        try persona.imageAccess.checkDerive()
+        while surface.pendingPictures > 0 { lock.wait() }
         let layout = ImageLayout(surface: surface)
         let bufferID = buffers.insert(Buffer(aliasing: surface.memory, size: surface.memory.size), ids: &ids)
         let imageID = images.insert(ids: &ids) { Image(description: layout.vaImage(id: $0, buffer: bufferID), derivedFrom: surfaceID) }
@@ -253,6 +376,7 @@ final class Driver: @unchecked Sendable {
 
     func getImage(surfaceID: VASurfaceID, x: Int, y: Int, width: Int, height: Int, imageID: VAImageID) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
+        while surface.pendingPictures > 0 { lock.wait() }
         let image = try images.get(imageID)
         let buffer = try buffers.get(image.description.buf)
         guard x >= 0, y >= 0, width > 0, height > 0, x & 1 == 0, y & 1 == 0,
@@ -266,6 +390,7 @@ final class Driver: @unchecked Sendable {
 
     func putImage(surfaceID: VASurfaceID, imageID: VAImageID, source: VARectangle, destination: VARectangle) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
+        while surface.pendingPictures > 0 { lock.wait() }
         let image = try images.get(imageID)
         let buffer = try buffers.get(image.description.buf)
         // No scaler: the rectangles must be the same size.
@@ -277,6 +402,7 @@ final class Driver: @unchecked Sendable {
               sx + width <= Int(image.description.width), sy + height <= Int(image.description.height),
               dx + width <= surface.width, dy + height <= surface.height else { throw .invalidParameter }
         if image.derivedFrom == surfaceID, sx == dx, sy == dy { return }
+        surface.reconstruction = nil  // New pixels: the kept reconstruction no longer describes the surface.
         let from = PlanarPixels(base: buffer.bytes, image: image.description, x: sx, y: sy)
         let to = PlanarPixels(surface: surface, x: dx, y: dy)
         to.copy(from: from, width: width, height: height)

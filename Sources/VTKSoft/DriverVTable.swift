@@ -53,27 +53,29 @@ enum DriverVTable {
             return VAStatus(VA_STATUS_SUCCESS)
         }
         vtable.pointee.vaQueryConfigProfiles = { ctx, list, count in
-            call(ctx) { _ throws(VAError) in
+            call(ctx) { driver throws(VAError) in
                 let list = try output(list), count = try output(count)
-                for (i, p) in Capabilities.profiles.enumerated() { list[i] = p }
-                count.pointee = Int32(Capabilities.profiles.count)
+                let profiles = driver.persona.profiles
+                for (i, p) in profiles.enumerated() { list[i] = p }
+                count.pointee = Int32(profiles.count)
             }
         }
         vtable.pointee.vaQueryConfigEntrypoints = { ctx, profile, list, count in
-            call(ctx) { _ throws(VAError) in
-                guard Capabilities.supports(profile) else { throw .unsupportedProfile }
+            call(ctx) { driver throws(VAError) in
+                guard driver.persona.profiles.contains(profile) else { throw .unsupportedProfile }
                 let list = try output(list), count = try output(count)
-                for (i, e) in Capabilities.entrypoints.enumerated() { list[i] = e }
-                count.pointee = Int32(Capabilities.entrypoints.count)
+                let entrypoints = driver.persona.entrypoints(profile)
+                for (i, e) in entrypoints.enumerated() { list[i] = e }
+                count.pointee = Int32(entrypoints.count)
             }
         }
         vtable.pointee.vaGetConfigAttributes = { ctx, profile, entrypoint, list, count in
-            call(ctx) { _ throws(VAError) in
-                try Capabilities.check(profile, entrypoint)
+            call(ctx) { driver throws(VAError) in
+                try driver.persona.check(profile, entrypoint)
                 guard count >= 0 else { throw .invalidParameter }
                 if count > 0 { _ = try output(list) }
                 for i in 0..<Int(count) {
-                    list![i].value = Capabilities.attribute(list![i].type, entrypoint: entrypoint)
+                    list![i].value = driver.persona.attribute(list![i].type, profile: profile, entrypoint: entrypoint)
                 }
             }
         }
@@ -141,7 +143,10 @@ enum DriverVTable {
             }
         }
         vtable.pointee.vaDestroyContext = { ctx, id in
-            call(ctx) { driver throws(VAError) in try driver.contexts.remove(id) }
+            call(ctx) { driver throws(VAError) in
+                driver.waitForWorker()
+                try driver.contexts.remove(id)
+            }
         }
         vtable.pointee.vaCreateBuffer = { ctx, context, type, size, count, data, id in
             call(ctx) { driver throws(VAError) in
@@ -187,30 +192,32 @@ enum DriverVTable {
         vtable.pointee.vaEndPicture = { ctx, context in
             call(ctx) { driver throws(VAError) in try driver.endPicture(contextID: context) }
         }
-        // Work finishes inside vaEndPicture: syncing only checks the id.
+        // Work runs on the display's worker (or inside vaEndPicture, by the persona): syncing waits for it.
         vtable.pointee.vaSyncSurface = { ctx, surface in
-            call(ctx) { driver throws(VAError) in _ = try driver.surfaces.get(surface) }
+            call(ctx) { driver throws(VAError) in try driver.sync(surfaceID: surface) }
         }
+        // Timeouts are not honoured: the wait is for the picture, as VA_TIMEOUT_INFINITE.
         vtable.pointee.vaSyncSurface2 = { ctx, surface, _ in
-            call(ctx) { driver throws(VAError) in _ = try driver.surfaces.get(surface) }
+            call(ctx) { driver throws(VAError) in try driver.sync(surfaceID: surface) }
         }
         vtable.pointee.vaSyncBuffer = { ctx, buffer, _ in
-            call(ctx) { driver throws(VAError) in _ = try driver.buffers.get(buffer) }
+            call(ctx) { driver throws(VAError) in _ = try driver.map(bufferID: buffer) }
         }
         vtable.pointee.vaQuerySurfaceStatus = { ctx, surface, status in
             call(ctx) { driver throws(VAError) in
-                _ = try driver.surfaces.get(surface)
-                try output(status).pointee = VASurfaceReady
+                let out = try output(status)
+                out.pointee = try driver.status(surfaceID: surface)
             }
         }
     }
 
     private static func installImages(_ vtable: UnsafeMutablePointer<VADriverVTable>) {
         vtable.pointee.vaQueryImageFormats = { ctx, list, count in
-            call(ctx) { _ throws(VAError) in
+            call(ctx) { driver throws(VAError) in
                 let list = try output(list), count = try output(count)
-                for (i, f) in Capabilities.imageFormats.enumerated() { list[i] = f }
-                count.pointee = Int32(Capabilities.imageFormats.count)
+                let formats = driver.persona.vaImageFormats
+                for (i, f) in formats.enumerated() { list[i] = f }
+                count.pointee = Int32(formats.count)
             }
         }
         vtable.pointee.vaCreateImage = { ctx, format, width, height, image in

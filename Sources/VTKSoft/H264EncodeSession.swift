@@ -24,23 +24,12 @@ final class H264EncodeSession {
         return picture.element(as: VAEncPictureParameterBufferH264.self).coded_buf
     }
 
-    func encode(_ buffers: [RenderedBuffer], source: Surface) throws(VAError) -> [UInt8] {
-        var picture: VAEncPictureParameterBufferH264?
-        var slices: [VAEncSliceParameterBufferH264] = []
-        for buffer in buffers {
-            switch buffer.type {
-            case VAEncSequenceParameterBufferType:
-                sequence = buffer.element(as: VAEncSequenceParameterBufferH264.self)
-            case VAEncPictureParameterBufferType:
-                picture = buffer.element(as: VAEncPictureParameterBufferH264.self)
-            case VAEncSliceParameterBufferType:
-                slices += (0..<buffer.elementCount).map { buffer.element($0, as: VAEncSliceParameterBufferH264.self) }
-            case VAEncMiscParameterBufferType:
-                try readMisc(buffer.bytes)
-            default:
-                throw .invalidBuffer
-            }
-        }
+    func encode(_ rendered: [RenderedBuffer], source: Surface) throws(VAError) -> [UInt8] {
+        let buffers = try EncodePictureBuffers(rendered)
+        if let s = buffers.sequence { sequence = s }
+        if let r = buffers.rateControl { rateControlParameters = r }
+        if let f = buffers.frameRate { frameRateParameters = f }
+        let picture = buffers.picture, slices = buffers.slices
         guard let sequence, let picture, let firstSlice = slices.first else { throw .invalidParameter }
         let settings = try self.settings(sequence, picture, slices, firstSlice)
         guard source.width >= Int(settings.width), source.height >= Int(settings.height) else { throw .invalidSurface }
@@ -63,21 +52,6 @@ final class H264EncodeSession {
             throw .encodingError
         }
         return stream
-    }
-
-    private func readMisc(_ bytes: [UInt8]) throws(VAError) {
-        let header = MemoryLayout<VAEncMiscParameterBuffer>.size
-        let type = bytes.withUnsafeBytes { $0.loadUnaligned(as: VAEncMiscParameterBuffer.self) }.type
-        func payload<T>(_: T.Type) throws(VAError) -> T {
-            guard bytes.count >= header + MemoryLayout<T>.size else { throw .invalidParameter }
-            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: header, as: T.self) }
-        }
-        switch type {
-        case VAEncMiscParameterTypeRateControl: rateControlParameters = try payload(VAEncMiscParameterRateControl.self)
-        case VAEncMiscParameterTypeFrameRate: frameRateParameters = try payload(VAEncMiscParameterFrameRate.self)
-        case VAEncMiscParameterTypeHRD: _ = try payload(VAEncMiscParameterHRD.self)  // openh264 keeps its own buffer model
-        default: throw .unsupportedBufferType
-        }
     }
 
     private func settings(_ seq: VAEncSequenceParameterBufferH264, _ pic: VAEncPictureParameterBufferH264,
@@ -127,23 +101,10 @@ final class H264EncodeSession {
             }
         }
         return OpenH264Settings(
-            width: width, height: height, frameRate: frameRate(seq), rateControl: rate,
+            width: width, height: height, frameRate: Float(EncodePictureBuffers.framesPerSecond(frameRateParameters, seq)), rateControl: rate,
             profile: profile == VAProfileH264ConstrainedBaseline ? PRO_BASELINE : (profile == VAProfileH264Main ? PRO_MAIN : PRO_HIGH),
             level: Int32(seq.level_idc), cabac: f.entropy_coding_mode_flag != 0,
             deblocking: (Int32(first.disable_deblocking_filter_idc), Int32(first.slice_alpha_c0_offset_div2) * 2, Int32(first.slice_beta_offset_div2) * 2),
             qpRange: qpRange)
-    }
-
-    /// Frames per second from the frame-rate misc parameter (numerator | denominator << 16), else
-    /// the sequence's VUI timing (two ticks per frame, E.2.1), else 30.
-    private func frameRate(_ seq: VAEncSequenceParameterBufferH264) -> Float {
-        if let fr = frameRateParameters?.framerate, fr != 0 {
-            let numerator = Float(fr & 0xffff), denominator = Float(fr >> 16)
-            return denominator == 0 ? numerator : numerator / denominator
-        }
-        if seq.num_units_in_tick > 0, seq.time_scale > 0 {
-            return Float(seq.time_scale) / Float(2 * seq.num_units_in_tick)
-        }
-        return 30
     }
 }

@@ -11,6 +11,15 @@ struct ImageLayout {
     var dataSize = 0
 
     static let nv12 = UInt32(VA_FOURCC_NV12)
+
+    /// The VAImageFormat of a 4:2:0 8-bit layout (NV12, I420, YV12).
+    static func vaFormat(_ fourcc: UInt32) -> VAImageFormat {
+        var format = VAImageFormat()
+        format.fourcc = fourcc
+        format.byte_order = UInt32(VA_LSB_FIRST)
+        format.bits_per_pixel = 12
+        return format
+    }
     static let i420 = UInt32(VA_FOURCC_I420)
     static let yv12 = UInt32(VA_FOURCC_YV12)
 
@@ -50,7 +59,7 @@ struct ImageLayout {
     func vaImage(id: VAImageID, buffer: VABufferID) -> VAImage {
         var image = VAImage()
         image.image_id = id
-        image.format = Capabilities.imageFormats.first { $0.fourcc == fourcc } ?? VAImageFormat()
+        image.format = ImageLayout.vaFormat(fourcc)
         image.buf = buffer
         image.width = UInt16(width)
         image.height = UInt16(height)

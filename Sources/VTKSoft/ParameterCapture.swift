@@ -15,10 +15,11 @@ final class ParameterCapture {
         return ParameterCapture(path: String(cString: value))
     }
 
-    /// `violations` is nil for encode pictures; for decode pictures the line lists them ("violations": []
-    /// when the parameters agree with the slice data).
+    /// `encode`: what the native encoder did with the picture (QP, violations, reconstruction MD5), as an
+    /// "encode" object; left out when empty. `violations` is nil for encode pictures; for decode pictures
+    /// the line lists them ("violations": [] when the parameters agree with the slice data).
     func record(context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint, buffers: [RenderedBuffer],
-                violations: [ParameterViolation]? = nil) {
+                encode: [(String, JSONValue)] = [], violations: [ParameterViolation]? = nil) {
         var fields: [(String, JSONValue)] = [
             ("picture", .int(pictureIndex)),
             ("context", .int(Int(context))),
@@ -26,6 +27,7 @@ final class ParameterCapture {
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
             ("buffers", .array(buffers.map(Self.describe))),
         ]
+        if !encode.isEmpty { fields.append(("encode", .object(encode))) }
         if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
         let line = JSONValue.object(fields).text + "\n"
         pictureIndex += 1
@@ -57,9 +59,18 @@ final class ParameterCapture {
             fields.append(("value", .array(elements.map { CaptureFields.encodeSlice(buffer.element($0, as: VAEncSliceParameterBufferH264.self)) })))
         case VAEncMiscParameterBufferType:
             fields.append(("value", CaptureFields.misc(buffer.bytes)))
+        case VAEncPackedHeaderParameterBufferType:
+            fields.append(("value", CaptureFields.packedHeader(buffer.element(as: VAEncPackedHeaderParameterBuffer.self))))
+        case VAEncPackedHeaderDataBufferType:
+            // The client's header bytes, so tests can compare them with the stream.
+            fields.append(("data", .string(buffer.bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined())))
         default:
             break  // Slice data: its size says enough; the bytes are the client's bitstream.
         }
         return .object(fields)
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -38,8 +38,10 @@ struct ViolationTally {
         }
     }
 
-    /// At vaTerminate: a warning on standard error when there were any, and the report file: the total on
-    /// the first line, then one line per field, "slice_data_bit_offset 3".
+    /// At vaTerminate: a warning on standard error when there were any, and the report file: the total
+    /// (decode violations of this display plus the encode violations since the driver was loaded, see
+    /// ``EncodeViolations``) on the first line, then one line per decode field, "slice_data_bit_offset 3",
+    /// then one line per encode violation.
     func report() {
         if let first {
             let message = "vtksoft: warning: \(total) decode parameter violation(s); first: \(first.description)\n"
@@ -47,7 +49,9 @@ struct ViolationTally {
         }
         guard let path = getenv("VTKSOFT_VIOLATION_REPORT"), let file = fopen(path, "w") else { return }
         let fields = Set(counts.keys).union([SliceDataOffsetCheck.field]).sorted()
-        fputs("\(total)\n" + fields.map { "\($0) \(counts[$0] ?? 0)\n" }.joined(), file)
+        let encode = EncodeViolations.messages
+        fputs("\(total + encode.count)\n" + fields.map { "\($0) \(counts[$0] ?? 0)\n" }.joined(), file)
+        for message in encode { fputs(message + "\n", file) }
         fclose(file)
     }
 }

@@ -1,4 +1,5 @@
 import CLibVA
+import H264Encoding
 
 /// An NV12 picture in driver memory: a luma plane, then interleaved CbCr at half height.
 final class Surface {
@@ -13,6 +14,13 @@ final class Surface {
     /// Macroblocks the decoder could not decode and concealed in the last picture decoded here (0 when
     /// clean), reported through vaQuerySurfaceError.
     var concealedMacroblocks = 0
+    /// Pictures the worker has yet to finish here (vaQuerySurfaceStatus: Rendering while > 0).
+    var pendingPictures = 0
+    /// What the worker's last picture here failed with, returned by vaSyncSurface.
+    var pictureError: VAError?
+    /// The native encoder's reconstruction last written here (CurrPic), kept so later pictures predict
+    /// from it without converting back from NV12; dropped when anything else writes the surface.
+    var reconstruction: EncoderPicture?
     /// The VASurfaceDecodeMBErrors records handed to the client; valid until the next query (va.h).
     private var errorRecords: UnsafeMutablePointer<VASurfaceDecodeMBErrors>?
 

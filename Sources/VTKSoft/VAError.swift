@@ -4,7 +4,16 @@ import CLibVA
 /// C boundary turns it back into the VAStatus the client sees.
 struct VAError: Error {
     let status: VAStatus
+    /// Why, in words, for the capture and the log (the client only sees the status).
+    var reason: String?
     init(_ status: Int32) { self.status = VAStatus(status) }
+
+    /// The same status with the reason it was returned.
+    func because(_ reason: String) -> VAError {
+        var error = self
+        error.reason = reason
+        return error
+    }
 
     static let invalidConfig = VAError(VA_STATUS_ERROR_INVALID_CONFIG)
     static let invalidContext = VAError(VA_STATUS_ERROR_INVALID_CONTEXT)

@@ -9,6 +9,8 @@ public enum VADeviceChoice: Hashable, Sendable, CustomStringConvertible {
     case automatic
     /// vtksoft, the software driver, even where hardware exists.
     case software
+    /// vtksoft behaving as a real driver (`soft:NAME`: its VTKSOFT_PERSONA, e.g. ihd-gen12, nvidia).
+    case softwarePersona(String)
     /// A DRM render node or card, e.g. /dev/dri/renderD128.
     case path(String)
 
@@ -17,6 +19,7 @@ public enum VADeviceChoice: Hashable, Sendable, CustomStringConvertible {
         switch text {
         case "auto", "": self = .automatic
         case "soft", "software", "vtksoft": self = .software
+        case let text where text.hasPrefix("soft:"): self = .softwarePersona(String(text.dropFirst(5)))
         default: self = .path(text)
         }
     }
@@ -25,6 +28,7 @@ public enum VADeviceChoice: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .automatic: return "auto"
         case .software: return "soft"
+        case .softwarePersona(let name): return "soft:\(name)"
         case .path(let p): return p
         }
     }
@@ -67,6 +71,10 @@ public final class VADisplayConnection: @unchecked Sendable {
         case .path(let path):
             return try openDRM(path)
         case .software:
+            return try openSoftware()
+        case .softwarePersona(let name):
+            // vtksoft reads its persona at vaInitialize.
+            setenv("VTKSOFT_PERSONA", name, 1)
             return try openSoftware()
         case .automatic:
             var tried: [String] = []

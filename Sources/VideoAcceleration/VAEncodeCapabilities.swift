@@ -1,11 +1,15 @@
 import CLibVA
 
-/// What a driver says it can do when encoding one H.264 profile (VAEntrypointEncSlice), read once from
-/// vaGetConfigAttributes (va.h, VAConfigAttribType).
+/// What a driver says it can do when encoding one H.264 profile on one entrypoint (VAEntrypointEncSlice or
+/// VAEntrypointEncSliceLP), read once from vaGetConfigAttributes (va.h, VAConfigAttribType).
 public struct VAEncodeCapabilities: Hashable, Sendable {
     public let profile: VAProfile
-    /// VA_RC_* bits (VAConfigAttribRateControl); 0 when the driver reports none.
+    public let entrypoint: VAEntrypoint
+    /// VA_RC_* bits (VAConfigAttribRateControl). A driver that does not report the attribute is taken to
+    /// do CQP only, as FFmpeg does (vaapi_encode_init_rate_control).
     public let rateControlModes: UInt32
+    /// False when the driver left VAConfigAttribRateControl unreported and CQP was assumed.
+    public let rateControlReported: Bool
     /// VA_ENC_PACKED_HEADER_* bits (VAConfigAttribEncPackedHeaders); 0 means the driver writes every header.
     public let packedHeaders: UInt32
     /// References the driver takes in list 0 and list 1 (VAConfigAttribEncMaxRefFrames: bits 0-15 and 16-31).
@@ -19,10 +23,13 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
 
     static let notSupported: UInt32 = 0x8000_0000  // VA_ATTRIB_NOT_SUPPORTED
 
-    public init(profile: VAProfile, rateControlModes: UInt32, packedHeaders: UInt32, maxReferencesL0: Int, maxReferencesL1: Int,
+    public init(profile: VAProfile, entrypoint: VAEntrypoint = VAEntrypointEncSlice, rateControlModes: UInt32,
+                rateControlReported: Bool = true, packedHeaders: UInt32, maxReferencesL0: Int, maxReferencesL1: Int,
                 maxSlices: Int, maxWidth: Int?, maxHeight: Int?) {
         self.profile = profile
-        self.rateControlModes = rateControlModes
+        self.entrypoint = entrypoint
+        self.rateControlModes = rateControlReported ? rateControlModes : UInt32(VA_RC_CQP)
+        self.rateControlReported = rateControlReported
         self.packedHeaders = packedHeaders
         self.maxReferencesL0 = maxReferencesL0
         self.maxReferencesL1 = maxReferencesL1
@@ -31,22 +38,47 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
         self.maxHeight = maxHeight
     }
 
-    /// The capabilities for `profile`, or nil when the driver has no EncSlice entrypoint for it.
-    public static func query(_ connection: VADisplayConnection, profile: VAProfile) -> VAEncodeCapabilities? {
-        guard connection.profiles().contains(profile),
-              connection.entrypoints(for: profile).contains(VAEntrypointEncSlice) else { return nil }
+    /// The entrypoints H.264 encoding can use, in FFmpeg's order of preference: the full encoder, then the
+    /// low-power (fixed-function) one; `lowPower` puts the low-power one first.
+    public static func entrypointPreference(lowPower: Bool) -> [VAEntrypoint] {
+        lowPower ? [VAEntrypointEncSliceLP, VAEntrypointEncSlice] : [VAEntrypointEncSlice, VAEntrypointEncSliceLP]
+    }
+
+    /// The one place an encode entrypoint is chosen: the first of ``entrypointPreference(lowPower:)`` the
+    /// driver offers for the profile, with its capabilities. `available` says what the driver offers.
+    public static func negotiate(lowPower: Bool, available: (VAEntrypoint) -> VAEncodeCapabilities?) -> VAEncodeCapabilities? {
+        for entrypoint in entrypointPreference(lowPower: lowPower) {
+            if let found = available(entrypoint) { return found }
+        }
+        return nil
+    }
+
+    /// The capabilities for `profile` on the entrypoint negotiation picks, or nil when the driver has no encoder for it.
+    public static func query(_ connection: VADisplayConnection, profile: VAProfile, lowPower: Bool = false) -> VAEncodeCapabilities? {
+        guard connection.profiles().contains(profile) else { return nil }
+        let offered = connection.entrypoints(for: profile)
+        return negotiate(lowPower: lowPower) { entrypoint in
+            offered.contains(entrypoint) ? query(connection, profile: profile, entrypoint: entrypoint) : nil
+        }
+    }
+
+    /// The capabilities on one entrypoint the driver offers.
+    public static func query(_ connection: VADisplayConnection, profile: VAProfile, entrypoint: VAEntrypoint) -> VAEncodeCapabilities {
         let values = connection.attributes(
             [VAConfigAttribRateControl, VAConfigAttribEncPackedHeaders, VAConfigAttribEncMaxRefFrames,
              VAConfigAttribEncMaxSlices, VAConfigAttribMaxPictureWidth, VAConfigAttribMaxPictureHeight],
-            profile: profile, entrypoint: VAEntrypointEncSlice)
+            profile: profile, entrypoint: entrypoint)
         func value(_ type: VAConfigAttribType) -> UInt32? {
             guard let v = values[type], v != notSupported else { return nil }
             return v
         }
         let references = value(VAConfigAttribEncMaxRefFrames) ?? 1
+        let rateControl = value(VAConfigAttribRateControl) ?? 0
         return VAEncodeCapabilities(
             profile: profile,
-            rateControlModes: value(VAConfigAttribRateControl) ?? 0,
+            entrypoint: entrypoint,
+            rateControlModes: rateControl,
+            rateControlReported: rateControl != 0,
             packedHeaders: value(VAConfigAttribEncPackedHeaders) ?? 0,
             maxReferencesL0: Int(references & 0xFFFF),
             maxReferencesL1: Int(references >> 16),
@@ -56,4 +88,29 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
     }
 
     public func supportsRateControl(_ mode: UInt32) -> Bool { rateControlModes & mode != 0 }
+
+    /// "EncSlice" or "EncSliceLP".
+    public var entrypointName: String { Self.name(of: entrypoint) }
+
+    public static func name(of entrypoint: VAEntrypoint) -> String {
+        switch entrypoint {
+        case VAEntrypointVLD: return "VLD"
+        case VAEntrypointEncSlice: return "EncSlice"
+        case VAEntrypointEncSliceLP: return "EncSliceLP"
+        case VAEntrypointEncPicture: return "EncPicture"
+        case VAEntrypointFEI: return "FEI"
+        case VAEntrypointStats: return "Stats"
+        case VAEntrypointVideoProc: return "VideoProc"
+        default: return "entrypoint \(entrypoint.rawValue)"
+        }
+    }
+
+    /// Names of the VA_ENC_PACKED_HEADER_* bits in `mask` ("none" for 0).
+    public static func packedHeaderNames(_ mask: UInt32) -> String {
+        let names: [(Int32, String)] = [(VA_ENC_PACKED_HEADER_SEQUENCE, "SEQUENCE"), (VA_ENC_PACKED_HEADER_PICTURE, "PICTURE"),
+                                        (VA_ENC_PACKED_HEADER_SLICE, "SLICE"), (VA_ENC_PACKED_HEADER_MISC, "MISC"),
+                                        (VA_ENC_PACKED_HEADER_RAW_DATA, "RAW_DATA")]
+        let present = names.filter { mask & UInt32($0.0) != 0 }.map(\.1)
+        return present.isEmpty ? "none" : present.joined(separator: "|")
+    }
 }

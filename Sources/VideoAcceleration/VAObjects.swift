@@ -154,7 +154,7 @@ public enum VASurfaceReader {
     /// calls `body` with them; they are unmapped when `body` returns.
     public static func withMappedNV12<T>(_ connection: VADisplayConnection, surface: VASurfaceID, surfaceWidth: Int, surfaceHeight: Int,
                                          _ body: (MappedNV12) throws -> T) throws -> T {
-        try VAError.check(vaSyncSurface(connection.display, surface), "vaSyncSurface(\(surface))")
+        _ = try VASurfaceErrors.sync(connection, surface: surface)
         var image = VAImage()
         var derived = vaDeriveImage(connection.display, surface, &image) == VA_STATUS_SUCCESS
         if derived && image.format.fourcc != UInt32(VA_FOURCC_NV12) {
@@ -162,11 +162,7 @@ public enum VASurfaceReader {
             derived = false
         }
         if !derived {
-            var format = VAImageFormat()
-            format.fourcc = UInt32(VA_FOURCC_NV12)
-            format.byte_order = UInt32(VA_LSB_FIRST)
-            format.bits_per_pixel = 12
-            try VAError.check(vaCreateImage(connection.display, &format, Int32(surfaceWidth), Int32(surfaceHeight), &image), "vaCreateImage(NV12)")
+            image = try connection.createNV12Image(width: surfaceWidth, height: surfaceHeight)
             let status = vaGetImage(connection.display, surface, 0, 0, UInt32(surfaceWidth), UInt32(surfaceHeight), image.image_id)
             if status != VA_STATUS_SUCCESS {
                 vaDestroyImage(connection.display, image.image_id)

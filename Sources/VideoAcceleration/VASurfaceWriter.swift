@@ -19,11 +19,7 @@ public enum VASurfaceWriter {
             derived = false
         }
         if !derived {
-            var format = VAImageFormat()
-            format.fourcc = UInt32(VA_FOURCC_NV12)
-            format.byte_order = UInt32(VA_LSB_FIRST)
-            format.bits_per_pixel = 12
-            try VAError.check(vaCreateImage(display, &format, Int32(surfaceWidth), Int32(surfaceHeight), &image), "vaCreateImage(NV12)")
+            image = try connection.createNV12Image(width: surfaceWidth, height: surfaceHeight)
         }
         defer { vaDestroyImage(display, image.image_id) }
         var mapped: UnsafeMutableRawPointer?

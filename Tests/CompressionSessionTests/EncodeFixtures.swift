@@ -108,7 +108,7 @@ enum FixtureError: Error, CustomStringConvertible {
 
 /// One encode: its samples, format description and the Annex B file written from them.
 struct EncodeRun: Sendable {
-    let samples: [EncodedSample]
+    let samples: [SampleBuffer]
     let formatDescription: FormatDescription
     let file: URL
     let bytes: [UInt8]
@@ -128,7 +128,7 @@ enum Encoder {
         let session = try CompressionSession(width: clip.width, height: clip.height, properties: properties, device: .software)
         try session.prepareToEncodeFrames()
         let data = try Data(contentsOf: clip.url, options: .alwaysMapped)
-        var samples: [EncodedSample] = []
+        var samples: [SampleBuffer] = []
         for index in 0..<(frames ?? clip.frames) {
             let buffer = clip.frame(index, from: data, into: clip.format == .nv12 ? session.pixelBufferPool.makePixelBuffer() : nil)
             samples += try session.encodeFrame(buffer, forceKeyFrame: forceKeyFrames.contains(index))

@@ -59,8 +59,7 @@ struct FormatDescriptionTests {
         let decoder = try DecompressionSession(formatDescription: description, device: .software)
         var frames: [DecodedFrame] = []
         for sample in run.samples {
-            frames += try decoder.decode(SampleBuffer(data: sample.data, framing: .lengthPrefixed(4), presentationTime: sample.presentationTime,
-                                                      decodeTime: sample.decodeTime, duration: sample.duration, isSync: sample.isSync))
+            frames += try decoder.decode(sample)
         }
         frames += try decoder.finishDelayedFrames()
         #expect(frames.count == clip.frames)

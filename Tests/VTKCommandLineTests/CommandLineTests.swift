@@ -9,8 +9,9 @@ enum VTKBinary {
     static let missing: Comment = "the vtk binary and vtksoft were not found beside the test bundle: build the package first"
     static var available: Bool { url != nil }
 
-    static func run(_ arguments: [String], stdin: URL? = nil) throws -> ProcessRunner.Result {
-        try ProcessRunner.run(try #require(url).path, arguments, environment: ["VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path],
+    static func run(_ arguments: [String], stdin: URL? = nil, extraEnvironment: [String: String] = [:]) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(try #require(url).path, arguments,
+                              environment: ["VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path].merging(extraEnvironment) { $1 },
                               stdin: stdin)
     }
 }

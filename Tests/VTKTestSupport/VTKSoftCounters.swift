@@ -28,4 +28,28 @@ public enum VTKSoftCounters {
         guard let handle, let symbol = dlsym(handle, name) else { return nil }
         return Int(unsafeBitCast(symbol, to: DisplayCounter.self)(display))
     }
+
+    /// Encode violations vtksoft counted (bad calls coded anyway, as hardware), since it was loaded.
+    public static var encodeViolations: Int? { counter("vtksoft_encode_violation_count") }
+
+    /// Makes one display behave as vtksoft persona `name` (VTKSOFT_PERSONA, without the environment).
+    public static func setPersona(_ name: String, in display: UnsafeMutableRawPointer?) -> Bool {
+        typealias Setter = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+        guard let handle, let symbol = dlsym(handle, "vtksoft_display_set_persona") else { return false }
+        return name.withCString { unsafeBitCast(symbol, to: Setter.self)(display, $0) } == 0
+    }
+
+    /// Holds or releases a display's picture worker (pictures stay VASurfaceRendering while held).
+    public static func holdWorker(_ hold: Bool, in display: UnsafeMutableRawPointer?) -> Bool {
+        typealias Setter = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32
+        guard let handle, let symbol = dlsym(handle, "vtksoft_display_hold_worker") else { return false }
+        return unsafeBitCast(symbol, to: Setter.self)(display, hold ? 1 : 0) == 0
+    }
+
+    /// Makes one display's new encode contexts use `engine` ("native" or "openh264").
+    public static func setEncoder(_ engine: String, in display: UnsafeMutableRawPointer?) -> Bool {
+        typealias Setter = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+        guard let handle, let symbol = dlsym(handle, "vtksoft_display_set_encoder") else { return false }
+        return engine.withCString { unsafeBitCast(symbol, to: Setter.self)(display, $0) } == 0
+    }
 }

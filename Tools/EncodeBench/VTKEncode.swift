@@ -1,4 +1,5 @@
 import CompressionSession
+import H264Bitstream
 import Foundation
 import VTKMedia
 
@@ -10,7 +11,7 @@ enum VTKEncode {
         try session.prepareToEncodeFrames()
         let frameSize = PixelBuffer.frameSize(format: .nv12, width: width, height: height)
         let rate = Int32(properties.expectedFrameRate ?? 30)
-        var samples: [EncodedSample] = []
+        var samples: [SampleBuffer] = []
         samples.reserveCapacity(frames)
         for index in 0..<frames {
             var buffer = session.pixelBufferPool.makePixelBuffer()

@@ -1,0 +1,147 @@
+/// The deblocking filter (8.7), run over the reconstructed picture after its macroblock loop.
+enum Deblocking {
+    /// Slice-level control (7.4.3): disable_deblocking_filter_idc and FilterOffsetA/B.
+    struct SliceControl {
+        var disableIdc: Int
+        var offsetA: Int
+        var offsetB: Int
+    }
+
+    // Table 8-16 and 8-17, indexed by indexA / indexB 0...51.
+    static let alpha: [Int32] = [Int32](repeating: 0, count: 16) + [
+        4, 4, 5, 6, 7, 8, 9, 10, 12, 13, 15, 17, 20, 22, 25, 28, 32, 36, 40, 45,
+        50, 56, 63, 71, 80, 90, 101, 113, 127, 144, 162, 182, 203, 226, 255, 255]
+    static let beta: [Int32] = [Int32](repeating: 0, count: 16) + [
+        2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
+        11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16, 16, 17, 17, 18, 18]
+    /// tC0 for bS 1, 2, 3.
+    static let tc0: [SIMD3<Int32>] = [SIMD3<Int32>](repeating: .zero, count: 17) + [
+        [0, 0, 1], [0, 0, 1], [0, 0, 1], [0, 0, 1], [0, 1, 1], [0, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1],
+        [1, 1, 2], [1, 1, 2], [1, 1, 2], [1, 1, 2], [1, 2, 3], [1, 2, 3], [2, 2, 3], [2, 2, 4], [2, 3, 4], [2, 3, 4],
+        [3, 3, 5], [3, 4, 6], [3, 4, 6], [4, 5, 7], [4, 5, 8], [4, 6, 9], [5, 7, 10], [6, 8, 11], [6, 8, 13], [7, 10, 14],
+        [8, 11, 16], [9, 12, 18], [10, 13, 20], [11, 15, 23], [13, 17, 25]]
+
+    static func filterPicture(y: PlanePointer, cb: PlanePointer, cr: PlanePointer, state: UnsafePointer<MacroblockState>,
+                              widthInMbs: Int, heightInMbs: Int, slices: [SliceControl], cbQPOffset: Int, crQPOffset: Int) {
+        var bS = SIMD4<Int32>.zero
+        for mbAddr in 0..<(widthInMbs * heightInMbs) {
+            let q = state[mbAddr]
+            guard q.kind != .notCoded, q.slice >= 0 else { continue }
+            let control = slices[Int(q.slice)]
+            if control.disableIdc == 1 { continue }
+            let mbx = mbAddr % widthInMbs, mby = mbAddr / widthInMbs
+            let filterLeft = mbx > 0 && (control.disableIdc != 2 || state[mbAddr - 1].slice == q.slice)
+            let filterTop = mby > 0 && (control.disableIdc != 2 || state[mbAddr - widthInMbs].slice == q.slice)
+            for dir in 0..<2 {  // 0: vertical edges, 1: horizontal edges
+                let neighbourAddr = dir == 0 ? mbAddr - 1 : mbAddr - widthInMbs
+                for edge in 0..<4 {
+                    if edge == 0 && !(dir == 0 ? filterLeft : filterTop) { continue }
+                    let p = edge == 0 ? state[neighbourAddr] : q
+                    for k in 0..<4 {
+                        // the 4x4 blocks either side of the edge, raster indices
+                        let qBlk = dir == 0 ? 4 * k + edge : 4 * edge + k
+                        let pBlk = edge > 0 ? (dir == 0 ? qBlk - 1 : qBlk - 4) : (dir == 0 ? 4 * k + 3 : 12 + k)
+                        bS[k] = strength(p: p, pBlk: pBlk, q: q, qBlk: qBlk, macroblockEdge: edge == 0)
+                    }
+                    if bS == .zero { continue }
+                    let qpAv = (Int(p.qp) + Int(q.qp) + 1) >> 1
+                    let lumaStart = dir == 0 ? y.at(16 * mbx + 4 * edge, 16 * mby) : y.at(16 * mbx, 16 * mby + 4 * edge)
+                    filterEdge(lumaStart, across: dir == 0 ? 1 : y.stride, along: dir == 0 ? y.stride : 1, lines: 16, bS: bS,
+                               qp: qpAv, control: control, chroma: false)
+                    if edge & 1 == 0 {
+                        for component in 0..<2 {
+                            let plane = component == 0 ? cb : cr, offset = component == 0 ? cbQPOffset : crQPOffset
+                            let cqp = (Transform.chromaQP(lumaQP: Int(p.qp), offset: offset) + Transform.chromaQP(lumaQP: Int(q.qp), offset: offset) + 1) >> 1
+                            let start = dir == 0 ? plane.at(8 * mbx + 2 * edge, 8 * mby) : plane.at(8 * mbx, 8 * mby + 2 * edge)
+                            filterEdge(start, across: dir == 0 ? 1 : plane.stride, along: dir == 0 ? plane.stride : 1, lines: 8, bS: bS,
+                                       qp: cqp, control: control, chroma: true)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// bS for frame macroblocks (8.7.2.1).
+    @inline(__always) static func strength(p: MacroblockState, pBlk: Int, q: MacroblockState, qBlk: Int, macroblockEdge: Bool) -> Int32 {
+        if p.isIntra || q.isIntra { return macroblockEdge ? 4 : 3 }
+        if (p.nonZero >> UInt16(pBlk)) & 1 != 0 || (q.nonZero >> UInt16(qBlk)) & 1 != 0 { return 2 }
+        if !macroblockEdge { return 0 }  // one 16x16 partition: same motion both sides
+        let pCount = (p.refIdx[0] >= 0 ? 1 : 0) + (p.refIdx[1] >= 0 ? 1 : 0)
+        let qCount = (q.refIdx[0] >= 0 ? 1 : 0) + (q.refIdx[1] >= 0 ? 1 : 0)
+        if pCount != qCount { return 1 }
+        @inline(__always) func far(_ a: SIMD2<Int16>, _ b: SIMD2<Int16>) -> Bool { abs(Int(a.x) - Int(b.x)) >= 4 || abs(Int(a.y) - Int(b.y)) >= 4 }
+        let pmv0 = SIMD2(p.mv[0], p.mv[1]), pmv1 = SIMD2(p.mv[2], p.mv[3])
+        let qmv0 = SIMD2(q.mv[0], q.mv[1]), qmv1 = SIMD2(q.mv[2], q.mv[3])
+        if pCount == 1 {
+            let pl = p.refIdx[0] >= 0 ? 0 : 1, ql = q.refIdx[0] >= 0 ? 0 : 1
+            if p.refPicture[pl] != q.refPicture[ql] { return 1 }
+            return far(pl == 0 ? pmv0 : pmv1, ql == 0 ? qmv0 : qmv1) ? 1 : 0
+        }
+        let p0 = p.refPicture[0], p1 = p.refPicture[1], q0 = q.refPicture[0], q1 = q.refPicture[1]
+        guard (p0 == q0 && p1 == q1) || (p0 == q1 && p1 == q0) else { return 1 }
+        if p0 != p1 {
+            if p0 == q0 { return far(pmv0, qmv0) || far(pmv1, qmv1) ? 1 : 0 }
+            return far(pmv0, qmv1) || far(pmv1, qmv0) ? 1 : 0
+        }
+        let straight = far(pmv0, qmv0) || far(pmv1, qmv1)
+        let crossed = far(pmv0, qmv1) || far(pmv1, qmv0)
+        return straight && crossed ? 1 : 0
+    }
+
+    /// Filters `lines` lines across one edge (8.7.2.3, 8.7.2.4); `start` is q0 of the first line.
+    @inline(__always) static func filterEdge(_ start: UnsafeMutablePointer<UInt8>, across: Int, along: Int, lines: Int, bS: SIMD4<Int32>,
+                                             qp: Int, control: SliceControl, chroma: Bool) {
+        let indexA = min(max(qp + control.offsetA, 0), 51), indexB = min(max(qp + control.offsetB, 0), 51)
+        let a = alpha[indexA], b = beta[indexB]
+        if a == 0 || b == 0 { return }
+        let tcs = tc0[indexA]
+        for line in 0..<lines {
+            let strength = bS[line * 4 / lines]
+            if strength == 0 { continue }
+            let s = start + line * along
+            let p0 = Int32(s[-across]), p1 = Int32(s[-2 * across]), q0 = Int32(s[0]), q1 = Int32(s[across])
+            guard abs(p0 - q0) < a && abs(p1 - p0) < b && abs(q1 - q0) < b else { continue }
+            if chroma {
+                if strength < 4 {
+                    let tc = tcs[Int(strength) - 1] + 1
+                    let delta = min(max((((q0 - p0) << 2) + (p1 - q1) + 4) >> 3, -tc), tc)
+                    s[-across] = clip(p0 + delta); s[0] = clip(q0 - delta)
+                } else {
+                    s[-across] = UInt8((2 * p1 + p0 + q1 + 2) >> 2)
+                    s[0] = UInt8((2 * q1 + q0 + p1 + 2) >> 2)
+                }
+                continue
+            }
+            let p2 = Int32(s[-3 * across]), q2 = Int32(s[2 * across])
+            let ap = abs(p2 - p0), aq = abs(q2 - q0)
+            if strength < 4 {
+                let c0 = tcs[Int(strength) - 1]
+                let tc = c0 + (ap < b ? 1 : 0) + (aq < b ? 1 : 0)
+                let delta = min(max((((q0 - p0) << 2) + (p1 - q1) + 4) >> 3, -tc), tc)
+                s[-across] = clip(p0 + delta); s[0] = clip(q0 - delta)
+                if ap < b { s[-2 * across] = UInt8(p1 + min(max((p2 + ((p0 + q0 + 1) >> 1) - (p1 << 1)) >> 1, -c0), c0)) }
+                if aq < b { s[across] = UInt8(q1 + min(max((q2 + ((p0 + q0 + 1) >> 1) - (q1 << 1)) >> 1, -c0), c0)) }
+            } else {
+                let p3 = Int32(s[-4 * across]), q3 = Int32(s[3 * across])
+                let strong = abs(p0 - q0) < ((a >> 2) + 2)
+                if ap < b && strong {
+                    s[-across] = UInt8((p2 + 2 * p1 + 2 * p0 + 2 * q0 + q1 + 4) >> 3)
+                    s[-2 * across] = UInt8((p2 + p1 + p0 + q0 + 2) >> 2)
+                    s[-3 * across] = UInt8((2 * p3 + 3 * p2 + p1 + p0 + q0 + 4) >> 3)
+                } else {
+                    s[-across] = UInt8((2 * p1 + p0 + q1 + 2) >> 2)
+                }
+                if aq < b && strong {
+                    s[0] = UInt8((p1 + 2 * p0 + 2 * q0 + 2 * q1 + q2 + 4) >> 3)
+                    s[across] = UInt8((p0 + q0 + q1 + q2 + 2) >> 2)
+                    s[2 * across] = UInt8((2 * q3 + 3 * q2 + q1 + q0 + p0 + 4) >> 3)
+                } else {
+                    s[0] = UInt8((2 * q1 + q0 + p1 + 2) >> 2)
+                }
+            }
+        }
+    }
+
+    @inline(__always) static func clip(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
+}

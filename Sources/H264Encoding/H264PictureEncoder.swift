@@ -1,0 +1,219 @@
+import H264Bitstream
+
+extension PaddedPlane {
+    /// Fills the padding with copies of the nearest edge samples, so motion compensation past the
+    /// edges reads what 8.4.2.2's clamped coordinates would.
+    public mutating func replicateEdges() {
+        let w = width, h = height, pad = padding, stride = self.stride
+        samples.withUnsafeMutableBufferPointer { buf in
+            guard let base = buf.baseAddress else { return }
+            Self.replicateEdges(PlanePointer(base: base + pad * stride + pad, stride: stride), width: w, height: h, padding: pad)
+        }
+    }
+
+    static func replicateEdges(_ p: PlanePointer, width w: Int, height h: Int, padding pad: Int) {
+        for y in 0..<h {
+            let row = p.at(0, y)
+            (row - pad).update(repeating: row[0], count: pad)
+            (row + w).update(repeating: row[w - 1], count: pad)
+        }
+        for y in 1...pad {
+            p.at(-pad, -y).update(from: p.at(-pad, 0), count: w + 2 * pad)
+            p.at(-pad, h - 1 + y).update(from: p.at(-pad, h - 1), count: w + 2 * pad)
+        }
+    }
+}
+
+extension EncoderPicture {
+    /// Replicates the edges of all three planes (see ``PaddedPlane/replicateEdges()``).
+    public mutating func replicateEdges() {
+        luma.replicateEdges(); cb.replicateEdges(); cr.replicateEdges()
+    }
+}
+
+/// vtksoft's H.264 encoder engine: codes one picture as the request describes (slices, QP, lists,
+/// headers) and rebuilds it exactly as a decoder would, deblocking included.
+public struct H264PictureEncoder {
+    private static let padding = 32
+    /// Reference planes (full, b, h, j, Cb, Cr per distinct reference) and the b1 scratch, reused.
+    private var referenceStorage: [UInt8] = []
+    private var halfPelScratch: [Int16] = []
+    private var state: [MacroblockState] = []
+
+    public init() {}
+
+    public mutating func encode(_ request: EncodeRequest) throws(EncodingError) -> EncodedPicture {
+        let sps = request.sps, pps = request.pps
+        guard sps.frameMbsOnlyFlag else { throw .unsupported("interlaced coding (frame_mbs_only_flag 0)") }
+        guard sps.chromaFormatIdc == 1, !sps.separateColourPlaneFlag else { throw .unsupported("chroma_format_idc \(sps.chromaFormatIdc)") }
+        guard sps.bitDepthLuma == 8, sps.bitDepthChroma == 8 else { throw .unsupported("bit depth other than 8") }
+        guard !sps.seqScalingMatrixPresentFlag, !pps.picScalingMatrixPresentFlag else { throw .unsupported("scaling matrices") }
+        guard !sps.qpprimeYZeroTransformBypassFlag else { throw .unsupported("qpprime_y_zero_transform_bypass_flag") }
+        guard pps.numSliceGroupsMinus1 == 0 else { throw .unsupported("slice groups (FMO)") }
+        guard !pps.weightedPredFlag, pps.weightedBipredIdc == 0 else { throw .unsupported("weighted prediction") }
+        let w = sps.picWidthInMbs, h = sps.frameHeightInMbs
+        guard request.source.luma.width == 16 * w, request.source.luma.height == 16 * h,
+              request.source.cb.width == 8 * w, request.source.cb.height == 8 * h, request.source.cr.width == 8 * w, request.source.cr.height == 8 * h else {
+            throw .inconsistent("source is \(request.source.luma.width)x\(request.source.luma.height), the SPS codes \(16 * w)x\(16 * h)")
+        }
+        var covered = 0
+        for (i, slice) in request.slices.enumerated() {
+            let type = slice.header.sliceType
+            guard type == .i || type == .p || type == .b else { throw .unsupported("slice type \(type)") }
+            guard slice.header.firstMbInSlice == covered, slice.macroblockCount > 0 else {
+                throw .inconsistent("slice \(i) starts at macroblock \(slice.header.firstMbInSlice), expected \(covered)")
+            }
+            covered += slice.macroblockCount
+            if type != .i && request.refPicList0.isEmpty { throw .inconsistent("slice \(i) is \(type) but RefPicList0 is empty") }
+            if type == .b && request.refPicList1.isEmpty { throw .inconsistent("slice \(i) is B but RefPicList1 is empty") }
+            if let packed = slice.packedHeader, packed.bitLength > packed.bytes.count * 8 || packed.bitLength < 8 {
+                throw .inconsistent("slice \(i): packed header bit length \(packed.bitLength) does not fit its \(packed.bytes.count) bytes")
+            }
+        }
+        guard covered == w * h else { throw .inconsistent("the slices cover \(covered) macroblocks of \(w * h)") }
+
+        var recon = EncoderPicture(widthInMbs: w, heightInMbs: h, padding: Self.padding)
+        let source = request.source
+        let geometry = (recon.luma, recon.cb, recon.cr)  // plane layouts, read inside the pointer scopes
+        if state.count != w * h { state = [MacroblockState](repeating: MacroblockState(), count: w * h) } else {
+            for i in state.indices { state[i] = MacroblockState() }
+        }
+        // Distinct reference pictures, by POC, each copied into padded planes with half samples.
+        var distinct: [ReferencePicture] = []
+        var l0Index: [Int] = [], l1Index: [Int] = []
+        for (list, entries) in [(0, request.refPicList0), (1, request.refPicList1)] {
+            for entry in entries {
+                let found = distinct.firstIndex { $0.picOrderCnt == entry.picOrderCnt && $0.isLongTerm == entry.isLongTerm }
+                let index = found ?? distinct.count
+                if found == nil {
+                    guard entry.picture.luma.width == 16 * w, entry.picture.luma.height == 16 * h, entry.picture.cb.width == 8 * w,
+                          entry.picture.cb.height == 8 * h, entry.picture.cr.width == 8 * w, entry.picture.cr.height == 8 * h else {
+                        throw .inconsistent("reference POC \(entry.picOrderCnt) is \(entry.picture.luma.width)x\(entry.picture.luma.height)")
+                    }
+                    distinct.append(entry)
+                }
+                if list == 0 { l0Index.append(index) } else { l1Index.append(index) }
+            }
+        }
+        let lumaStride = 16 * w + 2 * Self.padding, lumaSize = lumaStride * (16 * h + 2 * Self.padding)
+        let chromaPad = Self.padding / 2
+        let chromaStride = 8 * w + 2 * chromaPad, chromaSize = chromaStride * (8 * h + 2 * chromaPad)
+        let perReference = 4 * lumaSize + 2 * chromaSize
+        if referenceStorage.count < max(1, perReference * distinct.count) {
+            referenceStorage = [UInt8](repeating: 0, count: max(1, perReference * distinct.count))
+        }
+        if halfPelScratch.count < lumaSize { halfPelScratch = [Int16](repeating: 0, count: lumaSize) }
+        var buffersMissing = false
+
+        var nalUnits: [[UInt8]] = []
+        let controls = request.slices.map { s in
+            Deblocking.SliceControl(disableIdc: pps.deblockingFilterControlPresentFlag ? s.header.disableDeblockingFilterIdc : 0,
+                                    offsetA: pps.deblockingFilterControlPresentFlag ? 2 * s.header.sliceAlphaC0OffsetDiv2 : 0,
+                                    offsetB: pps.deblockingFilterControlPresentFlag ? 2 * s.header.sliceBetaOffsetDiv2 : 0)
+        }
+        let pad = Self.padding
+        referenceStorage.withUnsafeMutableBufferPointer { refBuf in
+        halfPelScratch.withUnsafeMutableBufferPointer { scratchBuf in
+        state.withUnsafeMutableBufferPointer { stateBuf in
+        recon.luma.samples.withUnsafeMutableBufferPointer { ry in
+        recon.cb.samples.withUnsafeMutableBufferPointer { rcb in
+        recon.cr.samples.withUnsafeMutableBufferPointer { rcr in
+        source.luma.samples.withUnsafeBufferPointer { sy in
+        source.cb.samples.withUnsafeBufferPointer { scb in
+        source.cr.samples.withUnsafeBufferPointer { scr in
+            guard let refBase = refBuf.baseAddress, let scratchBase = scratchBuf.baseAddress, let stateBase = stateBuf.baseAddress,
+                  let ryBase = ry.baseAddress, let rcbBase = rcb.baseAddress, let rcrBase = rcr.baseAddress,
+                  let syBase = sy.baseAddress, let scbBase = scb.baseAddress, let scrBase = scr.baseAddress else {
+                buffersMissing = true
+                return
+            }
+            func view(_ b: UnsafeMutablePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
+                PlanePointer(base: b + plane.index(0, 0), stride: plane.stride)
+            }
+            // The source is only read; PlanePointer is shared with the reconstruction, hence mutable.
+            func view(_ b: UnsafePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
+                PlanePointer(base: UnsafeMutablePointer(mutating: b) + plane.index(0, 0), stride: plane.stride)
+            }
+            // References
+            var planes: [ReferencePlanes] = []
+            for (i, ref) in distinct.enumerated() {
+                let base = refBase + i * perReference
+                func lumaPlane(_ k: Int) -> PlanePointer { PlanePointer(base: base + k * lumaSize + pad * lumaStride + pad, stride: lumaStride) }
+                func chromaPlane(_ k: Int) -> PlanePointer {
+                    PlanePointer(base: base + 4 * lumaSize + k * chromaSize + chromaPad * chromaStride + chromaPad, stride: chromaStride)
+                }
+                let r = ReferencePlanes(full: lumaPlane(0), halfH: lumaPlane(1), halfV: lumaPlane(2), halfHV: lumaPlane(3),
+                                        cb: chromaPlane(0), cr: chromaPlane(1), width: 16 * w, height: 16 * h, padding: pad, identity: Int32(i))
+                for (dst, plane, pw, ph, pp) in [(r.full, ref.picture.luma, 16 * w, 16 * h, pad), (r.cb, ref.picture.cb, 8 * w, 8 * h, chromaPad),
+                                                 (r.cr, ref.picture.cr, 8 * w, 8 * h, chromaPad)] {
+                    plane.samples.withUnsafeBufferPointer { src in
+                        guard let s = src.baseAddress else { return }
+                        for y in 0..<ph { dst.at(0, y).update(from: s + plane.index(0, y), count: pw) }
+                    }
+                    PaddedPlane.replicateEdges(dst, width: pw, height: ph, padding: pp)
+                }
+                InterPrediction.buildHalfPel(r, scratch: scratchBase)
+                planes.append(r)
+            }
+            let list0 = l0Index.map { planes[$0] }, list1 = l1Index.map { planes[$0] }
+            list0.withUnsafeBufferPointer { l0 in
+            list1.withUnsafeBufferPointer { l1 in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MacroblockScratch.byteCount) { bytesBuffer in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: MacroblockScratch.wordCount) { wordsBuffer in
+                guard let bytes = bytesBuffer.baseAddress, let words = wordsBuffer.baseAddress else { buffersMissing = true; return }
+                let context = PictureContext(
+                    sourceY: view(syBase, source.luma), sourceCb: view(scbBase, source.cb), sourceCr: view(scrBase, source.cr),
+                    reconY: view(ryBase, geometry.0), reconCb: view(rcbBase, geometry.1), reconCr: view(rcrBase, geometry.2),
+                    state: stateBase, widthInMbs: w, heightInMbs: h, list0: l0, list1: l1,
+                    constrainedIntraPred: pps.constrainedIntraPredFlag,
+                    cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
+                var encoder = MacroblockEncoder(context: context, scratch: MacroblockScratch(bytes: bytes, words: words))
+                var mb = MacroblockSyntax()
+                for (i, slice) in request.slices.enumerated() {
+                    let header = slice.header
+                    var bits = BitWriter()
+                    if let packed = slice.packedHeader {
+                        for k in 0..<(packed.bitLength / 8) { bits.u(8, UInt32(packed.bytes[k])) }
+                        let rest = packed.bitLength % 8
+                        if rest > 0 { bits.u(rest, UInt32(packed.bytes[packed.bitLength / 8] >> UInt8(8 - rest))) }
+                    } else {
+                        header.write(&bits, sps: sps, pps: pps)
+                    }
+                    let override = header.numRefIdxActiveOverrideFlag
+                    let coding = SliceCoding(
+                        sliceType: header.sliceType, widthInMbs: w, heightInMbs: h, firstMbInSlice: header.firstMbInSlice,
+                        sliceQP: 26 + pps.picInitQpMinus26 + header.sliceQpDelta, cabacInitIdc: header.cabacInitIdc,
+                        numRefIdxL0ActiveMinus1: override ? header.numRefIdxL0ActiveMinus1 : pps.numRefIdxL0DefaultActiveMinus1,
+                        numRefIdxL1ActiveMinus1: override ? header.numRefIdxL1ActiveMinus1 : pps.numRefIdxL1DefaultActiveMinus1,
+                        transform8x8Mode: pps.transform8x8ModeFlag, direct8x8Inference: sps.direct8x8InferenceFlag,
+                        constrainedIntraPred: pps.constrainedIntraPredFlag)
+                    let rbsp = pps.entropyCodingModeFlag
+                        ? SliceEncoder.encode(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
+                                              macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                              encoder: &encoder, syntax: &mb)
+                        : SliceEncoder.encode(CAVLCSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
+                                              macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                              encoder: &encoder, syntax: &mb)
+                    nalUnits.append([rbsp[0]] + EmulationPrevention.insert(Array(rbsp[1...])))
+                }
+                Deblocking.filterPicture(y: context.reconY, cb: context.reconCb, cr: context.reconCr, state: stateBase,
+                                         widthInMbs: w, heightInMbs: h, slices: controls,
+                                         cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
+            }
+            }
+            }
+            }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        if buffersMissing { throw .inconsistent("the engine could not obtain its working buffers") }
+        recon.replicateEdges()
+        return EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
+    }
+}

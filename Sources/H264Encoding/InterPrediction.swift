@@ -1,0 +1,246 @@
+/// A plane seen through a pointer at its (0, 0) sample; rows `stride` apart, padding around it.
+struct PlanePointer {
+    var base: UnsafeMutablePointer<UInt8>
+    var stride: Int
+    @inline(__always) func at(_ x: Int, _ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride + x }
+}
+
+/// A reference picture prepared for motion compensation: the full-sample planes with replicated
+/// borders and the three luma half-sample planes b, h, j of 8.4.2.2.1 (each at the integer position
+/// left of / above the half position).
+struct ReferencePlanes {
+    var full: PlanePointer
+    var halfH: PlanePointer
+    var halfV: PlanePointer
+    var halfHV: PlanePointer
+    var cb: PlanePointer
+    var cr: PlanePointer
+    var width: Int, height: Int, padding: Int
+    /// Identifies the picture (not the list position) for the deblocking's bS (8.7.2.1).
+    var identity: Int32
+}
+
+/// Luma quarter-sample and chroma eighth-sample interpolation (8.4.2.2), default weighted bi-prediction (8.4.2.3.1).
+enum InterPrediction {
+    @inline(__always) static func clip(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
+
+    @inline(__always) static func tap6(_ p: UnsafePointer<UInt8>, _ step: Int) -> Int32 {
+        Int32(p[-2 * step]) + Int32(p[3 * step]) - 5 * (Int32(p[-step]) + Int32(p[2 * step])) + 20 * (Int32(p[0]) + Int32(p[step]))
+    }
+
+    @inline(__always) static func load16(_ p: UnsafePointer<UInt8>) -> SIMD16<Int16> {
+        SIMD16<Int16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
+    }
+
+    /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded; fits Int16.
+    @inline(__always) static func tap6x16(_ p: UnsafePointer<UInt8>, _ step: Int) -> SIMD16<Int16> {
+        let outer = load16(p - 2 * step) &+ load16(p + 3 * step)
+        let near = load16(p - step) &+ load16(p + 2 * step)
+        let centre = load16(p) &+ load16(p + step)
+        return outer &- 5 &* near &+ 20 &* centre
+    }
+
+    @inline(__always) static func store(_ v: SIMD16<Int32>, _ dst: UnsafeMutablePointer<UInt8>) {
+        let positive = v & ~(v &>> 31)
+        let over = (255 &- positive) &>> 31  // −1 above 255
+        let c = (positive & ~over) | (255 & over)
+        UnsafeMutableRawPointer(dst).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: c), as: SIMD16<UInt8>.self)
+    }
+
+    /// Fills b, h and j over the padded area where their 6-tap windows fit, 16 samples at a time.
+    /// `scratch` holds (stride · rows) Int16 for the unrounded b1 values.
+    static func buildHalfPel(_ r: ReferencePlanes, scratch: UnsafeMutablePointer<Int16>) {
+        let pad = r.padding, s = r.full.stride
+        let x0 = -pad + 2, x1 = r.width + pad - 3  // b and j columns [x0, x1)
+        let y0 = -pad, y1 = r.height + pad
+        // Columns in 16-wide steps; the last step is moved back to end at the limit (overlap is harmless).
+        @inline(__always) func columns(_ from: Int, _ to: Int, _ body: (Int) -> Void) {
+            var x = from
+            while x < to { body(min(x, to - 16)); x += 16 }
+        }
+        for y in y0..<y1 {
+            let src = UnsafePointer(r.full.at(0, y))
+            let hb = r.halfH.at(0, y)
+            let b1 = scratch + (y + pad) * s + pad
+            columns(x0, x1) { x in
+                let v = tap6x16(src + x, 1)
+                UnsafeMutableRawPointer(b1 + x).storeBytes(of: v, as: SIMD16<Int16>.self)
+                store((SIMD16<Int32>(truncatingIfNeeded: v) &+ 16) &>> 5, hb + x)
+            }
+        }
+        for y in (y0 + 2)..<(y1 - 3) {
+            let src = UnsafePointer(r.full.at(0, y))
+            let hv = r.halfV.at(0, y)
+            columns(-pad, r.width + pad) { x in
+                store((SIMD16<Int32>(truncatingIfNeeded: tap6x16(src + x, s)) &+ 16) &>> 5, hv + x)
+            }
+            let jj = r.halfHV.at(0, y)
+            let b1 = UnsafePointer(scratch + (y + pad) * s + pad)
+            columns(x0, x1) { x in
+                @inline(__always) func row(_ k: Int) -> SIMD16<Int32> {
+                    SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(b1 + x + k * s).loadUnaligned(as: SIMD16<Int16>.self))
+                }
+                let v = row(-2) &+ row(3) &- 5 &* (row(-1) &+ row(2)) &+ 20 &* (row(0) &+ row(1))
+                store((v &+ 512) &>> 10, jj + x)
+            }
+        }
+    }
+
+    /// Whether a luma block at integer position (x, y) of size w x h can use the half-sample planes.
+    @inline(__always) static func fitsFastPath(_ r: ReferencePlanes, x: Int, y: Int, w: Int, h: Int) -> Bool {
+        x >= -r.padding + 3 && y >= -r.padding + 3 && x + w + 1 <= r.width + r.padding - 4 && y + h + 1 <= r.height + r.padding - 4
+    }
+
+    /// The luma prediction of a w x h block whose top-left sample is at quarter position (4x + fx, 4y + fy).
+    static func predictLuma(_ r: ReferencePlanes, x: Int, y: Int, fx: Int, fy: Int, w: Int, h: Int,
+                            dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        guard fitsFastPath(r, x: x, y: y, w: w, h: h) else {
+            predictLumaClamped(r, x: x, y: y, fx: fx, fy: fy, w: w, h: h, dst: dst, dstStride: dstStride)
+            return
+        }
+        let (a, b) = sources(r, x: x, y: y, fx: fx, fy: fy)
+        if let b {
+            if w == 16 {
+                for row in 0..<h {
+                    let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
+                    let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1),
+                                                                             as: SIMD16<UInt8>.self)
+                }
+                return
+            }
+            for row in 0..<h {
+                let pa = a + row * r.full.stride, pb = b + row * r.full.stride, d = dst + row * dstStride
+                for col in 0..<w { d[col] = UInt8((UInt16(pa[col]) + UInt16(pb[col]) + 1) >> 1) }
+            }
+        } else {
+            for row in 0..<h {
+                let pa = a + row * r.full.stride, d = dst + row * dstStride
+                if w == 16 {
+                    UnsafeMutableRawPointer(d).storeBytes(of: UnsafeRawPointer(pa).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+                } else {
+                    d.update(from: pa, count: w)
+                }
+            }
+        }
+    }
+
+    /// The one or two planes whose average is the sample at quarter offset (fx, fy) (Table 8-12).
+    @inline(__always) static func sources(_ r: ReferencePlanes, x: Int, y: Int, fx: Int, fy: Int)
+        -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>?) {
+        let G = r.full.at(x, y), B = r.halfH.at(x, y), H = r.halfV.at(x, y), J = r.halfHV.at(x, y)
+        let s = r.full.stride
+        switch (fx, fy) {
+        case (0, 0): return (G, nil)
+        case (2, 0): return (B, nil)
+        case (0, 2): return (H, nil)
+        case (2, 2): return (J, nil)
+        case (1, 0): return (G, B)
+        case (3, 0): return (G + 1, B)
+        case (0, 1): return (G, H)
+        case (0, 3): return (G + s, H)
+        case (1, 1): return (B, H)
+        case (3, 1): return (B, H + 1)
+        case (1, 3): return (H, B + s)
+        case (3, 3): return (H + 1, B + s)
+        case (2, 1): return (B, J)
+        case (2, 3): return (J, B + s)
+        case (1, 2): return (H, J)
+        default: return (J, H + 1)  // (3, 2)
+        }
+    }
+
+    /// The same prediction for blocks reaching past the padding: samples at clamped coordinates (8.4.2.2.1).
+    static func predictLumaClamped(_ r: ReferencePlanes, x: Int, y: Int, fx: Int, fy: Int, w: Int, h: Int,
+                                   dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        @inline(__always) func G(_ gx: Int, _ gy: Int) -> Int32 {
+            Int32(r.full.at(min(max(gx, 0), r.width - 1), min(max(gy, 0), r.height - 1)).pointee)
+        }
+        @inline(__always) func b1(_ gx: Int, _ gy: Int) -> Int32 {
+            G(gx - 2, gy) - 5 * G(gx - 1, gy) + 20 * G(gx, gy) + 20 * G(gx + 1, gy) - 5 * G(gx + 2, gy) + G(gx + 3, gy)
+        }
+        @inline(__always) func h1(_ gx: Int, _ gy: Int) -> Int32 {
+            G(gx, gy - 2) - 5 * G(gx, gy - 1) + 20 * G(gx, gy) + 20 * G(gx, gy + 1) - 5 * G(gx, gy + 2) + G(gx, gy + 3)
+        }
+        @inline(__always) func bS(_ gx: Int, _ gy: Int) -> Int32 { Int32(clip((b1(gx, gy) + 16) >> 5)) }
+        @inline(__always) func hS(_ gx: Int, _ gy: Int) -> Int32 { Int32(clip((h1(gx, gy) + 16) >> 5)) }
+        @inline(__always) func jS(_ gx: Int, _ gy: Int) -> Int32 {
+            let v = b1(gx, gy - 2) - 5 * b1(gx, gy - 1) + 20 * b1(gx, gy) + 20 * b1(gx, gy + 1) - 5 * b1(gx, gy + 2) + b1(gx, gy + 3)
+            return Int32(clip((v + 512) >> 10))
+        }
+        for row in 0..<h {
+            for col in 0..<w {
+                let gx = x + col, gy = y + row
+                let v: Int32
+                switch (fx, fy) {
+                case (0, 0): v = G(gx, gy)
+                case (2, 0): v = bS(gx, gy)
+                case (0, 2): v = hS(gx, gy)
+                case (2, 2): v = jS(gx, gy)
+                case (1, 0): v = (G(gx, gy) + bS(gx, gy) + 1) >> 1
+                case (3, 0): v = (G(gx + 1, gy) + bS(gx, gy) + 1) >> 1
+                case (0, 1): v = (G(gx, gy) + hS(gx, gy) + 1) >> 1
+                case (0, 3): v = (G(gx, gy + 1) + hS(gx, gy) + 1) >> 1
+                case (1, 1): v = (bS(gx, gy) + hS(gx, gy) + 1) >> 1
+                case (3, 1): v = (bS(gx, gy) + hS(gx + 1, gy) + 1) >> 1
+                case (1, 3): v = (hS(gx, gy) + bS(gx, gy + 1) + 1) >> 1
+                case (3, 3): v = (hS(gx + 1, gy) + bS(gx, gy + 1) + 1) >> 1
+                case (2, 1): v = (bS(gx, gy) + jS(gx, gy) + 1) >> 1
+                case (2, 3): v = (jS(gx, gy) + bS(gx, gy + 1) + 1) >> 1
+                case (1, 2): v = (hS(gx, gy) + jS(gx, gy) + 1) >> 1
+                default: v = (jS(gx, gy) + hS(gx + 1, gy) + 1) >> 1
+                }
+                dst[row * dstStride + col] = UInt8(v)
+            }
+        }
+    }
+
+    /// Chroma prediction of a w x h block at eighth position (8x + fx, 8y + fy) (8.4.2.2.2).
+    static func predictChroma(_ plane: PlanePointer, width: Int, height: Int, padding: Int, x: Int, y: Int, fx: Int, fy: Int,
+                              w: Int, h: Int, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        let wA = Int32((8 - fx) * (8 - fy)), wB = Int32(fx * (8 - fy)), wC = Int32((8 - fx) * fy), wD = Int32(fx * fy)
+        if x >= -padding && y >= -padding && x + w + 1 <= width + padding && y + h + 1 <= height + padding {
+            if w == 8 {
+                let a = SIMD8<UInt16>(repeating: UInt16(wA)), b = SIMD8<UInt16>(repeating: UInt16(wB))
+                let c = SIMD8<UInt16>(repeating: UInt16(wC)), d = SIMD8<UInt16>(repeating: UInt16(wD))
+                @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+                    SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+                }
+                for row in 0..<h {
+                    let p = UnsafePointer(plane.at(x, y + row)), q = p + plane.stride
+                    let v = (a &* load(p) &+ b &* load(p + 1) &+ c &* load(q) &+ d &* load(q + 1) &+ 32) &>> 6
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
+                }
+                return
+            }
+            for row in 0..<h {
+                let p = plane.at(x, y + row), q = p + plane.stride, d = dst + row * dstStride
+                for col in 0..<w {
+                    d[col] = UInt8((wA * Int32(p[col]) + wB * Int32(p[col + 1]) + wC * Int32(q[col]) + wD * Int32(q[col + 1]) + 32) >> 6)
+                }
+            }
+            return
+        }
+        @inline(__always) func S(_ sx: Int, _ sy: Int) -> Int32 {
+            Int32(plane.at(min(max(sx, 0), width - 1), min(max(sy, 0), height - 1)).pointee)
+        }
+        for row in 0..<h {
+            for col in 0..<w {
+                let sx = x + col, sy = y + row
+                dst[row * dstStride + col] = UInt8((wA * S(sx, sy) + wB * S(sx + 1, sy) + wC * S(sx, sy + 1) + wD * S(sx + 1, sy + 1) + 32) >> 6)
+            }
+        }
+    }
+
+    /// Default weighted sample prediction of a bi-predicted block: (a + b + 1) >> 1, into `a`.
+    static func average(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) {
+        var i = 0
+        while i + 16 <= count {
+            let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt8>.self))
+            let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt8>.self))
+            UnsafeMutableRawPointer(a + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1), as: SIMD16<UInt8>.self)
+            i += 16
+        }
+        while i < count { a[i] = UInt8((UInt16(a[i]) + UInt16(b[i]) + 1) >> 1); i += 1 }
+    }
+}

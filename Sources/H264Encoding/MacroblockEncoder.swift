@@ -1,0 +1,613 @@
+import H264Bitstream
+
+/// The planes, per-macroblock state and references of the picture being coded, as pointers prepared
+/// once per picture.
+struct PictureContext {
+    var sourceY: PlanePointer, sourceCb: PlanePointer, sourceCr: PlanePointer
+    var reconY: PlanePointer, reconCb: PlanePointer, reconCr: PlanePointer
+    var state: UnsafeMutablePointer<MacroblockState>
+    var widthInMbs: Int, heightInMbs: Int
+    var list0: UnsafeBufferPointer<ReferencePlanes>
+    var list1: UnsafeBufferPointer<ReferencePlanes>
+    var constrainedIntraPred: Bool
+    var cbQPOffset: Int, crQPOffset: Int
+}
+
+/// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
+struct MacroblockScratch {
+    static let byteCount = 256 * 4 + 64 * 6
+    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32
+    var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
+    var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
+    var coef, d, dcCoef, dcLevels, dcY, edge: UnsafeMutablePointer<Int32>
+    var lumaLevels, chromaLevels, chromaDCCoef, chromaDCLevels, dcC: UnsafeMutablePointer<Int32>
+    var counts: UnsafeMutablePointer<Int32>
+
+    init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
+        predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
+        predCb = b + 1024; predCr = b + 1088; candCb = b + 1152; candCr = b + 1216; tmpCb = b + 1280; tmpCr = b + 1344
+        coef = w; d = w + 16; dcCoef = w + 32; dcLevels = w + 48; dcY = w + 64; edge = w + 80
+        lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
+        counts = w + 504
+    }
+}
+
+/// Chooses a macroblock's coding (mode decision on SATD + λ·bits), codes its residual, rebuilds it
+/// exactly as a decoder would (8.3, 8.4, 8.5) and fills its ``MacroblockSyntax``.
+struct MacroblockEncoder {
+    let ctx: PictureContext
+    let s: MacroblockScratch
+    private static let intraDeadZone: Int32 = 21  // 1/3 of a step, in 64ths
+    private static let interDeadZone: Int32 = 11  // 1/6
+
+    // Per macroblock
+    private var mbAddr = 0, mbx = 0, mby = 0, slice: Int32 = 0
+    private var qp = 26, qpCb = 26, qpCr = 26
+    private var lambda: Int32 = 1
+
+    init(context: PictureContext, scratch: MacroblockScratch) {
+        ctx = context
+        s = scratch
+    }
+
+    /// direct_spatial_mv_pred_flag of the current slice (B only).
+    var directSpatial = false
+
+    mutating func encode(mbAddr: Int, slice: Int32, sliceType: SliceType, qp: Int, into mb: inout MacroblockSyntax) {
+        self.mbAddr = mbAddr
+        mbx = mbAddr % ctx.widthInMbs
+        mby = mbAddr / ctx.widthInMbs
+        self.slice = slice
+        self.qp = qp
+        qpCb = Transform.chromaQP(lumaQP: qp, offset: ctx.cbQPOffset)
+        qpCr = Transform.chromaQP(lumaQP: qp, offset: ctx.crQPOffset)
+        lambda = MotionSearch.lambda[qp]
+        var st = MacroblockState()
+        st.slice = slice
+        st.qp = Int8(qp)
+        switch sliceType {
+        case .p, .sp: encodeP(&mb, &st)
+        case .b: encodeB(&mb, &st)
+        default: encodeIntra(&mb, &st, interCost: Int32.max)
+        }
+        ctx.state[mbAddr] = st
+    }
+
+    // MARK: Neighbours
+
+    @inline(__always) private func intraAvailable(_ addr: Int, _ inPicture: Bool) -> Bool {
+        guard inPicture, addr >= 0 else { return false }
+        let n = ctx.state[addr]
+        return n.slice == slice && n.kind != .notCoded && (!ctx.constrainedIntraPred || n.kind == .intra)
+    }
+
+    private func intraNeighbours() -> IntraPrediction.Neighbours {
+        let w = ctx.widthInMbs
+        return IntraPrediction.Neighbours(left: intraAvailable(mbAddr - 1, mbx > 0),
+                                          top: intraAvailable(mbAddr - w, true),
+                                          topRight: intraAvailable(mbAddr - w + 1, mbx < w - 1),
+                                          topLeft: intraAvailable(mbAddr - w - 1, mbx > 0))
+    }
+
+    // MARK: Intra
+
+    /// Codes the macroblock as intra (Intra16x16 or Intra4x4, whichever costs less) unless `interCost`
+    /// is lower than both; returns false (nothing written) in that case.
+    @discardableResult
+    private mutating func encodeIntra(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState, interCost: Int32) -> Bool {
+        let n = intraNeighbours()
+        let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
+        let recY = ctx.reconY.at(16 * mbx, 16 * mby)
+        // Intra16x16: best mode by SATD
+        var best16 = Int32.max, mode16 = 2
+        for mode in 0..<4 where IntraPrediction.isAvailable16x16(mode: mode, n) {
+            IntraPrediction.predict16x16(mode: mode, at: recY, stride: ctx.reconY.stride, n, dst: s.candY, dstStride: 16)
+            let cost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.candY, 16, w: 16, h: 16) + lambda * (mode == 2 ? 2 : 4)
+            if cost < best16 { best16 = cost; mode16 = mode; s.predY.update(from: s.candY, count: 256) }
+        }
+        let cost16 = best16 + lambda * 4
+        if interCost <= cost16 && interCost <= Int32.max / 2 {
+            return false
+        }
+        // Intra4x4 is tried when Intra16x16 is not already very good, coded as it goes.
+        mb.reset(kind: .intra4x4)
+        let cost4 = interCost == Int32.max || cost16 < interCost ? codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost)) : Int32.max
+        if cost4 >= cost16 || cost4 >= interCost {
+            if cost16 >= interCost { return false }
+            mb.reset(kind: .intra16x16)
+            mb.intra16x16PredMode = mode16
+            IntraPrediction.predict16x16(mode: mode16, at: recY, stride: ctx.reconY.stride, n, dst: s.predY, dstStride: 16)
+            codeIntra16x16(&mb, &st, srcY: srcY, recY: recY)
+            st.intra4x4Modes = SIMD16(repeating: 2)
+        }
+        st.kind = .intra
+        st.refIdx = SIMD2(-1, -1)
+        st.refPicture = SIMD2(-1, -1)
+        st.mv = .zero
+        // Chroma: best mode by SATD over both components
+        var bestC = Int32.max, modeC = 0
+        let srcCb = ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr = ctx.sourceCr.at(8 * mbx, 8 * mby)
+        let recCb = ctx.reconCb.at(8 * mbx, 8 * mby), recCr = ctx.reconCr.at(8 * mbx, 8 * mby)
+        for mode in 0..<4 where IntraPrediction.isAvailableChroma(mode: mode, n) {
+            IntraPrediction.predictChroma(mode: mode, at: recCb, stride: ctx.reconCb.stride, n, dst: s.candCb, dstStride: 8)
+            IntraPrediction.predictChroma(mode: mode, at: recCr, stride: ctx.reconCr.stride, n, dst: s.candCr, dstStride: 8)
+            let cost = MotionSearch.satd(srcCb, ctx.sourceCb.stride, s.candCb, 8, w: 8, h: 8)
+                + MotionSearch.satd(srcCr, ctx.sourceCr.stride, s.candCr, 8, w: 8, h: 8) + lambda * (mode == 0 ? 1 : 3)
+            if cost < bestC {
+                bestC = cost; modeC = mode
+                s.predCb.update(from: s.candCb, count: 64); s.predCr.update(from: s.candCr, count: 64)
+            }
+        }
+        mb.intraChromaPredMode = modeC
+        mb.codedBlockPatternChroma = codeChroma(&mb, intra: true)
+        return true
+    }
+
+    /// Codes Intra4x4, block by block; returns its cost (stops early, returning Int32.max, past `limit`).
+    private mutating func codeIntra4x4(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState, _ n: IntraPrediction.Neighbours,
+                                       srcY: UnsafeMutablePointer<UInt8>, recY: UnsafeMutablePointer<UInt8>, limit: Int32) -> Int32 {
+        let w = ctx.widthInMbs
+        let leftModes: SIMD16<UInt8>? = n.left ? ctx.state[mbAddr - 1].intra4x4Modes : nil
+        let topModes: SIMD16<UInt8>? = n.top ? ctx.state[mbAddr - w].intra4x4Modes : nil
+        var modes = SIMD16<UInt8>(repeating: 2)
+        var total: Int32 = lambda * 24
+        var cbp = 0
+        var nonZero: UInt16 = 0
+        let rs = ctx.reconY.stride, ss = ctx.sourceY.stride
+        for blk in 0..<16 {
+            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
+            var bn = IntraPrediction.Neighbours()
+            bn.left = x4 > 0 || n.left
+            bn.top = y4 > 0 || n.top
+            if y4 == 0 { bn.topRight = x4 < 3 ? n.top : n.topRight } else {
+                bn.topRight = x4 < 3 && Self.decodedBefore(x4 + 1, y4 - 1, blk)
+            }
+            bn.topLeft = x4 > 0 && y4 > 0 ? true : (y4 > 0 ? n.left : (x4 > 0 ? n.top : n.topLeft))
+            let modeA: UInt8? = x4 > 0 ? modes[blk4(x4 - 1, y4)] : leftModes.map { $0[3 + 4 * y4] }
+            let modeB: UInt8? = y4 > 0 ? modes[blk4(x4, y4 - 1)] : topModes.map { $0[x4 + 12] }
+            var predMode = 2  // dcPredModePredictedFlag when A or B is unavailable (8.3.1.1)
+            if let modeA, let modeB { predMode = Int(min(modeA, modeB)) }
+            let rec = recY + 4 * y4 * rs + 4 * x4
+            let src = srcY + 4 * y4 * ss + 4 * x4
+            IntraPrediction.loadEdge4x4(at: rec, stride: rs, bn, into: s.edge)
+            var bestCost = Int32.max, bestMode = 2
+            let pred = s.predY + 4 * y4 * 16 + 4 * x4
+            for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, bn) {
+                IntraPrediction.predict4x4(mode: mode, edge: s.edge, bn, dst: s.candY, dstStride: 16)
+                let cost = MotionSearch.satd4x4(src, ss, s.candY, 16) + lambda * (mode == predMode ? 1 : 4)
+                if cost < bestCost {
+                    bestCost = cost; bestMode = mode
+                    for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
+                }
+            }
+            total += bestCost
+            if total >= limit { return Int32.max }
+            modes[4 * y4 + x4] = UInt8(bestMode)
+            mb.prevIntra4x4PredModeFlag[blk] = bestMode == predMode
+            mb.remIntra4x4PredMode[blk] = UInt8(bestMode <= predMode ? bestMode : bestMode - 1)
+            // residual of this block, reconstructed at once (the next block predicts from it)
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
+            Transform.forward4x4(s.coef)
+            let levels = s.lumaLevels + 16 * blk
+            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone)
+            if count > 0 {
+                cbp |= 1 << (blk >> 2)
+                nonZero |= 1 << UInt16(4 * y4 + x4)
+                for k in 0..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+            }
+            reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: pred, predStride: 16, dst: rec, dstStride: rs)
+        }
+        mb.codedBlockPatternLuma = cbp
+        st.nonZero = nonZero
+        st.intra4x4Modes = modes
+        return total
+    }
+
+    @inline(__always) private func blk4(_ x4: Int, _ y4: Int) -> Int { 4 * y4 + x4 }
+
+    /// Whether the 4x4 block at (x4, y4) comes before block `blk` in decoding order.
+    @inline(__always) private static func decodedBefore(_ x4: Int, _ y4: Int, _ blk: Int) -> Bool {
+        BlockGeometry.blkIdxOfRaster[4 * y4 + x4] < blk
+    }
+
+    private mutating func codeIntra16x16(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState,
+                                         srcY: UnsafeMutablePointer<UInt8>, recY: UnsafeMutablePointer<UInt8>) {
+        let ss = ctx.sourceY.stride, rs = ctx.reconY.stride
+        var anyAC = false
+        for blk in 0..<16 {
+            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
+            let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
+            Transform.forward4x4(s.coef)
+            s.dcCoef[4 * y4 + x4] = s.coef[0]
+            let levels = s.lumaLevels + 16 * blk
+            levels[0] = 0
+            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone, first: 1)
+            s.counts[blk] = Int32(count)
+            if count > 0 { anyAC = true }
+        }
+        Transform.forwardLumaDC(s.dcCoef)
+        _ = Transform.quantizeDC(s.dcCoef, levels: s.dcLevels, count: 16, qp: qp, deadZone: Self.intraDeadZone)
+        for k in 0..<16 { mb.lumaDC[k] = s.dcLevels[BlockGeometry.zigzag4x4[k]] }
+        Transform.inverseLumaDC(s.dcLevels, into: s.dcY, qp: qp)
+        var nonZero: UInt16 = 0
+        for blk in 0..<16 {
+            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
+            let levels = s.lumaLevels + 16 * blk
+            var count = Int(s.counts[blk])
+            if !anyAC { count = 0 }
+            if count > 0 {
+                nonZero |= 1 << UInt16(4 * y4 + x4)
+                for k in 1..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+            }
+            reconstruct4x4(levels: levels, count: count, dc: s.dcY[4 * y4 + x4], qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
+                           dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
+        }
+        mb.codedBlockPatternLuma = anyAC ? 15 : 0
+        st.nonZero = nonZero
+    }
+
+    /// Rebuilds one 4x4 block: pred + inverse transform of the scaled levels (8.5.12), DC replaced by
+    /// `dc` when given (Intra16x16 and chroma).
+    @inline(__always) private func reconstruct4x4(levels: UnsafeMutablePointer<Int32>, count: Int, dc: Int32?, qp: Int,
+                                                  pred: UnsafePointer<UInt8>, predStride: Int, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        if count == 0 && (dc ?? 0) == 0 {
+            for r in 0..<4 { (dst + r * dstStride).update(from: pred + r * predStride, count: 4) }
+            return
+        }
+        if let dc {
+            if count > 0 { Transform.dequantize4x4(levels, into: s.d, qp: qp, first: 1) } else { for i in 1..<16 { s.d[i] = 0 } }
+            s.d[0] = dc
+        } else {
+            Transform.dequantize4x4(levels, into: s.d, qp: qp)
+        }
+        Transform.inverse4x4(s.d)
+        for r in 0..<4 {
+            for c in 0..<4 {
+                dst[r * dstStride + c] = IntraPrediction.clip(Int32(pred[r * predStride + c]) &+ s.d[4 * r + c])
+            }
+        }
+    }
+
+    // MARK: Chroma residual (both components)
+
+    /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma.
+    private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool) -> Int {
+        let dz = intra ? Self.intraDeadZone : Self.interDeadZone
+        var anyAC = false, anyDC = false
+        for c in 0..<2 {
+            let src = c == 0 ? ctx.sourceCb.at(8 * mbx, 8 * mby) : ctx.sourceCr.at(8 * mbx, 8 * mby)
+            let ss = ctx.sourceCb.stride
+            let pred = c == 0 ? s.predCb : s.predCr
+            let cqp = c == 0 ? qpCb : qpCr
+            for blk in 0..<4 {
+                let bx = blk & 1, by = blk >> 1
+                for r in 0..<4 {
+                    for k in 0..<4 {
+                        s.coef[4 * r + k] = Int32(src[(4 * by + r) * ss + 4 * bx + k]) &- Int32(pred[(4 * by + r) * 8 + 4 * bx + k])
+                    }
+                }
+                Transform.forward4x4(s.coef)
+                s.chromaDCCoef[4 * c + blk] = s.coef[0]
+                let levels = s.chromaLevels + 16 * (4 * c + blk)
+                levels[0] = 0
+                let count = Transform.quantize4x4(s.coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
+                s.counts[16 + 4 * c + blk] = Int32(count)
+                if count > 0 { anyAC = true }
+            }
+            Transform.hadamard2x2(s.chromaDCCoef + 4 * c)
+            if Transform.quantizeDC(s.chromaDCCoef + 4 * c, levels: s.chromaDCLevels + 4 * c, count: 4, qp: cqp, deadZone: dz) > 0 { anyDC = true }
+        }
+        let cbp = anyAC ? 2 : (anyDC ? 1 : 0)
+        for c in 0..<2 {
+            let cqp = c == 0 ? qpCb : qpCr
+            let pred = c == 0 ? s.predCb : s.predCr
+            let rec = c == 0 ? ctx.reconCb.at(8 * mbx, 8 * mby) : ctx.reconCr.at(8 * mbx, 8 * mby)
+            let rs = ctx.reconCb.stride
+            for i in 0..<4 { mb.chromaDC[4 * c + i] = s.chromaDCLevels[4 * c + i] }
+            Transform.inverseChromaDC(s.chromaDCLevels + 4 * c, into: s.dcC + 4 * c, qp: cqp)
+            for blk in 0..<4 {
+                let bx = blk & 1, by = blk >> 1
+                let levels = s.chromaLevels + 16 * (4 * c + blk)
+                let count = anyAC ? Int(s.counts[16 + 4 * c + blk]) : 0
+                if count > 0 { for k in 1..<16 { mb.chromaAC[16 * (4 * c + blk) + k] = levels[BlockGeometry.zigzag4x4[k]] } }
+                reconstruct4x4(levels: levels, count: count, dc: s.dcC[4 * c + blk], qp: cqp, pred: pred + 4 * by * 8 + 4 * bx, predStride: 8,
+                               dst: rec + 4 * by * rs + 4 * bx, dstStride: rs)
+            }
+        }
+        return cbp
+    }
+
+    // MARK: Inter luma residual
+
+    /// Codes the luma residual against predY with inter dead zone and x264-style decimation of
+    /// lone ±1 levels; returns CodedBlockPatternLuma and the non-zero mask.
+    private mutating func codeLumaInter(_ mb: inout MacroblockSyntax) -> (cbp: Int, nonZero: UInt16) {
+        let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
+        var scores = SIMD4<Int32>.zero
+        for blk in 0..<16 {
+            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
+            let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
+            Transform.forward4x4(s.coef)
+            let levels = s.lumaLevels + 16 * blk
+            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.interDeadZone)
+            s.counts[blk] = Int32(count)
+            if count > 0 { scores[blk >> 2] += Self.decimateScore(levels) }
+        }
+        var cbp = 0
+        let total = scores.wrappedSum()
+        for b8 in 0..<4 where scores[b8] > 0 && (total >= 6 && scores[b8] >= 4) { cbp |= 1 << b8 }
+        var nonZero: UInt16 = 0
+        let recY = ctx.reconY.at(16 * mbx, 16 * mby), rs = ctx.reconY.stride
+        for blk in 0..<16 {
+            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
+            let levels = s.lumaLevels + 16 * blk
+            let count = cbp & (1 << (blk >> 2)) != 0 ? Int(s.counts[blk]) : 0
+            if count > 0 {
+                nonZero |= 1 << UInt16(4 * y4 + x4)
+                for k in 0..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+            }
+            reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
+                           dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
+        }
+        return (cbp, nonZero)
+    }
+
+    /// How much a block's levels are worth keeping: 9 when any |level| > 1, else the sum over ±1
+    /// levels of a weight falling with the zeros before them.
+    @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>) -> Int32 {
+        let weights: SIMD16<Int32> = [3, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        var score: Int32 = 0
+        var run = 0
+        var seen = false
+        for k in (0..<16).reversed() {
+            let v = levels[BlockGeometry.zigzag4x4[k]]
+            if v == 0 { if seen { run += 1 }; continue }
+            if abs(v) > 1 { return 9 }
+            if seen { score += weights[run] }
+            seen = true
+            run = 0
+        }
+        return score + weights[min(run, 15)]
+    }
+
+    // MARK: P macroblocks
+
+    /// Below this SAD a P_Skip prediction may leave a residual that quantises away (a 4x4 DC
+    /// quantises to 0 below about 2·2^(QP/6) per block): only then is P_Skip tried.
+    private static let skipProbeSAD: [Int32] = (0..<52).map { qp in
+        var v = 33.0
+        for _ in 0..<qp { v *= 1.122462 }  // 2^(1/6)
+        return Int32(v)
+    }
+
+    private mutating func encodeP(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState) {
+        let ref = ctx.list0[0]
+        let (a, b, c) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
+        let skipMV = MotionVectorPrediction.pSkip(a, b, c)
+        let mvp = MotionVectorPrediction.predict(refIdx: 0, a, b, c)
+        // P_Skip first: its prediction with no residual, if the residual would quantise away.
+        predictInter(ref, mv: skipMV, y: s.predY, cb: s.predCb, cr: s.predCr)
+        let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
+        let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
+        if skipSAD < Self.skipProbeSAD[qp] {
+            mb.reset(kind: .pL016x16)
+            let luma = codeLumaInter(&mb)
+            if luma.cbp == 0 {
+                let cbpC = codeChroma(&mb, intra: false)
+                if cbpC == 0 {
+                    mb.reset(kind: .pSkip)
+                    setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
+                    return
+                }
+            }
+        }
+        var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
+        best.cost += lambda * 1
+        if encodeIntra(&mb, &st, interCost: best.cost) { return }
+        mb.reset(kind: .pL016x16)
+        mb.mvdL0 = (Int32(best.mv.x - mvp.x), Int32(best.mv.y - mvp.y))
+        predictInter(ref, mv: best.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+        let luma = codeLumaInter(&mb)
+        mb.codedBlockPatternLuma = luma.cbp
+        mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+        if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV {
+            mb.reset(kind: .pSkip)
+            setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
+            return
+        }
+        setInter(&st, kind: .inter, refIdx: SIMD2(0, -1), mv: SIMD4(best.mv.x, best.mv.y, 0, 0), nonZero: luma.nonZero)
+    }
+
+    private func setInter(_ st: inout MacroblockState, kind: MacroblockState.Kind, refIdx: SIMD2<Int8>, mv: SIMD4<Int16>, nonZero: UInt16) {
+        st.kind = kind
+        st.refIdx = refIdx
+        st.mv = mv
+        st.nonZero = nonZero
+        st.refPicture = SIMD2(refIdx[0] >= 0 ? ctx.list0[Int(refIdx[0])].identity : -1,
+                              refIdx[1] >= 0 ? ctx.list1[Int(refIdx[1])].identity : -1)
+        st.intra4x4Modes = SIMD16(repeating: 2)
+    }
+
+    /// Luma and chroma prediction of the macroblock from one reference with `mv`.
+    private func predictInter(_ ref: ReferencePlanes, mv: SIMD2<Int16>, y: UnsafeMutablePointer<UInt8>,
+                              cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) {
+        let mx = Int(mv.x), my = Int(mv.y)
+        InterPrediction.predictLuma(ref, x: 16 * mbx + (mx >> 2), y: 16 * mby + (my >> 2), fx: mx & 3, fy: my & 3, w: 16, h: 16, dst: y, dstStride: 16)
+        let cx = 8 * mbx + (mx >> 3), cy = 8 * mby + (my >> 3)
+        InterPrediction.predictChroma(ref.cb, width: ref.width / 2, height: ref.height / 2, padding: ref.padding / 2, x: cx, y: cy,
+                                      fx: mx & 7, fy: my & 7, w: 8, h: 8, dst: cb, dstStride: 8)
+        InterPrediction.predictChroma(ref.cr, width: ref.width / 2, height: ref.height / 2, padding: ref.padding / 2, x: cx, y: cy,
+                                      fx: mx & 7, fy: my & 7, w: 8, h: 8, dst: cr, dstStride: 8)
+    }
+
+    // MARK: B macroblocks (B_L0_16x16, B_L1_16x16, B_Bi_16x16; no direct)
+
+    private mutating func encodeB(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState) {
+        let ref0 = ctx.list0[0], ref1 = ctx.list1[0]
+        let (a0, b0, c0) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
+        let (a1, b1, c1) = MotionVectorPrediction.neighbours(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 1)
+        let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
+        // B_Skip / B_Direct_16x16 where spatial direct prediction is known exactly
+        var direct: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)? = nil
+        if directSpatial, let d = MotionVectorPrediction.spatialDirect(list0: a0, b0, c0, list1: a1, b1, c1),
+           Int(d.refIdx[0]) < ctx.list0.count, Int(d.refIdx[1]) < ctx.list1.count {
+            direct = d
+        }
+        var directCost = Int32.max
+        if let d = direct {
+            predictDirect(d)
+            let sad = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
+            if sad < Self.skipProbeSAD[qp] {
+                mb.reset(kind: .bDirect16x16)
+                if codeLumaInter(&mb).cbp == 0 && codeChroma(&mb, intra: false) == 0 {
+                    mb.reset(kind: .bSkip)
+                    setInter(&st, kind: .skip, refIdx: d.refIdx, mv: SIMD4(d.mvL0.x, d.mvL0.y, d.mvL1.x, d.mvL1.y), nonZero: 0)
+                    return
+                }
+            }
+            directCost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.predY, 16, w: 16, h: 16) + lambda
+        }
+        let mvp0 = MotionVectorPrediction.predict(refIdx: 0, a0, b0, c0)
+        let mvp1 = MotionVectorPrediction.predict(refIdx: 0, a1, b1, c1)
+        let best0 = search(ref0, mvp: mvp0, candidates: SIMD8(a0.mv.x, a0.mv.y, b0.mv.x, b0.mv.y, c0.mv.x, c0.mv.y, 0, 0))
+        let best1 = search(ref1, mvp: mvp1, candidates: SIMD8(a1.mv.x, a1.mv.y, b1.mv.x, b1.mv.y, c1.mv.x, c1.mv.y, -best0.mv.x, -best0.mv.y))
+        // Bi: the average of both best single-list predictions
+        predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+        predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
+        InterPrediction.average(s.predY, s.tmpY, count: 256)
+        let biCost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.predY, 16, w: 16, h: 16)
+            + lambda * (best0.bits + best1.bits + 5)
+        let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
+        let bestCost = min(biCost, cost0, cost1, directCost)
+        // predY is scratch for the intra trial: each inter choice predicts again
+        if encodeIntra(&mb, &st, interCost: bestCost) { return }
+        if let d = direct, directCost == bestCost {
+            mb.reset(kind: .bDirect16x16)
+            predictDirect(d)
+            let luma = codeLumaInter(&mb)
+            mb.codedBlockPatternLuma = luma.cbp
+            mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+            if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 { mb.reset(kind: .bSkip) }
+            setInter(&st, kind: mb.kind == .bSkip ? .skip : .inter, refIdx: d.refIdx,
+                     mv: SIMD4(d.mvL0.x, d.mvL0.y, d.mvL1.x, d.mvL1.y), nonZero: luma.nonZero)
+            return
+        }
+        if biCost == bestCost {
+            mb.reset(kind: .bBi16x16)
+            predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+            predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
+            InterPrediction.average(s.predY, s.tmpY, count: 256)
+            InterPrediction.average(s.predCb, s.tmpCb, count: 64)
+            InterPrediction.average(s.predCr, s.tmpCr, count: 64)
+        } else if cost0 == bestCost {
+            mb.reset(kind: .bL016x16)
+            predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+        } else {
+            mb.reset(kind: .bL116x16)
+            predictInter(ref1, mv: best1.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+        }
+        let uses0 = mb.kind != .bL116x16, uses1 = mb.kind != .bL016x16
+        if uses0 { mb.mvdL0 = (Int32(best0.mv.x - mvp0.x), Int32(best0.mv.y - mvp0.y)) }
+        if uses1 { mb.mvdL1 = (Int32(best1.mv.x - mvp1.x), Int32(best1.mv.y - mvp1.y)) }
+        let luma = codeLumaInter(&mb)
+        mb.codedBlockPatternLuma = luma.cbp
+        mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+        setInter(&st, kind: .inter, refIdx: SIMD2(uses0 ? 0 : -1, uses1 ? 0 : -1),
+                 mv: SIMD4(uses0 ? best0.mv.x : 0, uses0 ? best0.mv.y : 0, uses1 ? best1.mv.x : 0, uses1 ? best1.mv.y : 0), nonZero: luma.nonZero)
+    }
+
+    /// The direct prediction: one list, or the average of both (8.4.2.3.1).
+    private func predictDirect(_ d: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)) {
+        if d.refIdx[0] >= 0 && d.refIdx[1] >= 0 {
+            predictInter(ctx.list0[Int(d.refIdx[0])], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
+            predictInter(ctx.list1[Int(d.refIdx[1])], mv: d.mvL1, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
+            InterPrediction.average(s.predY, s.tmpY, count: 256)
+            InterPrediction.average(s.predCb, s.tmpCb, count: 64)
+            InterPrediction.average(s.predCr, s.tmpCr, count: 64)
+        } else if d.refIdx[0] >= 0 {
+            predictInter(ctx.list0[Int(d.refIdx[0])], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
+        } else {
+            predictInter(ctx.list1[Int(d.refIdx[1])], mv: d.mvL1, y: s.predY, cb: s.predCb, cr: s.predCr)
+        }
+    }
+
+    // MARK: Motion search
+
+    struct SearchResult {
+        var mv: SIMD2<Int16>
+        var cost: Int32
+        var bits: Int32
+    }
+
+    /// Integer search (predictors, hexagon, square) on SAD, then half and quarter refinement on SATD.
+    private static let hexagon: [(Int, Int)] = [(-2, 0), (-1, -2), (1, -2), (2, 0), (1, 2), (-1, 2)]
+
+    private func search(_ ref: ReferencePlanes, mvp: SIMD2<Int16>, candidates: SIMD8<Int16>) -> SearchResult {
+        let bx = 16 * mbx, by = 16 * mby
+        let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
+        let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
+        let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
+        let lam = lambda
+        let px = Int32(mvp.x), py = Int32(mvp.y)
+        @inline(__always) func intCost(_ x: Int, _ y: Int) -> Int32 {
+            MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride)
+                + lam * (MotionSearch.bitsSE(Int32(4 * x) - px) + MotionSearch.bitsSE(Int32(4 * y) - py))
+        }
+        var bestX = 0, bestY = 0, bestCost = intCost(0, 0)
+        @inline(__always) func consider(_ mv: SIMD2<Int16>) {
+            let x = min(max((Int(mv.x) + 2) >> 2, loX), hiX), y = min(max((Int(mv.y) + 2) >> 2, loY), hiY)
+            if x == bestX && y == bestY { return }
+            let c = intCost(x, y)
+            if c < bestCost { bestCost = c; bestX = x; bestY = y }
+        }
+        consider(mvp)
+        for k in 0..<4 { consider(SIMD2(candidates[2 * k], candidates[2 * k + 1])) }
+        let hex = Self.hexagon
+        for _ in 0..<16 {
+            var moved = false
+            let cx = bestX, cy = bestY
+            for (dx, dy) in hex {
+                let x = cx + dx, y = cy + dy
+                guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
+                let c = intCost(x, y)
+                if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = true }
+            }
+            if !moved { break }
+        }
+        let cx = bestX, cy = bestY
+        for dy in -1...1 {
+            for dx in -1...1 where dx != 0 || dy != 0 {
+                let x = cx + dx, y = cy + dy
+                guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
+                let c = intCost(x, y)
+                if c < bestCost { bestCost = c; bestX = x; bestY = y }
+            }
+        }
+        // Sub-sample refinement on SATD
+        var qx = 4 * bestX, qy = 4 * bestY
+        @inline(__always) func subCost(_ x: Int, _ y: Int) -> (Int32, Int32) {
+            let bits = MotionSearch.bitsSE(Int32(x) - px) + MotionSearch.bitsSE(Int32(y) - py)
+            let ix = bx + (x >> 2), iy = by + (y >> 2)
+            if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
+                let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
+                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride) + lam * bits, bits) }
+            }
+            InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
+            return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
+        }
+        var (best, bestBits) = subCost(qx, qy)
+        for step in stride(from: 2, through: 1, by: -1) {
+            let cx = qx, cy = qy
+            for dy in -1...1 {
+                for dx in -1...1 where dx != 0 || dy != 0 {
+                    let (c, bits) = subCost(cx + dx * step, cy + dy * step)
+                    if c < best { best = c; bestBits = bits; qx = cx + dx * step; qy = cy + dy * step }
+                }
+            }
+        }
+        return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)
+    }
+}
+

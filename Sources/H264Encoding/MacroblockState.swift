@@ -1,0 +1,21 @@
+/// What later macroblocks (prediction, CAVLC-independent decisions) and the deblocking filter need to
+/// know of a coded macroblock. One per macroblock, preallocated per picture.
+struct MacroblockState {
+    enum Kind: UInt8 { case notCoded, intra, inter, skip }
+    var kind: Kind = .notCoded
+    /// Index of the slice in the request (availability, 6.4.x; deblocking control, 8.7).
+    var slice: Int32 = -1
+    var qp: Int8 = 0
+    /// Bit r set: luma 4x4 block r (raster) has non-zero coefficients (8.7.2.1, bS 2).
+    var nonZero: UInt16 = 0
+    /// mvL0 (x, y) and mvL1 (x, y) in quarter samples.
+    var mv: SIMD4<Int16> = .zero
+    /// refIdxL0 / refIdxL1, −1 when the list is not used (intra: both −1).
+    var refIdx: SIMD2<Int8> = SIMD2(-1, -1)
+    /// The pictures those indices name (``ReferencePlanes/identity``), −1 when unused.
+    var refPicture: SIMD2<Int32> = SIMD2(-1, -1)
+    /// Intra4x4PredMode per 4x4 block (raster); 2 (DC) for every other macroblock type (8.3.1.1).
+    var intra4x4Modes: SIMD16<UInt8> = SIMD16(repeating: 2)
+
+    var isIntra: Bool { kind == .intra }
+}

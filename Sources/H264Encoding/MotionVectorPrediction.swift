@@ -1,0 +1,65 @@
+/// Motion vector prediction for 16x16 partitions (8.4.1.3) and the P_Skip motion vector (8.4.1.1).
+enum MotionVectorPrediction {
+    /// A neighbouring partition as 8.4.1.3.2 sees it.
+    struct Neighbour {
+        var available = false
+        var refIdx: Int8 = -1
+        var mv: SIMD2<Int16> = .zero
+    }
+
+    /// Neighbours A, B and C (D when C is unavailable) of the macroblock at `mbAddr`, for list `list`.
+    @inline(__always) static func neighbours(_ state: UnsafePointer<MacroblockState>, mbAddr: Int, widthInMbs: Int,
+                                             slice: Int32, list: Int) -> (Neighbour, Neighbour, Neighbour) {
+        let x = mbAddr % widthInMbs
+        @inline(__always) func get(_ addr: Int, _ ok: Bool) -> Neighbour {
+            guard ok, addr >= 0, state[addr].slice == slice, state[addr].kind != .notCoded else { return Neighbour() }
+            let s = state[addr]
+            if s.kind == .intra { return Neighbour(available: true, refIdx: -1, mv: .zero) }
+            let r = s.refIdx[list]
+            return Neighbour(available: true, refIdx: r, mv: r >= 0 ? SIMD2(s.mv[2 * list], s.mv[2 * list + 1]) : .zero)
+        }
+        let a = get(mbAddr - 1, x > 0)
+        let b = get(mbAddr - widthInMbs, true)
+        var c = get(mbAddr - widthInMbs + 1, x < widthInMbs - 1)
+        if !c.available { c = get(mbAddr - widthInMbs - 1, x > 0) }
+        return (a, b, c)
+    }
+
+    /// mvpLX for a 16x16 partition with reference index `refIdx` (8.4.1.3).
+    @inline(__always) static func predict(refIdx: Int8, _ a: Neighbour, _ b0: Neighbour, _ c0: Neighbour) -> SIMD2<Int16> {
+        var b = b0, c = c0
+        if !b.available && !c.available && a.available { b = a; c = a }
+        let matchA = a.refIdx == refIdx, matchB = b.refIdx == refIdx, matchC = c.refIdx == refIdx
+        let matches = (matchA ? 1 : 0) + (matchB ? 1 : 0) + (matchC ? 1 : 0)
+        if matches == 1 { return matchA ? a.mv : (matchB ? b.mv : c.mv) }
+        return SIMD2(median(a.mv.x, b.mv.x, c.mv.x), median(a.mv.y, b.mv.y, c.mv.y))
+    }
+
+    /// The P_Skip motion vector (8.4.1.1).
+    @inline(__always) static func pSkip(_ a: Neighbour, _ b: Neighbour, _ c: Neighbour) -> SIMD2<Int16> {
+        if !a.available || !b.available { return .zero }
+        if a.refIdx == 0 && a.mv == .zero { return .zero }
+        if b.refIdx == 0 && b.mv == .zero { return .zero }
+        return predict(refIdx: 0, a, b, c)
+    }
+
+    @inline(__always) static func median(_ a: Int16, _ b: Int16, _ c: Int16) -> Int16 {
+        max(min(a, b), min(max(a, b), c))
+    }
+
+    /// Spatial direct prediction (8.4.1.2.2) of a macroblock, when its result does not depend on the
+    /// colocated picture: colZeroFlag can only zero the motion of a list whose refIdx is 0, so the
+    /// result is known when such motion is already zero. nil otherwise (the engine then does not use
+    /// B_Skip / B_Direct_16x16 there). Neighbours as 8.4.1.3.2 gives them, per list.
+    static func spatialDirect(list0 a0: Neighbour, _ b0: Neighbour, _ c0: Neighbour, list1 a1: Neighbour, _ b1: Neighbour, _ c1: Neighbour)
+        -> (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)? {
+        @inline(__always) func minPositive(_ x: Int8, _ y: Int8) -> Int8 { x >= 0 && y >= 0 ? min(x, y) : max(x, y) }
+        let r0 = minPositive(a0.refIdx, minPositive(b0.refIdx, c0.refIdx))
+        let r1 = minPositive(a1.refIdx, minPositive(b1.refIdx, c1.refIdx))
+        if r0 < 0 && r1 < 0 { return (SIMD2(0, 0), .zero, .zero) }  // directZeroPredictionFlag
+        let mv0 = r0 >= 0 ? predict(refIdx: r0, a0, b0, c0) : .zero
+        let mv1 = r1 >= 0 ? predict(refIdx: r1, a1, b1, c1) : .zero
+        if (r0 == 0 && mv0 != .zero) || (r1 == 0 && mv1 != .zero) { return nil }
+        return (SIMD2(r0, r1), mv0, mv1)
+    }
+}

@@ -1,0 +1,152 @@
+/// The 4x4 integer transforms, the luma DC (Intra16x16) and chroma DC Hadamards, quantisation with a
+/// dead zone and the decoder's scaling (8.5), for flat scaling matrices. Blocks are 16 Int32 in raster order.
+enum Transform {
+    /// Quantisation multipliers MF for QP % 6, by position class (0: even/even, 1: odd/odd, 2: other).
+    private static let mf: [[Int32]] = [[13107, 5243, 8066], [11916, 4660, 7490], [10082, 4194, 6554],
+                                        [9362, 3647, 5825], [8192, 3355, 5243], [7282, 2893, 4559]]
+    /// normAdjust4x4 v (8.5.9) for QP % 6, by the same position class; LevelScale4x4 = 16 · v (flat).
+    private static let v: [[Int32]] = [[10, 16, 13], [11, 18, 14], [13, 20, 16], [14, 23, 18], [16, 25, 20], [18, 29, 23]]
+    private static func positionClass(_ i: Int) -> Int {
+        let x = i & 3, y = i >> 2
+        if x & 1 == 0 && y & 1 == 0 { return 0 }
+        return x & 1 == 1 && y & 1 == 1 ? 1 : 2
+    }
+    /// [qp][raster position] for QP 0...51.
+    static let quantMF: [[Int32]] = (0..<52).map { qp in (0..<16).map { mf[qp % 6][positionClass($0)] } }
+    /// Dequantisation factor v << (QP / 6) per [qp][raster position] (8.5.12.1 with flat matrices).
+    static let dequant: [[Int32]] = (0..<52).map { qp in (0..<16).map { v[qp % 6][positionClass($0)] << (qp / 6) } }
+    /// LevelScale4x4(qP % 6, 0, 0) = 16 · v(0,0), for the DC scaling of 8.5.10 / 8.5.11.
+    static func levelScaleDC(_ qp: Int) -> Int32 { 16 * v[qp % 6][0] }
+    static func mfDC(_ qp: Int) -> Int32 { mf[qp % 6][0] }
+
+    /// QPc for qPI (Table 8-15).
+    static func chromaQP(lumaQP: Int, offset: Int) -> Int {
+        let qPI = min(max(lumaQP + offset, 0), 51)
+        if qPI < 30 { return qPI }
+        return [29, 30, 31, 32, 32, 33, 34, 34, 35, 35, 36, 36, 37, 37, 37, 38, 38, 38, 39, 39, 39, 39][qPI - 30]
+    }
+
+    /// Forward core transform (the inverse of 8.5.12.2 up to scaling).
+    @inline(__always) static func forward4x4(_ b: UnsafeMutablePointer<Int32>) {
+        for r in 0..<4 {
+            let p = b + 4 * r
+            let s03 = p[0] &+ p[3], s12 = p[1] &+ p[2], d03 = p[0] &- p[3], d12 = p[1] &- p[2]
+            p[0] = s03 &+ s12; p[2] = s03 &- s12; p[1] = 2 &* d03 &+ d12; p[3] = d03 &- 2 &* d12
+        }
+        for c in 0..<4 {
+            let p = b + c
+            let s03 = p[0] &+ p[12], s12 = p[4] &+ p[8], d03 = p[0] &- p[12], d12 = p[4] &- p[8]
+            p[0] = s03 &+ s12; p[8] = s03 &- s12; p[4] = 2 &* d03 &+ d12; p[12] = d03 &- 2 &* d12
+        }
+    }
+
+    /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6.
+    @inline(__always) static func inverse4x4(_ b: UnsafeMutablePointer<Int32>) {
+        for r in 0..<4 {
+            let p = b + 4 * r
+            let e0 = p[0] &+ p[2], e1 = p[0] &- p[2], e2 = (p[1] >> 1) &- p[3], e3 = p[1] &+ (p[3] >> 1)
+            p[0] = e0 &+ e3; p[1] = e1 &+ e2; p[2] = e1 &- e2; p[3] = e0 &- e3
+        }
+        for c in 0..<4 {
+            let p = b + c
+            let e0 = p[0] &+ p[8], e1 = p[0] &- p[8], e2 = (p[4] >> 1) &- p[12], e3 = p[4] &+ (p[12] >> 1)
+            p[0] = (e0 &+ e3 &+ 32) >> 6; p[4] = (e1 &+ e2 &+ 32) >> 6; p[8] = (e1 &- e2 &+ 32) >> 6; p[12] = (e0 &- e3 &+ 32) >> 6
+        }
+    }
+
+    static let quantMFVector: [SIMD16<Int32>] = quantMF.map { SIMD16($0) }
+    static let dequantVector: [SIMD16<Int32>] = dequant.map { SIMD16($0) }
+    /// The largest |level| the engine codes: CAVLC's level_prefix then stays ≤ 15, as Baseline, Main
+    /// and Extended require (9.2.2.1); the reconstruction uses the same clamped level.
+    static let maxLevel: Int32 = 2063
+    private static let acOnly = SIMD16<Int32>(0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
+
+    /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
+    /// (raster) into `levels`, dead zone `deadZone` in 64ths of a step. Returns how many are non-zero.
+    @inline(__always) static func quantize4x4(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int,
+                                              deadZone: Int32, first: Int = 0) -> Int {
+        let shift = Int32(15 + qp / 6)
+        let f = (Int32(1) << shift) &* deadZone / 64
+        let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
+        let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
+        var a = (((c ^ sign) &- sign) &* quantMFVector[qp] &+ f) &>> shift
+        let excess = a &- maxLevel
+        a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
+        if first == 1 { a &= acOnly }
+        UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
+        return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
+    }
+
+    /// Scales levels (raster) into d for the inverse transform (8.5.12.1), from position `first`.
+    @inline(__always) static func dequantize4x4(_ levels: UnsafePointer<Int32>, into d: UnsafeMutablePointer<Int32>, qp: Int, first: Int = 0) {
+        let dc = d[0]
+        let v = UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int32>.self) &* dequantVector[qp]
+        UnsafeMutableRawPointer(d).storeBytes(of: v, as: SIMD16<Int32>.self)
+        if first == 1 { d[0] = dc }
+    }
+
+    // MARK: Intra16x16 luma DC (8.5.10)
+
+    /// Forward Hadamard of the 16 DC coefficients (raster of blocks), halved with rounding.
+    static func forwardLumaDC(_ b: UnsafeMutablePointer<Int32>) {
+        hadamard4x4(b)
+        for i in 0..<16 { b[i] = (b[i] + (b[i] > 0 ? 1 : 0)) >> 1 }
+    }
+
+    static func hadamard4x4(_ b: UnsafeMutablePointer<Int32>) {
+        for r in 0..<4 {
+            let p = b + 4 * r
+            let s01 = p[0] &+ p[1], d01 = p[0] &- p[1], s23 = p[2] &+ p[3], d23 = p[2] &- p[3]
+            p[0] = s01 &+ s23; p[1] = s01 &- s23; p[2] = d01 &- d23; p[3] = d01 &+ d23
+        }
+        for c in 0..<4 {
+            let p = b + c
+            let s01 = p[0] &+ p[4], d01 = p[0] &- p[4], s23 = p[8] &+ p[12], d23 = p[8] &- p[12]
+            p[0] = s01 &+ s23; p[4] = s01 &- s23; p[8] = d01 &- d23; p[12] = d01 &+ d23
+        }
+    }
+
+    /// Quantises a DC block of `count` values (luma 16, chroma 4).
+    static func quantizeDC(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, count: Int, qp: Int, deadZone: Int32) -> Int {
+        let shift = Int32(16 + qp / 6)
+        let f = (Int32(1) << shift) * deadZone / 64
+        let m = mfDC(qp)
+        var nonZero = 0
+        for i in 0..<count {
+            let c = coef[i]
+            let a = min(Int32((Int64(abs(c)) * Int64(m) + Int64(f)) >> Int64(shift)), maxLevel)
+            levels[i] = c < 0 ? -a : a
+            if a != 0 { nonZero += 1 }
+        }
+        return nonZero
+    }
+
+    /// Levels c (raster) → dcY (raster), 8.5.10.
+    static func inverseLumaDC(_ c: UnsafePointer<Int32>, into dc: UnsafeMutablePointer<Int32>, qp: Int) {
+        for i in 0..<16 { dc[i] = c[i] }
+        hadamard4x4(dc)
+        let ls = levelScaleDC(qp)
+        if qp >= 36 {
+            let s = Int32(qp / 6 - 6)
+            for i in 0..<16 { dc[i] = (dc[i] * ls) << s }
+        } else {
+            let s = Int32(6 - qp / 6), r = Int32(1) << (s - 1)
+            for i in 0..<16 { dc[i] = (dc[i] * ls + r) >> s }
+        }
+    }
+
+    // MARK: Chroma DC 2x2 (8.5.11)
+
+    static func hadamard2x2(_ b: UnsafeMutablePointer<Int32>) {
+        let a = b[0], c1 = b[1], c2 = b[2], d = b[3]
+        b[0] = a + c1 + c2 + d; b[1] = a - c1 + c2 - d; b[2] = a + c1 - c2 - d; b[3] = a - c1 - c2 + d
+    }
+
+    /// Levels c → dcC (8.5.11.2, 4:2:0).
+    static func inverseChromaDC(_ c: UnsafePointer<Int32>, into dc: UnsafeMutablePointer<Int32>, qp: Int) {
+        for i in 0..<4 { dc[i] = c[i] }
+        hadamard2x2(dc)
+        let ls = levelScaleDC(qp)
+        for i in 0..<4 { dc[i] = ((dc[i] * ls) << Int32(qp / 6)) >> 5 }
+    }
+}

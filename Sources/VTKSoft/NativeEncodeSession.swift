@@ -1,0 +1,370 @@
+import CLibVA
+import H264Bitstream
+import H264Encoding
+import JSONText
+import VTKMedia
+
+/// An encode context on vtksoft's own engine (H264Encoding): it turns each picture's VA buffers into an
+/// ``EncodeRequest`` exactly as the client described it (headers, slices, QP, reference lists, surfaces),
+/// and the engine's output into the coded buffer and the reconstructed surface.
+///
+/// Strictness, chosen per case as hardware behaves:
+/// - a list entry or CurrPic naming no surface: VA_STATUS_ERROR_INVALID_SURFACE; an INVALID entry inside
+///   num_ref_idx_active, or slices whose lists differ: VA_STATUS_ERROR_INVALID_PARAMETER;
+/// - a reference surface holding no reconstruction, a list entry missing from ReferenceFrames, frame_num,
+///   POC or idr_pic_id against 7.4.3, a packed slice header that disagrees with its slice parameters, a
+///   packed SPS whose size disagrees with the sequence parameters: coded anyway as hardware does (the
+///   surface's pixels are read as they are; the values are written as given; the slice data follows the
+///   slice parameters behind the client's header) and reported as a violation (``EncodeViolations``);
+/// - a coded buffer too small: VA_STATUS_ERROR_NOT_ENOUGH_BUFFER from vaEndPicture, with
+///   VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK in the segment (see Driver.endPicture).
+///
+/// Rate control: CQP codes the slice QP (pic_init_qp + slice_qp_delta). CBR and VBR take the QP from
+/// ``RateController`` and write it into every slice header's slice_qp_delta — also into a client's
+/// packed slice header, which is parsed and re-packed with only slice_qp_delta changed (what iHD does
+/// under BRC); under CQP the packed slice header goes out verbatim.
+final class NativeEncodeSession {
+    struct Output {
+        var stream: [UInt8]
+        var captured: [(String, JSONValue)]
+    }
+
+    private let profile: VAProfile
+    private let rateControlMode: UInt32
+    private let packedHeaderFlags: UInt32
+    /// What becomes of the client's packed headers and who writes SPS/PPS (the persona's driver).
+    private let policy: PackedHeaderPolicy
+    private var sequence: VAEncSequenceParameterBufferH264?
+    private var rateControlMisc: VAEncMiscParameterRateControl?
+    private var frameRateMisc: VAEncMiscParameterFrameRate?
+    private var hrdMisc: VAEncMiscParameterHRD?
+    /// MaxFrameSize in bits (CBR/VBR: a bigger picture is coded again at a higher QP, as iHD's multi-pass).
+    private var maxFrameSize: Int?
+    /// SPS and PPS the client packed (kept across pictures: clients send them with IDRs only).
+    private var packedSets = ParameterSets()
+    private var rateController: RateController?
+    private var engine = H264PictureEncoder()
+    /// 7.4.3 state: the previous picture's IDR flag and idr_pic_id, and PrevRefFrameNum.
+    private var previousIDRPicID: Int?
+    private var previousWasIDR = false
+    private var previousReferenceFrameNum: Int?
+
+    init(profile: VAProfile, rateControl: UInt32, packedHeaders: UInt32, policy: PackedHeaderPolicy = .driverUnlessClient) {
+        self.policy = policy
+        self.profile = profile
+        rateControlMode = rateControl
+        packedHeaderFlags = packedHeaders
+    }
+
+    func codedBufferID(in buffers: [RenderedBuffer]) throws(VAError) -> VABufferID {
+        guard let picture = buffers.last(where: { $0.type == VAEncPictureParameterBufferType }) else { throw VAError.invalidParameter.because("no picture parameter buffer") }
+        return picture.element(as: VAEncPictureParameterBufferH264.self).coded_buf
+    }
+
+    /// Codes one picture from `source` into the access unit bytes; writes the reconstruction into
+    /// CurrPic's surface. `surface` resolves surface ids.
+    func encode(_ rendered: [RenderedBuffer], source: Surface,
+                surface: (VASurfaceID) throws(VAError) -> Surface) throws(VAError) -> Output {
+        var buffers = try EncodePictureBuffers(rendered)
+        buffers.packedHeaders = buffers.packedHeaders.filter { policy.inserts($0.kind) }
+        if let s = buffers.sequence { sequence = s }
+        if let r = buffers.rateControl { rateControlMisc = r }
+        if let f = buffers.frameRate { frameRateMisc = f }
+        if let h = buffers.hrd { hrdMisc = h }
+        if let m = buffers.maxFrameSize { maxFrameSize = m > 0 ? m : nil }
+        guard let seq = sequence, let pic = buffers.picture, !buffers.slices.isEmpty else {
+            throw VAError.invalidParameter.because("a picture needs sequence (once), picture and slice parameters")
+        }
+        let s = seq.seq_fields.bits
+        guard s.chroma_format_idc == 1, seq.bit_depth_luma_minus8 == 0, seq.bit_depth_chroma_minus8 == 0 else { throw .unsupportedRTFormat }
+        guard s.frame_mbs_only_flag != 0 else { throw .unimplemented }  // no interlace
+        guard seq.picture_width_in_mbs > 0, seq.picture_height_in_mbs > 0 else { throw VAError.invalidParameter.because("zero picture size") }
+
+        var violations: [String] = []
+        func violation(_ message: String) {
+            violations.append(message)
+            EncodeViolations.report(message)
+        }
+        let rcParameters = rateControlParameters(seq, buffers)
+        if let p = rcParameters {
+            if rateController == nil { rateController = RateController(p) } else { rateController?.update(p) }
+        }
+
+        // Parameter sets: the client's packed ones where it sent them, else derived (as iHD).
+        var packedSPSorPPS = false
+        for header in buffers.packedHeaders where header.kind == .sequence || header.kind == .picture {
+            for unit in header.nalUnits where unit.type == .sequenceParameterSet || unit.type == .pictureParameterSet {
+                do throws(BitstreamError) { _ = try packedSets.store(unit) } catch {
+                    throw VAError.invalidParameter.because("packed \(unit.type) does not parse: \(error)")
+                }
+                packedSPSorPPS = true
+            }
+        }
+        let derivedSPS = EncodeHeaderDerivation.sequenceParameterSet(seq, profile: profile, rateControl: rcParameters)
+        let sps = packedSets.sps[Int(pic.seq_parameter_set_id)] ?? derivedSPS
+        let derivedPPS = EncodeHeaderDerivation.pictureParameterSet(pic, sps: sps)
+        let pps = packedSets.pps[Int(pic.pic_parameter_set_id)] ?? derivedPPS
+        if sps.picWidthInMbs != Int(seq.picture_width_in_mbs) || sps.frameHeightInMbs != Int(seq.picture_height_in_mbs) {
+            violation("packed SPS codes \(sps.picWidthInMbs)x\(sps.frameHeightInMbs) macroblocks, the sequence parameters \(seq.picture_width_in_mbs)x\(seq.picture_height_in_mbs)")
+        }
+        let widthInMbs = Int(seq.picture_width_in_mbs), heightInMbs = Int(seq.picture_height_in_mbs)
+
+        checkPictureOrder(pic, buffers.slices, sps: sps, violation: violation)
+
+        // Slices: headers, packed or derived, and the QP to code.
+        let packedSlices = buffers.packedHeaders.filter { $0.kind == .slice }
+        var requestSlices: [SliceRequest] = []
+        var nextAddress = 0
+        for (index, slice) in buffers.slices.enumerated() {
+            guard Int(slice.macroblock_address) == nextAddress, slice.num_macroblocks > 0 else {
+                throw VAError.invalidParameter.because("slice \(index) starts at macroblock \(slice.macroblock_address) with \(slice.num_macroblocks), expected \(nextAddress)")
+            }
+            nextAddress += Int(slice.num_macroblocks)
+            guard [0, 1, 2, 5, 6, 7].contains(slice.slice_type) else { throw .unimplemented }  // no SP/SI
+            let derived = EncodeHeaderDerivation.sliceHeader(slice, picture: pic, sps: sps, pps: pps)
+            var request = SliceRequest(header: derived, macroblockCount: Int(slice.num_macroblocks))
+            if index < packedSlices.count {
+                try attachPackedHeader(packedSlices[index], to: &request, index: index, sps: sps, pps: pps, violation: violation)
+            }
+            requestSlices.append(request)
+        }
+        guard nextAddress == widthInMbs * heightInMbs else {
+            throw VAError.invalidParameter.because("slices cover \(nextAddress) macroblocks, the picture \(widthInMbs * heightInMbs)")
+        }
+
+        // Reference lists (the first inter slice's; slices with other lists are refused).
+        let (list0, list1) = try referenceLists(pic, buffers.slices, requestSlices, surface: surface, widthInMbs: widthInMbs,
+                                                heightInMbs: heightInMbs, sps: sps, violation: violation)
+        let crop = sps.cropRectangle
+        let sourcePicture = EncoderPicture(nv12: source, visibleWidth: crop.x + crop.width, visibleHeight: crop.y + crop.height,
+                                           widthInMbs: widthInMbs, heightInMbs: heightInMbs)
+        let kind = pictureKind(buffers.slices)
+        var qp = rateController?.qp(for: kind) ?? (Int(pps.picInitQpMinus26) + 26 + requestSlices[0].header.sliceQpDelta)
+        var coded: EncodedPicture
+        var stream: [UInt8]
+        var passes = 0
+        repeat {
+            passes += 1
+            if rateController != nil { requestSlices = try requestSlices.map { slice throws(VAError) in try withQP(slice, qp, sps: sps, pps: pps) } }
+            let request = EncodeRequest(sps: sps, pps: pps, slices: requestSlices, source: sourcePicture, refPicList0: list0,
+                                        refPicList1: list1, picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt))
+            do throws(EncodingError) { coded = try engine.encode(request) } catch {
+                EncodeViolations.report("engine refused the picture: \(error)")
+                switch error {
+                case .unsupported: throw .unimplemented
+                case .inconsistent: throw .invalidParameter
+                }
+            }
+            stream = assemble(buffers.packedHeaders, slices: coded.sliceNALUnits, sps: derivedSPS, pps: derivedPPS,
+                              writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS)
+            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp, maxFrameSize: maxFrameSize) else { break }
+            qp = retry
+        } while true
+        rateController?.record(bits: 8 * stream.count, qp: qp, kind: kind)
+
+        // The reconstruction, into CurrPic's surface and kept with it.
+        let target = try surface(pic.CurrPic.picture_id)
+        coded.reconstruction.write(to: target)
+        target.reconstruction = coded.reconstruction
+
+        var md5 = MD5()
+        md5.update(coded.reconstruction.i420(crop: crop))
+        var captured: [(String, JSONValue)] = [
+            ("engine", .string("native")),
+            ("qp", .int(qp)),
+            ("passes", .int(passes)),
+            ("coded_bytes", .int(stream.count)),
+            ("reconstruction_md5", .string(md5.finalize())),
+            ("violations", .array(violations.map { .string($0) })),
+        ]
+        if let rc = rateController { captured.append(("buffer_fullness", .int(Int(rc.bufferFullness)))) }
+        return Output(stream: stream, captured: captured)
+    }
+
+    // MARK: Rate control
+
+    private func rateControlParameters(_ seq: VAEncSequenceParameterBufferH264, _ buffers: EncodePictureBuffers) -> RateController.Parameters? {
+        let mode: RateController.Mode
+        switch rateControlMode {
+        case UInt32(VA_RC_CBR): mode = .cbr
+        case UInt32(VA_RC_VBR): mode = .vbr
+        default: return nil
+        }
+        let rc = rateControlMisc
+        let bits = Int(rc.map { $0.bits_per_second } ?? 0)
+        return RateController.Parameters(
+            mode: mode, bitsPerSecond: bits > 0 ? bits : max(Int(seq.bits_per_second), 1),
+            targetPercentage: Int(rc?.target_percentage ?? 100), windowSize: Int(rc?.window_size ?? 0),
+            initialQP: Int(rc?.initial_qp ?? 0), minQP: Int(rc?.min_qp ?? 0), maxQP: Int(rc?.max_qp ?? 0),
+            bufferSize: Int(hrdMisc?.buffer_size ?? 0), initialBufferFullness: Int(hrdMisc?.initial_buffer_fullness ?? 0),
+            framesPerSecond: EncodePictureBuffers.framesPerSecond(frameRateMisc, seq),
+            lumaSamples: Int(seq.picture_width_in_mbs) * Int(seq.picture_height_in_mbs) * 256)
+    }
+
+    private func pictureKind(_ slices: [VAEncSliceParameterBufferH264]) -> RateController.PictureKind {
+        if slices.contains(where: { $0.slice_type % 5 == 1 }) { return .bipredicted }
+        if slices.contains(where: { $0.slice_type % 5 == 0 }) { return .predicted }
+        return .intra
+    }
+
+    /// The slice with slice_qp_delta giving `qp`; a packed header is re-packed with that one change.
+    private func withQP(_ slice: SliceRequest, _ qp: Int, sps: SequenceParameterSet, pps: PictureParameterSet) throws(VAError) -> SliceRequest {
+        var slice = slice
+        slice.header.sliceQpDelta = qp - (26 + pps.picInitQpMinus26)
+        if slice.packedHeader != nil {
+            var w = BitWriter()
+            slice.header.write(&w, sps: sps, pps: pps)
+            let bitLength = w.bitCount
+            w.alignWithZeros()
+            slice.packedHeader = (w.bytes, bitLength)
+        }
+        return slice
+    }
+
+    // MARK: Headers
+
+    /// Uses the client's packed slice header when it agrees with the slice parameters; when it does not,
+    /// the slice data follows the parameters behind the client's header (hardware's corrupt output).
+    private func attachPackedHeader(_ packed: PackedHeader, to request: inout SliceRequest, index: Int,
+                                    sps: SequenceParameterSet, pps: PictureParameterSet, violation: (String) -> Void) throws(VAError) {
+        guard let rbsp = packed.sliceHeaderRBSP else { throw VAError.invalidParameter.because("packed slice header \(index) has no start code and NAL header") }
+        var sets = ParameterSets()
+        sets.sps[sps.seqParameterSetId] = sps
+        sets.pps[pps.picParameterSetId] = pps
+        let unit = NALUnit(EmulationPrevention.insert(rbsp.bytes) + [0, 0, 0, 0])
+        let parsed: SliceHeader
+        do throws(BitstreamError) { parsed = try SliceHeader(nalUnit: unit, parameterSets: sets) } catch {
+            throw VAError.invalidParameter.because("packed slice header \(index) does not parse: \(error)")
+        }
+        let derived = request.header
+        var differences: [String] = []
+        func compare<T: Equatable>(_ name: String, _ a: T, _ b: T) { if a != b { differences.append("\(name) \(a) vs \(b)") } }
+        compare("nal_unit_type", parsed.nalUnitType.rawValue, derived.nalUnitType.rawValue)
+        compare("first_mb_in_slice", parsed.firstMbInSlice, derived.firstMbInSlice)
+        compare("slice_type", parsed.sliceType, derived.sliceType)
+        compare("frame_num", parsed.frameNum, derived.frameNum)
+        if parsed.idrPicFlag { compare("idr_pic_id", parsed.idrPicId, derived.idrPicId) }
+        if sps.picOrderCntType == 0 { compare("pic_order_cnt_lsb", parsed.picOrderCntLsb, derived.picOrderCntLsb) }
+        compare("num_ref_idx_l0_active_minus1", parsed.numRefIdxL0ActiveMinus1, derived.numRefIdxL0ActiveMinus1)
+        if parsed.sliceType == .b {
+            compare("num_ref_idx_l1_active_minus1", parsed.numRefIdxL1ActiveMinus1, derived.numRefIdxL1ActiveMinus1)
+            compare("direct_spatial_mv_pred_flag", parsed.directSpatialMvPredFlag, derived.directSpatialMvPredFlag)
+        }
+        if pps.entropyCodingModeFlag && !parsed.sliceType.isIntra { compare("cabac_init_idc", parsed.cabacInitIdc, derived.cabacInitIdc) }
+        if rateController == nil { compare("slice_qp_delta", parsed.sliceQpDelta, derived.sliceQpDelta) }
+        compare("disable_deblocking_filter_idc", parsed.disableDeblockingFilterIdc, derived.disableDeblockingFilterIdc)
+        compare("slice_alpha_c0_offset_div2", parsed.sliceAlphaC0OffsetDiv2, derived.sliceAlphaC0OffsetDiv2)
+        compare("slice_beta_offset_div2", parsed.sliceBetaOffsetDiv2, derived.sliceBetaOffsetDiv2)
+        if differences.isEmpty {
+            request.header = parsed
+        } else {
+            violation("packed slice header \(index) disagrees with its slice parameters: " + differences.joined(separator: ", "))
+        }
+        request.packedHeader = (rbsp.bytes, rbsp.bitLength)
+    }
+
+    /// The access unit: packed SPS, then PPS, as sent; else on IDRs the derived ones; then each slice,
+    /// preceded by the raw data (SEI) rendered before its parameters (i965's order). Start codes: the
+    /// client's own in its packed data, 4 bytes before everything the driver writes.
+    private func assemble(_ packed: [PackedHeader], slices: [[UInt8]], sps: SequenceParameterSet, pps: PictureParameterSet,
+                          writeParameterSets: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        let startCode: [UInt8] = [0, 0, 0, 1]
+        for header in packed where header.kind == .sequence { out += header.bytes }
+        for header in packed where header.kind == .picture { out += header.bytes }
+        if writeParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags) {
+            out += startCode + sps.nalUnit().bytes
+            out += startCode + pps.nalUnit(sps: sps).bytes
+        }
+        for (index, slice) in slices.enumerated() {
+            for header in packed where header.kind == .rawData && header.nextSlice == index { out += header.bytes }
+            out += startCode + slice
+        }
+        for header in packed where header.kind == .rawData && header.nextSlice >= slices.count { out += header.bytes }
+        return out
+    }
+
+    // MARK: References and 7.4.3
+
+    private func referenceLists(_ pic: VAEncPictureParameterBufferH264, _ slices: [VAEncSliceParameterBufferH264],
+                                _ requests: [SliceRequest], surface: (VASurfaceID) throws(VAError) -> Surface,
+                                widthInMbs: Int, heightInMbs: Int, sps: SequenceParameterSet,
+                                violation: (String) -> Void) throws(VAError) -> ([ReferencePicture], [ReferencePicture]) {
+        let referenceFrames = entries(pic.ReferenceFrames, 16).filter { $0.flags & UInt32(VA_PICTURE_H264_INVALID) == 0 }
+        var lists: [[ReferencePicture]]?
+        var firstIDs: [[VASurfaceID]] = []
+        for (slice, request) in zip(slices, requests) where !request.header.sliceType.isIntra {
+            let counts = [request.header.numRefIdxL0ActiveMinus1 + 1, request.header.sliceType == .b ? request.header.numRefIdxL1ActiveMinus1 + 1 : 0]
+            let named = [entries(slice.RefPicList0, 32), entries(slice.RefPicList1, 32)]
+            let ids = (0..<2).map { l in named[l].prefix(counts[l]).map(\.picture_id) }
+            if lists != nil {
+                guard ids == firstIDs else { throw VAError.invalidParameter.because("slices of one picture with different reference lists") }
+                continue
+            }
+            firstIDs = ids
+            var built: [[ReferencePicture]] = [[], []]
+            for l in 0..<2 {
+                for (i, entry) in named[l].prefix(counts[l]).enumerated() {
+                    guard entry.flags & UInt32(VA_PICTURE_H264_INVALID) == 0, entry.picture_id != VASurfaceID(VA_INVALID_ID) else {
+                        throw VAError.invalidParameter.because("RefPicList\(l)[\(i)] is invalid inside num_ref_idx_l\(l)_active")
+                    }
+                    let reference = try surface(entry.picture_id)
+                    if !referenceFrames.contains(where: { $0.picture_id == entry.picture_id }) {
+                        violation("RefPicList\(l)[\(i)] names surface \(entry.picture_id), which is not in ReferenceFrames")
+                    }
+                    let picture: EncoderPicture
+                    if let kept = reference.reconstruction {
+                        picture = kept
+                    } else {
+                        violation("RefPicList\(l)[\(i)] names surface \(entry.picture_id), which holds no reconstructed picture")
+                        picture = EncoderPicture(nv12: reference, visibleWidth: widthInMbs * 16, visibleHeight: heightInMbs * 16,
+                                                 widthInMbs: widthInMbs, heightInMbs: heightInMbs)
+                    }
+                    built[l].append(ReferencePicture(picture: picture, picOrderCnt: Int(entry.TopFieldOrderCnt),
+                                                     isLongTerm: entry.flags & UInt32(VA_PICTURE_H264_LONG_TERM_REFERENCE) != 0))
+                }
+            }
+            lists = built
+        }
+        return (lists?[0] ?? [], lists?[1] ?? [])
+    }
+
+    /// 7.4.3: frame_num 0 on IDRs and PrevRefFrameNum + 1 on other frames (without gaps allowed),
+    /// idr_pic_id differing between consecutive IDRs, POC fields within their bit widths and equal across
+    /// the picture's slices.
+    private func checkPictureOrder(_ pic: VAEncPictureParameterBufferH264, _ slices: [VAEncSliceParameterBufferH264],
+                                   sps: SequenceParameterSet, violation: (String) -> Void) {
+        let f = pic.pic_fields.bits
+        let idr = f.idr_pic_flag != 0, reference = f.reference_pic_flag != 0
+        let frameNum = Int(pic.frame_num)
+        if frameNum >= sps.maxFrameNum { violation("frame_num \(frameNum) does not fit log2_max_frame_num (\(sps.maxFrameNum))") }
+        if idr {
+            if frameNum != 0 { violation("IDR picture with frame_num \(frameNum) (7.4.3: 0)") }
+            let id = Int(slices[0].idr_pic_id)
+            if previousWasIDR, previousIDRPicID == id { violation("consecutive IDR pictures with idr_pic_id \(id) (7.4.3)") }
+            if slices.contains(where: { Int($0.idr_pic_id) != id }) { violation("slices of one IDR picture differ in idr_pic_id") }
+            previousIDRPicID = id
+        } else if let previous = previousReferenceFrameNum, !sps.gapsInFrameNumValueAllowedFlag {
+            // Frames only: never PrevRefFrameNum again, always the next value.
+            let next = (previous + 1) % sps.maxFrameNum
+            if frameNum != next { violation("frame_num \(frameNum) after reference frame_num \(previous) (7.4.3: \(next))") }
+        }
+        if sps.picOrderCntType == 0 {
+            let lsb = Int(slices[0].pic_order_cnt_lsb)
+            if lsb >= sps.maxPicOrderCntLsb { violation("pic_order_cnt_lsb \(lsb) does not fit log2_max_pic_order_cnt_lsb (\(sps.maxPicOrderCntLsb))") }
+            if slices.contains(where: { $0.pic_order_cnt_lsb != slices[0].pic_order_cnt_lsb }) {
+                violation("slices of one picture differ in pic_order_cnt_lsb")
+            }
+            let poc = Int(pic.CurrPic.TopFieldOrderCnt)
+            if poc >= 0, poc % sps.maxPicOrderCntLsb != lsb % sps.maxPicOrderCntLsb {
+                violation("CurrPic.TopFieldOrderCnt \(poc) disagrees with pic_order_cnt_lsb \(lsb)")
+            }
+        }
+        previousWasIDR = idr
+        if reference { previousReferenceFrameNum = frameNum } else if idr { previousReferenceFrameNum = 0 }
+    }
+
+    private func entries<Tuple>(_ tuple: Tuple, _ count: Int) -> [VAPictureH264] {
+        withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: VAPictureH264.self).prefix(count)) }
+    }
+}

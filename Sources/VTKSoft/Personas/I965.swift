@@ -1,0 +1,52 @@
+import CLibVA
+
+/// Intel i965 (intel-vaapi-driver 2.4.1, discontinued), Gen9 (Skylake, Kaby Lake). Source: `i965_device_info.c`
+/// (gen9 codec list), `i965_drv_video.c` (i965_GetConfigAttributes), `gen9_mfc.c` (gen9_mfc_avc_inset_headers:
+/// SPS/PPS/SEI only from packed headers), as gathered in ../shared/personas/README.md.
+extension Persona {
+    static let i965Gen9: Persona = {
+        let h264 = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
+        let packed = VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_PICTURE | VA_ENC_PACKED_HEADER_SLICE
+            | VA_ENC_PACKED_HEADER_MISC | VA_ENC_PACKED_HEADER_RAW_DATA
+        return Persona(
+            name: "i965-gen9",
+            vendor: "Intel i965 driver for Intel(R) Skylake - 2.4.1 [vtksoft persona i965-gen9]",
+            entries: [
+                Entry(profiles: h264, entrypoint: VAEntrypointVLD, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV400),
+                    Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
+                ]),
+                // Upstream reports no MaxPictureWidth/Height for encode.
+                Entry(profiles: h264, entrypoint: VAEntrypointEncSlice, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+                    Attribute(VAConfigAttribRateControl, VA_RC_CQP | VA_RC_CBR | VA_RC_VBR | VA_RC_MB),
+                    Attribute(VAConfigAttribEncPackedHeaders, packed),
+                    Attribute(VAConfigAttribEncInterlaced, VA_ENC_INTERLACED_NONE),
+                    Attribute(VAConfigAttribEncMaxRefFrames, UInt32(4 | 1 << 16)),
+                    Attribute(VAConfigAttribEncMaxSlices, UInt32(32)),
+                    Attribute(VAConfigAttribEncSliceStructure, VA_ENC_SLICE_STRUCTURE_ARBITRARY_MACROBLOCKS),
+                    Attribute(VAConfigAttribEncQualityRange, UInt32(7)),
+                ]),
+                Entry(profiles: h264, entrypoint: VAEntrypointEncSliceLP, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+                    Attribute(VAConfigAttribRateControl, VA_RC_CQP),
+                    Attribute(VAConfigAttribEncPackedHeaders, packed),
+                    Attribute(VAConfigAttribEncInterlaced, VA_ENC_INTERLACED_NONE),
+                    Attribute(VAConfigAttribEncMaxRefFrames, UInt32(1)),
+                    Attribute(VAConfigAttribEncMaxSlices, UInt32(32)),
+                    Attribute(VAConfigAttribEncQualityRange, UInt32(2)),
+                ]),
+                Entry(profiles: h264, entrypoint: VAEntrypointFEI, attributes: []),
+                Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointVLD, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+                ]),
+                Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointEncSlice, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+                    Attribute(VAConfigAttribRateControl, VA_RC_CQP | VA_RC_CBR | VA_RC_VBR),
+                ]),
+            ],
+            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12)],
+            maxWidth: 4096, maxHeight: 4096,
+            packedHeaders: .clientOnly, imageAccess: .derive, timing: .worker, encoder: .native)
+    }()
+}

@@ -1,0 +1,124 @@
+import CLibVA
+import Glibc
+
+/// A driver vtksoft behaves as: what it advertises (profiles, entrypoints, every config attribute, surface
+/// and image formats, limits) as data, and where real drivers differ in behaviour, the strategies it uses.
+/// `VTKSOFT_PERSONA=NAME` chooses one per display at vaInitialize; `vtksoft` is the default.
+struct Persona: Sendable {
+    /// One config attribute as the real driver reports it for a (profile, entrypoint).
+    struct Attribute: Sendable {
+        let type: VAConfigAttribType
+        let value: UInt32
+        init(_ type: VAConfigAttribType, _ value: UInt32) {
+            self.type = type
+            self.value = value
+        }
+        init(_ type: VAConfigAttribType, _ value: Int32) { self.init(type, UInt32(bitPattern: value)) }
+    }
+
+    /// An entrypoint of some profiles with its attributes.
+    struct Entry: Sendable {
+        let profiles: [VAProfile]
+        let entrypoint: VAEntrypoint
+        let attributes: [Attribute]
+    }
+
+    let name: String
+    let vendor: String
+    /// Every (profiles, entrypoint) the real driver lists, in its order; those vtksoft cannot run
+    /// (``VTKSoftAbilities``) are kept in the table and not advertised.
+    let entries: [Entry]
+    let imageFormats: [UInt32]
+    let maxWidth: Int
+    let maxHeight: Int
+    let packedHeaders: PackedHeaderPolicy
+    let imageAccess: ImageAccess
+    let timing: WorkTiming
+    /// The encoder engine: personas that take packed headers from the client need the native one.
+    let encoder: EncoderEngine?
+
+    // MARK: What is advertised
+
+    /// Entries vtksoft can run, with the attribute values narrowed to what it implements.
+    var advertised: [Entry] {
+        entries.compactMap { entry in
+            let profiles = entry.profiles.filter { VTKSoftAbilities.runs($0, entry.entrypoint) }
+            guard !profiles.isEmpty else { return nil }
+            return Entry(profiles: profiles, entrypoint: entry.entrypoint,
+                         attributes: entry.attributes.map { Attribute($0.type, VTKSoftAbilities.narrow($0.type, $0.value)) })
+        }
+    }
+
+    var profiles: [VAProfile] {
+        var list: [VAProfile] = []
+        for entry in advertised { for p in entry.profiles where !list.contains(p) { list.append(p) } }
+        return list
+    }
+
+    func entrypoints(_ profile: VAProfile) -> [VAEntrypoint] {
+        advertised.filter { $0.profiles.contains(profile) }.map(\.entrypoint)
+    }
+
+    static let notSupported: UInt32 = 0x8000_0000  // VA_ATTRIB_NOT_SUPPORTED
+
+    func check(_ profile: VAProfile, _ entrypoint: VAEntrypoint) throws(VAError) {
+        guard profiles.contains(profile) else { throw .unsupportedProfile }
+        guard entrypoints(profile).contains(entrypoint) else { throw .unsupportedEntrypoint }
+    }
+
+    /// The value of one config attribute, or VA_ATTRIB_NOT_SUPPORTED.
+    func attribute(_ type: VAConfigAttribType, profile: VAProfile, entrypoint: VAEntrypoint) -> UInt32 {
+        guard let entry = advertised.first(where: { $0.entrypoint == entrypoint && $0.profiles.contains(profile) }),
+              let attribute = entry.attributes.first(where: { $0.type == type }) else { return Self.notSupported }
+        return attribute.value
+    }
+
+    var maxEntrypointCount: Int { profiles.map { entrypoints($0).count }.max() ?? 1 }
+
+    var vaImageFormats: [VAImageFormat] {
+        imageFormats.map(ImageLayout.vaFormat)
+    }
+
+    // MARK: Choice
+
+    static let all: [Persona] = [.vtksoft, .ihdGen12, .ihdGen12NoHuC, .ihdDG2, .i965Gen9, .radeonsi24, .radeonsi26, .nvidia]
+
+    static func named(_ name: String) -> Persona? { all.first { $0.name == name } }
+
+    /// `VTKSOFT_PERSONA`, or the default; nil (and a message on stderr) for an unknown name.
+    static func fromEnvironment() -> Persona? {
+        guard let value = getenv("VTKSOFT_PERSONA"), value.pointee != 0 else { return .vtksoft }
+        let name = String(cString: value)
+        if let persona = named(name) { return persona }
+        let message = "vtksoft: unknown VTKSOFT_PERSONA '\(name)'; known: \(all.map(\.name).joined(separator: ", "))\n"
+        _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        return nil
+    }
+
+    /// Vendor strings live as long as the process: libva keeps the pointer.
+    nonisolated(unsafe) static let vendorStrings: [String: UnsafeMutablePointer<CChar>] =
+        Dictionary(uniqueKeysWithValues: all.map { ($0.name, strdup($0.vendor)!) })
+}
+
+/// What vtksoft itself can run, whatever a persona lists: H.264 decode and encode, 4:2:0, and the rate
+/// control modes it implements.
+enum VTKSoftAbilities {
+    static let h264: [VAProfile] = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
+    static let minSize = 16
+    static let rateControl = UInt32(VA_RC_CQP | VA_RC_CBR | VA_RC_VBR)
+    static let rtFormats = UInt32(VA_RT_FORMAT_YUV420)
+
+    static func runs(_ profile: VAProfile, _ entrypoint: VAEntrypoint) -> Bool {
+        h264.contains(profile) && [VAEntrypointVLD, VAEntrypointEncSlice, VAEntrypointEncSliceLP].contains(entrypoint)
+    }
+
+    /// The value advertised for a listed one: modes and formats vtksoft lacks are taken out.
+    static func narrow(_ type: VAConfigAttribType, _ value: UInt32) -> UInt32 {
+        guard value != Persona.notSupported else { return value }
+        switch type {
+        case VAConfigAttribRateControl: return value & rateControl
+        case VAConfigAttribRTFormat: return value & rtFormats
+        default: return value
+        }
+    }
+}

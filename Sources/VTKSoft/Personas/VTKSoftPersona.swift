@@ -1,0 +1,43 @@
+import CLibVA
+
+/// vtksoft as itself, the default: H.264 decode and EncSlice, with what the encoder engine can do.
+extension Persona {
+    static let vtksoft = vtksoft(engine: .selected)
+
+    static func vtksoft(engine: EncoderEngine) -> Persona {
+        let h264 = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
+        let native = engine == .native
+        var encode: [Attribute] = [
+            Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+            Attribute(VAConfigAttribMaxPictureWidth, UInt32(4096)),
+            Attribute(VAConfigAttribMaxPictureHeight, UInt32(4096)),
+            // CQP uses the client's slice QP; CBR and VBR: RateController (native) or openh264's bitrate mode.
+            Attribute(VAConfigAttribRateControl, VA_RC_CQP | VA_RC_CBR | VA_RC_VBR),
+            // The native engine inserts packed headers verbatim (as i965 and iHD); openh264 writes its own.
+            Attribute(VAConfigAttribEncPackedHeaders, native
+                ? UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_PICTURE | VA_ENC_PACKED_HEADER_SLICE
+                    | VA_ENC_PACKED_HEADER_MISC | VA_ENC_PACKED_HEADER_RAW_DATA)
+                : UInt32(VA_ENC_PACKED_HEADER_NONE)),
+            // native: L0 4, L1 1 (as i965's EncSlice); openh264 predicts from one picture, no B slices.
+            Attribute(VAConfigAttribEncMaxRefFrames, native ? UInt32(4 | 1 << 16) : 1),
+            Attribute(VAConfigAttribEncMaxSlices, UInt32(native ? 32 : 1)),
+            Attribute(VAConfigAttribEncInterlaced, VA_ENC_INTERLACED_NONE),
+        ]
+        if native { encode.append(Attribute(VAConfigAttribEncSliceStructure, VA_ENC_SLICE_STRUCTURE_ARBITRARY_MACROBLOCKS)) }
+        return Persona(
+            name: "vtksoft",
+            vendor: "vtksoft: software VA-API driver (libavcodec decode, \(engine.rawValue) encode)",
+            entries: [
+                Entry(profiles: h264, entrypoint: VAEntrypointVLD, attributes: [
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+                    Attribute(VAConfigAttribMaxPictureWidth, UInt32(4096)),
+                    Attribute(VAConfigAttribMaxPictureHeight, UInt32(4096)),
+                    Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
+                ]),
+                Entry(profiles: h264, entrypoint: VAEntrypointEncSlice, attributes: encode),
+            ],
+            imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12)],
+            maxWidth: 4096, maxHeight: 4096,
+            packedHeaders: .driverUnlessClient, imageAccess: .derive, timing: .inline, encoder: nil)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import H264Bitstream
+@testable import H264Encoding
+import Testing
+import VTKTestSupport
+
+/// The engine's reconstruction must equal FFmpeg's software decode of its output, bit for bit.
+@Suite("Encoder engine against FFmpeg's decoder")
+struct EncoderOracleTests {
+    static let cisco: [EngineHarness.Frame] = {
+        guard let shared = TestPaths.shared else { return [] }
+        return (try? EngineHarness.readI420(shared.appendingPathComponent("media/CiscoVT2people_320x192_12fps.yuv"),
+                                            width: 320, height: 192, frames: 3)) ?? []
+    }()
+    static let small: [EngineHarness.Frame] = {
+        guard let shared = TestPaths.shared else { return [] }
+        return (try? EngineHarness.readI420(shared.appendingPathComponent("media/Static_152_100.yuv"),
+                                            width: 152, height: 100, frames: 3)) ?? []
+    }()
+
+    func check(_ frames: [EngineHarness.Frame], _ config: EngineHarness.Config, minPSNR: Double = 0) throws {
+        guard !frames.isEmpty, ProcessRunner.hasFFmpeg else {
+            Issue.record("skipping: \(TestPaths.sharedMissingMessage) or no ffmpeg")
+            return
+        }
+        let result = try EngineHarness.encode(frames, config)
+        let decoded = try EngineHarness.ffmpegDecode(result.stream, width: frames[0].width, height: frames[0].height)
+        #expect(decoded.errors.isEmpty, "FFmpeg: \(decoded.errors)")
+        #expect(decoded.frames.count == config.pattern.count)
+        let mismatch = EngineHarness.firstMismatch(result.reconstructions, decoded.frames)
+        #expect(mismatch == nil, "\(mismatch ?? "")")
+        let shown = config.pattern.map { frames[$0.1] }.enumerated().sorted { config.pattern[$0.offset].1 < config.pattern[$1.offset].1 }.map { $0.element }
+        let psnr = EngineHarness.psnr(result.reconstructions, shown)
+        #expect(psnr >= minPSNR, "Y-PSNR \(psnr)")
+    }
+
+    @Test("I pictures, CAVLC, QPs 0 to 51", arguments: [0, 12, 27, 40, 51])
+    func intra(qp: Int) throws {
+        var c = EngineHarness.Config()
+        c.qp = qp
+        c.pattern = [(.i, 0)]
+        try check(Self.cisco, c, minPSNR: qp <= 27 ? 36 : 0)
+    }
+
+    @Test("I pictures: cropping, two slices, deblocking off / across slices off / offsets, chroma QP offset")
+    func intraControls() throws {
+        for (idc, a, b, slices, offset) in [(1, 0, 0, 2, 0), (2, 3, -2, 3, 4), (0, -6, 6, 2, -12), (0, 6, 6, 1, 0)] {
+            var c = EngineHarness.Config()
+            c.deblockingIdc = idc; c.alphaOffsetDiv2 = a; c.betaOffsetDiv2 = b; c.slicesPerPicture = slices; c.chromaQPOffset = offset
+            c.qp = 32
+            c.pattern = [(.i, 0)]
+            try check(Self.small, c)
+        }
+    }
+
+    @Test("P pictures: motion search, quarter samples, P_Skip", arguments: [18, 27, 38])
+    func predicted(qp: Int) throws {
+        var c = EngineHarness.Config()
+        c.qp = qp
+        c.pattern = [(.i, 0), (.p, 1), (.p, 2)]
+        try check(Self.cisco, c)
+    }
+
+    @Test("P pictures: constrained intra prediction, slices, deblocking across slices off, High profile PPS (8x8 mode, Cr QP offset)")
+    func predictedControls() throws {
+        var c = EngineHarness.Config()
+        c.transform8x8Mode = true
+        c.constrainedIntraPred = true
+        c.slicesPerPicture = 2
+        c.deblockingIdc = 2
+        c.pattern = [(.i, 0), (.p, 1), (.p, 2)]
+        try check(Self.small, c)
+    }
+
+    @Test("B pictures: L0, L1, Bi 16x16, and B_Skip / B_Direct_16x16 by spatial direct prediction", arguments: [0, 1])
+    func bidirectional(deblockingIdc: Int) throws {
+        var c = EngineHarness.Config()
+        c.deblockingIdc = deblockingIdc
+        c.pattern = [(.i, 0), (.p, 2), (.b, 1)]
+        try check(Self.cisco, c)
+    }
+
+    @Test("720p: I and P from a conformance stream")
+    func hd() throws {
+        guard let frames = try EngineHarness.decodeConformance("VID_1280x720_cavlc_temporal_direct.264", width: 1280, height: 720, frames: 2) else {
+            Issue.record("skipping: \(TestPaths.sharedMissingMessage)")
+            return
+        }
+        var c = EngineHarness.Config()
+        c.pattern = [(.i, 0), (.p, 1)]
+        try check(frames, c, minPSNR: 36)
+    }
+
+    @Test("A client's packed slice header goes out verbatim, the slice data after its last bit")
+    func packedHeader() throws {
+        guard !Self.small.isEmpty else {
+            Issue.record("skipping: \(TestPaths.sharedMissingMessage)")
+            return
+        }
+        var c = EngineHarness.Config()
+        c.pattern = [(.i, 0)]
+        let (sps, pps) = EngineHarness.parameterSets(width: 152, height: 100, c)
+        var h = SliceHeader()
+        h.nalUnitType = .idrSlice
+        h.nalRefIdc = 3
+        h.sliceTypeRaw = 7
+        h.idrPicId = 5
+        h.sliceQpDelta = 4
+        h.decRefPicMarking = DecRefPicMarking()
+        var bits = BitWriter()
+        h.write(&bits, sps: sps, pps: pps)
+        let bitLength = bits.bitCount
+        bits.alignWithZeros()
+        let source = EngineHarness.picture(Self.small[0])
+        let mbs = sps.picWidthInMbs * sps.frameHeightInMbs
+        var encoder = H264PictureEncoder()
+        let plain = try encoder.encode(EncodeRequest(sps: sps, pps: pps, slices: [SliceRequest(header: h, macroblockCount: mbs)], source: source))
+        let packed = try encoder.encode(EncodeRequest(sps: sps, pps: pps,
+                                                      slices: [SliceRequest(header: h, macroblockCount: mbs, packedHeader: (bits.bytes, bitLength))],
+                                                      source: source))
+        #expect(bitLength % 8 != 0, "the test wants a header ending mid-byte")
+        #expect(plain.sliceNALUnits == packed.sliceNALUnits)
+        // A bit length past the data is refused.
+        #expect(throws: EncodingError.self) {
+            try encoder.encode(EncodeRequest(sps: sps, pps: pps,
+                                             slices: [SliceRequest(header: h, macroblockCount: mbs, packedHeader: (bits.bytes, bits.bytes.count * 8 + 1))],
+                                             source: source))
+        }
+    }
+
+    @Test("Requests the engine cannot code are refused with a reason")
+    func refusals() throws {
+        var c = EngineHarness.Config()
+        c.pattern = [(.p, 0)]
+        let (sps, pps) = EngineHarness.parameterSets(width: 32, height: 32, c)
+        var h = SliceHeader()
+        h.sliceTypeRaw = 0
+        let source = EncoderPicture(widthInMbs: 2, heightInMbs: 2)
+        var encoder = H264PictureEncoder()
+        #expect(throws: EncodingError.inconsistent("slice 0 is P but RefPicList0 is empty")) {
+            try encoder.encode(EncodeRequest(sps: sps, pps: pps, slices: [SliceRequest(header: h, macroblockCount: 4)], source: source))
+        }
+        #expect(throws: EncodingError.inconsistent("the slices cover 3 macroblocks of 4")) {
+            try encoder.encode(EncodeRequest(sps: sps, pps: pps, slices: [SliceRequest(header: h, macroblockCount: 3)], source: source,
+                                             refPicList0: [ReferencePicture(picture: source, picOrderCnt: 0)]))
+        }
+    }
+}

@@ -1,0 +1,285 @@
+import CLibVA
+import Foundation
+import H264Bitstream
+import Testing
+import VTKTestSupport
+
+/// vtksoft's native encoder, driven in-process: packed slice headers, reconstructions kept on surfaces,
+/// and the bad calls a hardware encoder codes anyway (counted violations) or refuses (VA status).
+@Suite("vtksoft native encoder: VA side", .serialized,
+       .enabled(if: VTKSoftDriverLocation.directory != nil, "\(VTKSoftDriverLocation.missingMessage)"))
+struct NativeEncodeTests {
+    /// A 64x64 High CAVLC CQP client that packs its slice headers (the driver writes SPS and PPS).
+    final class Client {
+        let owner: VTKSoftDisplay
+        let base: VTKSoftVAClient
+        var config = VAConfigID(VA_INVALID_ID)
+        var context = VAContextID(VA_INVALID_ID)
+        var source = VASurfaceID(VA_INVALID_ID)
+        var recon = [VASurfaceID](repeating: VASurfaceID(VA_INVALID_ID), count: 3)
+        var coded = VABufferID(VA_INVALID_ID)
+        var display: VADisplay { owner.display }
+        static let size = VTKSoftVAClient.size
+        static let mbs = (size / 16) * (size / 16)
+
+        init() throws {
+            owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
+            base = VTKSoftVAClient(display: owner.display)
+            try #require(VTKSoftCounters.setEncoder("native", in: owner.display))
+            var attributes = [VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP)),
+                              VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: UInt32(VA_ENC_PACKED_HEADER_SLICE))]
+            try base.check(vaCreateConfig(display, VAProfileH264High, VAEntrypointEncSlice, &attributes, 2, &config), "config")
+            source = try base.createSurface()
+            try base.fill(source)
+            for i in 0..<3 { recon[i] = try base.createSurface() }
+            var targets = [source] + recon
+            try base.check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &targets, 4, &context), "context")
+            coded = try codedBuffer(1 << 20)
+        }
+
+        func codedBuffer(_ size: Int) throws -> VABufferID {
+            var id = VABufferID(VA_INVALID_ID)
+            try base.check(vaCreateBuffer(display, context, VAEncCodedBufferType, UInt32(size), 1, nil, &id), "coded buffer")
+            return id
+        }
+
+        deinit {
+            vaDestroyBuffer(display, coded)
+            vaDestroyContext(display, context)
+            var all = [source] + recon
+            vaDestroySurfaces(display, &all, Int32(all.count))
+            vaDestroyConfig(display, config)
+        }
+
+        /// The SPS and PPS the driver derives from ``parameters(…)`` (to pack slice headers against).
+        static var parameterSets: (SequenceParameterSet, PictureParameterSet) {
+            var sps = SequenceParameterSet()
+            sps.profileIdc = 100
+            sps.levelIdc = 30
+            sps.maxNumRefFrames = 2
+            sps.picWidthInMbsMinus1 = size / 16 - 1
+            sps.picHeightInMapUnitsMinus1 = size / 16 - 1
+            var pps = PictureParameterSet()
+            pps.deblockingFilterControlPresentFlag = true
+            return (sps, pps)
+        }
+
+        static func entry(_ surface: VASurfaceID, poc: Int32, frameIdx: UInt32 = 0) -> VAPictureH264 {
+            var p = VAPictureH264()
+            p.picture_id = surface
+            p.frame_idx = frameIdx
+            p.flags = UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
+            p.TopFieldOrderCnt = poc
+            p.BottomFieldOrderCnt = poc
+            return p
+        }
+
+        static var invalid: VAPictureH264 {
+            var p = VAPictureH264()
+            p.picture_id = VASurfaceID(VA_INVALID_ID)
+            p.flags = UInt32(VA_PICTURE_H264_INVALID)
+            return p
+        }
+
+        struct Picture {
+            var idr = true
+            var frameNum = 0
+            var poc = 0
+            var idrPicId = 0
+            var recon = 0
+            var list0: [VAPictureH264] = []
+            var referenceFrames: [VAPictureH264] = []
+            /// Changes the packed slice header away from the parameters.
+            var editPackedHeader: (inout SliceHeader) -> Void = { _ in }
+            var packedBitLengthExtra = 0
+        }
+
+        /// Encodes the gradient as `p` says; returns the vaEndPicture status and the coded bytes.
+        func encode(_ p: Picture, coded codedID: VABufferID? = nil) throws -> (VAStatus, [UInt8]) {
+            let codedID = codedID ?? coded
+            var sequence = VAEncSequenceParameterBufferH264()
+            sequence.level_idc = 30
+            sequence.intra_period = 30
+            sequence.intra_idr_period = 30
+            sequence.ip_period = 1
+            sequence.max_num_ref_frames = 2
+            sequence.picture_width_in_mbs = UInt16(Self.size / 16)
+            sequence.picture_height_in_mbs = UInt16(Self.size / 16)
+            sequence.seq_fields.bits.chroma_format_idc = 1
+            sequence.seq_fields.bits.frame_mbs_only_flag = 1
+            sequence.seq_fields.bits.direct_8x8_inference_flag = 1
+            var picture = VAEncPictureParameterBufferH264()
+            picture.CurrPic = Self.entry(recon[p.recon], poc: Int32(p.poc))
+            withUnsafeMutableBytes(of: &picture.ReferenceFrames) { raw in
+                for i in 0..<16 {
+                    let e = i < p.referenceFrames.count ? p.referenceFrames[i] : Self.invalid
+                    raw.storeBytes(of: e, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
+                }
+            }
+            picture.coded_buf = codedID
+            picture.frame_num = UInt16(p.frameNum)
+            picture.pic_init_qp = 26
+            picture.pic_fields.bits.idr_pic_flag = p.idr ? 1 : 0
+            picture.pic_fields.bits.reference_pic_flag = 1
+            picture.pic_fields.bits.deblocking_filter_control_present_flag = 1
+            var slice = VAEncSliceParameterBufferH264()
+            slice.num_macroblocks = UInt32(Self.mbs)
+            slice.slice_type = p.list0.isEmpty ? 2 : 0
+            slice.idr_pic_id = UInt16(p.idrPicId)
+            slice.pic_order_cnt_lsb = UInt16(p.poc)
+            slice.num_ref_idx_active_override_flag = 1
+            slice.num_ref_idx_l0_active_minus1 = UInt8(max(p.list0.count - 1, 0))
+            withUnsafeMutableBytes(of: &slice.RefPicList0) { raw in
+                for i in 0..<32 {
+                    let e = i < p.list0.count ? p.list0[i] : Self.invalid
+                    raw.storeBytes(of: e, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
+                }
+            }
+            withUnsafeMutableBytes(of: &slice.RefPicList1) { raw in
+                for i in 0..<32 { raw.storeBytes(of: Self.invalid, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self) }
+            }
+
+            // The packed slice header: what the parameters say, then the test's edit.
+            let (sps, pps) = Self.parameterSets
+            var header = SliceHeader()
+            header.nalUnitType = p.idr ? .idrSlice : .nonIDRSlice
+            header.nalRefIdc = p.idr ? 3 : 2
+            header.sliceTypeRaw = Int(slice.slice_type)
+            header.frameNum = p.frameNum % sps.maxFrameNum
+            header.idrPicId = p.idrPicId
+            header.picOrderCntLsb = p.poc % sps.maxPicOrderCntLsb
+            header.numRefIdxActiveOverrideFlag = !p.list0.isEmpty
+            header.numRefIdxL0ActiveMinus1 = Int(slice.num_ref_idx_l0_active_minus1)
+            header.decRefPicMarking = DecRefPicMarking()
+            p.editPackedHeader(&header)
+            var w = BitWriter()
+            header.write(&w, sps: sps, pps: pps)
+            let bitLength = w.bitCount
+            w.alignWithZeros()
+            let packedBytes = [0, 0, 0, 1] + [w.bytes[0]] + EmulationPrevention.insert(Array(w.bytes.dropFirst()))
+            var packedParameter = VAEncPackedHeaderParameterBuffer()
+            packedParameter.type = UInt32(VAEncPackedHeaderSlice.rawValue)
+            packedParameter.bit_length = UInt32(32 + bitLength + p.packedBitLengthExtra)
+            packedParameter.has_emulation_bytes = 1
+
+            var dataID = VABufferID(VA_INVALID_ID)
+            var data = packedBytes
+            try base.check(vaCreateBuffer(display, context, VAEncPackedHeaderDataBufferType, UInt32(data.count), 1, &data, &dataID), "packed data")
+            var buffers = [try base.createBuffer(context, VAEncSequenceParameterBufferType, sequence),
+                           try base.createBuffer(context, VAEncPictureParameterBufferType, picture),
+                           try base.createBuffer(context, VAEncPackedHeaderParameterBufferType, packedParameter), dataID,
+                           try base.createBuffer(context, VAEncSliceParameterBufferType, slice)]
+            defer { for b in buffers { vaDestroyBuffer(display, b) } }
+            try base.check(vaBeginPicture(display, context, source), "vaBeginPicture")
+            try base.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
+            let status = vaEndPicture(display, context)
+            guard status == VA_STATUS_SUCCESS else { return (status, []) }
+            var pointer: UnsafeMutableRawPointer?
+            try base.check(vaMapBuffer(display, codedID, &pointer), "map coded")
+            defer { vaUnmapBuffer(display, codedID) }
+            let segment = try #require(pointer).assumingMemoryBound(to: VACodedBufferSegment.self).pointee
+            let payload = try #require(segment.buf).assumingMemoryBound(to: UInt8.self)
+            return (status, Array(UnsafeBufferPointer(start: payload, count: Int(segment.size))))
+        }
+
+        /// An IDR into recon[0], then a P from it into recon[1]: the clean baseline.
+        func cleanPair() throws -> [UInt8] {
+            let (s0, idr) = try encode(Picture())
+            try #require(s0 == VA_STATUS_SUCCESS)
+            var p = Picture(idr: false, frameNum: 1, poc: 2, recon: 1)
+            p.list0 = [Self.entry(recon[0], poc: 0)]
+            p.referenceFrames = p.list0
+            let (s1, inter) = try encode(p)
+            try #require(s1 == VA_STATUS_SUCCESS)
+            return idr + inter
+        }
+    }
+
+    func status(_ s: VAStatus) -> String { String(cString: vaErrorStr(s)) }
+
+    @Test("The native engine is advertised: packed headers, L0 4 / L1 1, CQP CBR VBR, several slices")
+    func advertises() throws {
+        let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
+        try #require(VTKSoftCounters.setEncoder("native", in: owner.display))
+        var attributes = [VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: 0), VAConfigAttrib(type: VAConfigAttribEncMaxRefFrames, value: 0),
+                          VAConfigAttrib(type: VAConfigAttribRateControl, value: 0), VAConfigAttrib(type: VAConfigAttribEncMaxSlices, value: 0)]
+        #expect(vaGetConfigAttributes(owner.display, VAProfileH264High, VAEntrypointEncSlice, &attributes, 4) == VA_STATUS_SUCCESS)
+        #expect(attributes[0].value == 0x1f)
+        #expect(attributes[1].value == 4 | 1 << 16)
+        #expect(attributes[2].value == UInt32(VA_RC_CQP | VA_RC_CBR | VA_RC_VBR))
+        #expect(attributes[3].value == 32, "EncMaxSlices as i965")
+    }
+
+    @Test("A clean IDR + P: success, no violation, the packed slice header is in the stream verbatim")
+    func cleanPictures() throws {
+        let client = try Client()
+        let before = try #require(VTKSoftCounters.encodeViolations)
+        let stream = try client.cleanPair()
+        #expect(VTKSoftCounters.encodeViolations == before)
+        let units = AnnexBScanner.nalUnits(in: stream)
+        #expect(units.map(\.type) == [.sequenceParameterSet, .pictureParameterSet, .idrSlice, .nonIDRSlice])
+        // The driver's SPS is the one the client packed its headers against.
+        let sps = try SequenceParameterSet(nalUnit: try #require(units.first))
+        #expect(sps == Client.parameterSets.0)
+        let (sps0, pps0) = Client.parameterSets
+        var sets = ParameterSets()
+        sets.sps[0] = sps0
+        sets.pps[0] = pps0
+        let header = try SliceHeader(nalUnit: units[3], parameterSets: sets)
+        #expect(header.frameNum == 1 && header.picOrderCntLsb == 2 && header.sliceType == .p)
+    }
+
+    @Test("Bad references, 7.4.3 breaks and disagreeing packed headers are coded and counted; the driver stays usable")
+    func violationsAreCounted() throws {
+        let client = try Client()
+        _ = try client.cleanPair()
+        func expectViolation(_ what: String, _ picture: Client.Picture) throws {
+            let before = try #require(VTKSoftCounters.encodeViolations)
+            let (s, bytes) = try client.encode(picture)
+            #expect(s == VA_STATUS_SUCCESS, "\(what): \(status(s))")
+            #expect(!bytes.isEmpty, "\(what): coded anyway")
+            #expect((VTKSoftCounters.encodeViolations ?? 0) > before, "\(what): counted")
+        }
+        // recon[2] was never reconstructed into.
+        var noRecon = Client.Picture(idr: false, frameNum: 2, poc: 4, recon: 0)
+        noRecon.list0 = [Client.entry(client.recon[2], poc: 0)]
+        noRecon.referenceFrames = noRecon.list0
+        try expectViolation("reference without reconstruction", noRecon)
+
+        var notInFrames = Client.Picture(idr: false, frameNum: 3, poc: 6, recon: 2)
+        notInFrames.list0 = [Client.entry(client.recon[1], poc: 2)]
+        try expectViolation("list entry missing from ReferenceFrames", notInFrames)
+
+        try expectViolation("IDR with frame_num 5", Client.Picture(idr: true, frameNum: 5, idrPicId: 1))
+        try expectViolation("consecutive IDRs with one idr_pic_id", Client.Picture(idr: true, idrPicId: 1))
+        var skipped = Client.Picture(idr: false, frameNum: 4, poc: 2, recon: 1)
+        skipped.list0 = [Client.entry(client.recon[0], poc: 0)]
+        skipped.referenceFrames = skipped.list0
+        try expectViolation("frame_num jumping from 0 to 4", skipped)
+
+        var disagreeing = Client.Picture(idrPicId: 2)
+        disagreeing.editPackedHeader = { $0.sliceQpDelta = 5 }
+        try expectViolation("packed slice header with another slice_qp_delta", disagreeing)
+
+        _ = try client.cleanPair()
+    }
+
+    @Test("Refused as hardware refuses: bit_length past the data, a tiny coded buffer, a list naming no surface")
+    func refusals() throws {
+        let client = try Client()
+        var tooLong = Client.Picture()
+        tooLong.packedBitLengthExtra = 64
+        #expect(try client.encode(tooLong).0 == VA_STATUS_ERROR_INVALID_PARAMETER)
+
+        let tiny = try client.codedBuffer(16)
+        defer { vaDestroyBuffer(client.display, tiny) }
+        #expect(try client.encode(Client.Picture(), coded: tiny).0 == VA_STATUS_ERROR_NOT_ENOUGH_BUFFER)
+
+        _ = try client.cleanPair()
+        var bogus = Client.Picture(idr: false, frameNum: 2, poc: 4, recon: 2)
+        bogus.list0 = [Client.entry(0xdead, poc: 0)]
+        #expect(try client.encode(bogus).0 == VA_STATUS_ERROR_INVALID_SURFACE)
+
+        _ = try client.cleanPair()
+    }
+}
