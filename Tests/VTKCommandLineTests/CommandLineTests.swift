@@ -18,7 +18,7 @@ enum VTKBinary {
 
 @Suite("vtk help and usage")
 struct HelpTests {
-    static let commands = ["encode", "decode", "roundtrip", "info", "probe"]
+    static let commands = ["encode", "decode", "roundtrip", "info", "probe", "send", "receive"]
 
     @Test("vtk --help lists every command and the exit codes", .enabled(if: VTKBinary.available, VTKBinary.missing))
     func topLevel() throws {
@@ -44,6 +44,8 @@ struct HelpTests {
             "roundtrip": ["--psnr", "--ssim", "--min-psnr", "--min-ssim", "--json", "--plot", "--size", "--qp", "--bitrate", "--device"],
             "info": ["--device", "--json"],
             "probe": ["--json"],
+            "send": ["--sdp", "--fps", "--fast", "--mtu", "--loss", "--seed", "--reorder", "--bitrate", "--keyint", "--size"],
+            "receive": ["--output", "--md5", "--framemd5", "--frames", "--duration", "--latency", "--stats", "--json", "--loss", "--seed", "--reorder"],
         ]
         for option in options[command] ?? [] { #expect(help.stdoutText.contains(option), "\(command) help lacks \(option)") }
         #expect(help.stdoutText.contains("exit codes:"))

@@ -350,6 +350,14 @@ emit("| command | peak RSS MiB, median (min–max) | wall s, median |\n|---|---:
 for row in memory { emit("| \(row.name): `\(row.command)` | \(range(row.peakRSSMiB, { String(format: "%.1f", $0) })) | \(f3(row.medianWall)) |\n") }
 emit("\nPeak RSS of every other command is in the tables above (largest of the repetitions).\n")
 
+// MARK: 6. Latency over RTP on loopback
+
+note("RTP latency")
+let latency = rtpLatencyBench(vtk: vtk, ffmpeg: ffmpeg, raw: rawI420, width: width, height: height, frames: 150)
+emit("\n### Live 720p encode -> RTP -> decode on loopback, capture to decoded frame (150 frames at 30 fps)\n\n")
+emit("| pipeline | frames | median ms | p99 ms |\n|---|---:|---:|---:|\n")
+for result in latency { emit("| \(result.name): `\(result.shown)` | \(result.frames) | \(f2(result.median)) | \(f2(result.p99)) |\n") }
+
 // MARK: Targets
 
 func rowNamed(_ rows: [Row], _ name: String) -> Row { rows.first { $0.name == name }! }

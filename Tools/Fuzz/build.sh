@@ -5,7 +5,7 @@
 #
 #   Tools/Fuzz/build.sh [BUILD_DIR]      (default /tmp/vtk-fuzz/build; FUZZ_OPT=-Onone for a debug build)
 #
-# Targets: fuzz-annexb fuzz-headers fuzz-avcc fuzz-mp4 fuzz-y4m fuzz-arguments fuzz-hevc fuzz-hvcc
+# Targets: fuzz-annexb fuzz-headers fuzz-avcc fuzz-mp4 fuzz-y4m fuzz-rtp fuzz-arguments fuzz-hevc fuzz-hvcc
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-/tmp/vtk-fuzz/build}
@@ -46,6 +46,7 @@ module H265Bitstream Sources/H265Bitstream
 module H265Decoding Sources/H265Decoding
 module MP4 Sources/MP4
 module Y4M Sources/Y4M
+module RTP Sources/RTP
 
 target fuzz-annexb FuzzAnnexB.swift H264Decoding H264Bitstream VTKMedia
 target fuzz-headers FuzzHeaders.swift H264Bitstream VTKMedia
@@ -54,6 +55,7 @@ target fuzz-mp4 FuzzMP4.swift MP4 H265Bitstream H264Bitstream VTKMedia
 target fuzz-hevc FuzzHEVC.swift H265Decoding H265Bitstream H264Bitstream VTKMedia
 target fuzz-hvcc FuzzHVCC.swift H265Bitstream H264Bitstream VTKMedia
 target fuzz-y4m FuzzY4M.swift Y4M VTKMedia
+target fuzz-rtp FuzzRTP.swift RTP
 # The argument parser is compiled into the harness's own module (its option helpers are internal).
 echo "fuzz: linking fuzz-arguments"
 "$SWIFTC" -parse-as-library $OPT -g $SAN -module-name FuzzArguments \

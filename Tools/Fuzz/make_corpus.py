@@ -21,7 +21,7 @@ import tempfile
 out = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
 shared = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("VTK_SHARED", os.path.join(here, "..", "..", "..", "shared"))
-targets = ["annexb", "headers", "avcc", "mp4", "y4m", "arguments", "hevc", "hvcc"]
+targets = ["annexb", "headers", "avcc", "mp4", "y4m", "rtp", "arguments", "hevc", "hvcc"]
 for t in targets:
     os.makedirs(os.path.join(out, t), exist_ok=True)
 have_ffmpeg = shutil.which("ffmpeg") is not None
@@ -144,6 +144,45 @@ if os.path.isdir(hevc):
             hvcc = find_box(blob, b"hvcC")
             if hvcc:
                 put("hvcc", name, hvcc)
+
+
+def rtp_seed(units, mtu, seq=65530):
+    """RFC 6184 packets (single NAL, STAP-A, FU-A) of `units`, each datagram preceded by its 16-bit length."""
+    payloads, group = [], []
+    def flush():
+        if len(group) == 1:
+            payloads.append(group[0])
+        elif group:
+            nri = max(u[0] & 0x60 for u in group)
+            payloads.append(bytes([nri | 24]) + b"".join(len(u).to_bytes(2, "big") + u for u in group))
+        group.clear()
+    for u in units:
+        if len(u) > mtu - 12:
+            flush()
+            body, first = u[1:], True
+            while body:
+                chunk, body = body[:mtu - 14], body[mtu - 14:]
+                header = (0x80 if first else 0) | (0x40 if not body else 0) | (u[0] & 0x1F)
+                payloads.append(bytes([(u[0] & 0xE0) | 28, header]) + chunk)
+                first = False
+        else:
+            if sum(len(g) + 2 for g in group) + len(u) + 3 > mtu - 12:
+                flush()
+            group.append(u)
+    flush()
+    out = b""
+    for k, p in enumerate(payloads):
+        packet = bytes([0x80, 96 | (0x80 if k == len(payloads) - 1 else 0)]) + ((seq + k) & 0xFFFF).to_bytes(2, "big") \
+            + (k * 3000).to_bytes(4, "big") + (7).to_bytes(4, "big") + p
+        out += len(packet).to_bytes(2, "big") + packet
+    return out
+
+
+for k, path in enumerate(streams[:6]):
+    with open(path, "rb") as f:
+        units = nal_units(f.read())[:12]
+    put("rtp", "stream-%d" % k, rtp_seed(units, [100, 300, 1200][k % 3]))
+put("rtp", "rtcp", bytes([0, 28]) + bytes([0x80, 201, 0, 1, 0, 0, 0, 2, 0x81, 206, 0, 2, 0, 0, 0, 2, 0, 0, 0, 7, 0x81, 203, 0, 1, 0, 0, 0, 7]))
 
 shutil.rmtree(work, ignore_errors=True)
 for t in targets:

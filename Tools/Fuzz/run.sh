@@ -11,11 +11,11 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 DIR=${FUZZ_DIR:-/tmp/vtk-fuzz}
-ALL="annexb headers avcc mp4 y4m arguments hevc hvcc"
+ALL="annexb headers avcc mp4 y4m rtp arguments hevc hvcc"
 TARGETS=${*:-$ALL}
 
 "$ROOT/Tools/Fuzz/build.sh" "$DIR/build"
-[ -d "$DIR/corpus/annexb" ] || python3 "$ROOT/Tools/Fuzz/make_corpus.py" "$DIR/corpus"
+[ -d "$DIR/corpus/rtp" ] || python3 "$ROOT/Tools/Fuzz/make_corpus.py" "$DIR/corpus"
 mkdir -p "$DIR/crashes"
 
 status=0
@@ -24,7 +24,7 @@ for t in $TARGETS; do
     case $t in
         annexb) maxlen=16384 ;;
         mp4) maxlen=65536 ;;
-        headers|avcc|y4m) maxlen=4096 ;;
+        headers|avcc|y4m|rtp) maxlen=4096 ;;
         *) maxlen=1024 ;;
     esac
     mkdir -p "$DIR/work/$t"

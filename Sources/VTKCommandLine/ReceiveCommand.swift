@@ -1,0 +1,144 @@
+import DecompressionSession
+import H264Bitstream
+import JSONText
+import RTP
+import VideoAcceleration
+import VTKMedia
+
+/// `vtk receive`: H.264 over RTP -> jitter buffer -> depacketiser -> access units -> DecompressionSession.
+enum ReceiveCommand {
+    static let name = "receive"
+    static let summary = "H.264 over RTP (RFC 6184) -> frames, MD5s; loss, RTCP reports, PLI"
+    static let usage = "vtk receive rtp://@:PORT | FILE.sdp [-o OUTPUT | --md5 | --framemd5] [--frames N | --duration S] [--latency MS] "
+        + "[--stats] [--json] [--loss P --seed S] [--reorder P] [--timeout S] [--device auto|soft|PATH]"
+    static let options: [OptionSpec] = [
+        .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw I420; - for standard output"),
+        .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420, display order"),
+        .flag("--framemd5", help: "print one line per frame: frame number by RTP time, tab, MD5 of its I420 bytes"),
+        .value("--frames", valueName: "N", help: "stop after N decoded frames"),
+        .value("--duration", valueName: "S", help: "stop S seconds after the first packet"),
+        .value("--latency", valueName: "MS", help: "jitter buffer: how long a packet waits for a missing earlier one (default 50)"),
+        .value("--timeout", valueName: "S", help: "give up after S seconds without a packet (default 10)"),
+        .flag("--stats", help: "print packets, lost, late, reordered, frames decoded and flagged, recovery time, latency"),
+        .flag("--json", help: "with --stats: one JSON object instead of text"),
+        .value("--loss", valueName: "P", help: "drop P percent of the packets received (deterministic, by sequence number; tests)"),
+        .value("--seed", valueName: "S", help: "seed of --loss and --reorder (default 0)"),
+        .value("--reorder", valueName: "P", help: "swap P percent of the packets with their next neighbour (tests)"),
+        .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
+        .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
+        .flag("-h", "--help", help: "show this help"),
+    ]
+    static let details = """
+        rtp://@:PORT listens on every interface (IPv4 and IPv6) on PORT, RTCP on PORT+1; port 0 lets the
+        kernel choose. FILE.sdp (from `ffmpeg ... -sdp_file` or `vtk send --sdp`) gives the port, payload type
+        and sprop-parameter-sets. Once listening, vtk prints 'vtk receive: listening on rtp://@:PORT' on
+        standard error. It stops at an RTCP BYE, after --frames or --duration, or after --timeout without packets.
+        Lost packets are counted from sequence-number gaps; frames they damage are flagged, and a PLI
+        (RFC 4585) asks the sender for an IDR when a reference picture was hit. Receiver reports (RFC 3550)
+        go to the sender once a second. Exit 3 when packets were lost or frames flagged.
+        """
+
+    static let examples = [
+        "vtk receive rtp://@:5004 --md5 --stats",
+        "vtk receive stream.sdp -o out.y4m --frames 300",
+        "vtk receive rtp://@:0 --framemd5 --stats --json --loss 2 --seed 1 --latency 0",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output]
+
+    static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        let values = OptionValues(parsed: parsed, command: name)
+        guard parsed.positionals.count == 1 else {
+            throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk receive: no source given (rtp://@:PORT or FILE.sdp)\nusage: \(usage)"
+                                 : "vtk receive: one source expected, got \(parsed.positionals.count)")
+        }
+        try values.conflict("frames", "duration")
+        if parsed.has("json") && !parsed.has("stats") { throw CommandFailure(.usage, "vtk receive: --json goes with --stats") }
+        if parsed.has("seed") && !parsed.has("loss") && !parsed.has("reorder") { throw CommandFailure(.usage, "vtk receive: --seed goes with --loss or --reorder") }
+        var settings = ReceiverSettings()
+        settings.frameLimit = try values.int("frames", range: 1...100_000_000)
+        settings.duration = try values.double("duration", range: 0.001...1e7)
+        settings.latency = (try values.double("latency", range: 0...10_000) ?? 50) / 1000
+        settings.timeout = try values.double("timeout", range: 0.1...1e6) ?? 10
+        let loss = try values.double("loss", range: 0...100) ?? 0
+        let reorder = try values.double("reorder", range: 0...100) ?? 0
+        let seed = try values.int("seed", range: 0...Int.max) ?? 0
+        settings.simulator = LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: UInt64(seed))
+
+        let source = parsed.positionals[0]
+        var description: SessionDescription?
+        let port: Int
+        if source.hasPrefix("rtp://") {
+            do { port = try RTPURL(source).port } catch { throw CommandFailure(.usage, "vtk receive: \(error)") }
+        } else {
+            let input = try InputFile(source, command: name)
+            var bytes: [UInt8] = []
+            while true { let chunk = try input.read(); if chunk.isEmpty { break }; bytes += chunk }
+            do { description = try SessionDescription.parse(String(decoding: bytes, as: UTF8.self)) } catch {
+                throw CommandFailure(.input, "vtk receive: \(input.displayName): \(error)")
+            }
+            port = description?.port ?? 0
+        }
+
+        var sinks: [FrameSink] = []
+        if parsed.has("md5") { sinks.append(WholeMD5Sink(print: true)) }
+        if parsed.has("framemd5") { sinks.append(FrameMD5Sink()) }
+        var y4mOutput: String?
+        if let output = parsed["output"] {
+            if (parsed.has("md5") || parsed.has("framemd5") || parsed.has("stats")) && output == "-" {
+                throw CommandFailure(.usage, "vtk receive: -o - and --md5/--framemd5/--stats would all write to standard output")
+            }
+            if output.lowercased().hasSuffix(".y4m") { y4mOutput = output } else {
+                sinks.append(RawFrameSink(file: try OutputFile(output, command: name), format: .i420))
+            }
+        }
+
+        let device = VADeviceChoice(parsed["device"] ?? "auto")
+        let connection: VADisplayConnection
+        do { connection = try VADisplayConnection.open(device) } catch {
+            throw CommandFailure(.device, "vtk receive: cannot open VA device '\(device)': \(error)")
+        }
+        let session: DecompressionSession
+        do { session = try DecompressionSession(formatDescription: nil, connection: connection, outputFormat: .i420) } catch {
+            throw CommandFailure(.device, "vtk receive: \(error)")
+        }
+        defer { session.invalidate() }
+
+        let receiver = try RTPReceiver(port: port, description: description, settings: settings, session: session, command: name)
+        if !parsed.has("quiet") || parsed.has("stats") {
+            StandardStreams.error("vtk receive: listening on rtp://@:\(receiver.port) (RTCP on \(receiver.port + 1))\n")
+        }
+        var y4m: Y4MFrameSink?
+        var index = 0
+        try receiver.run { frame throws(CommandFailure) in
+            if let path = y4mOutput, y4m == nil {
+                let rate = session.formatDescription?.frameRate.map { ($0.numerator, $0.denominator) }
+                let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: rate, format: session.formatDescription, command: name)
+                y4m = sink
+                sinks.append(sink)
+            }
+            // Frames are numbered by RTP time: a frame lost whole leaves a gap in --framemd5.
+            let number = max(index, receiver.displayIndex(frame) ?? index)
+            for sink in sinks { try sink.take(frame.pixelBuffer, index: number) }
+            index = number + 1
+        }
+        for sink in sinks { try sink.finish() }
+
+        let report = receiver.report
+        if parsed.has("stats") {
+            let text = parsed.has("json") ? report.json.text + "\n" : report.text
+            if parsed["output"] == "-" { StandardStreams.error(text) } else { StandardStreams.out(text) }
+        } else if !parsed.has("quiet") {
+            StandardStreams.error("vtk receive: \(report.framesDecoded) frames, \(report.packets) packets, \(report.lost) lost\n")
+        }
+        guard report.packets > 0 else { throw CommandFailure(.input, "vtk receive: no RTP packets arrived on port \(receiver.port)") }
+        let stats = session.statistics
+        if report.lost > 0 || report.framesFlagged > 0 || stats.problemCount > 0 || !report.problems.isEmpty {
+            var message = "vtk receive: \(report.lost) packet(s) lost, \(report.framesFlagged) of \(report.framesDecoded) frame(s) flagged"
+            let problems = report.problems + stats.problems
+            if !problems.isEmpty { message += ":\n" + problems.prefix(10).map { "  \($0)" }.joined(separator: "\n") }
+            if problems.count > 10 { message += "\n  ... and more" }
+            throw CommandFailure(.input, message)
+        }
+        return .success
+    }
+}

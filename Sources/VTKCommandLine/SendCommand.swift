@@ -1,0 +1,207 @@
+import CompressionSession
+import H264Bitstream
+import H264Decoding
+import MP4
+import RTP
+import VideoAcceleration
+import VTKMedia
+
+/// `vtk send`: H.264 (a file, or frames encoded live) -> RTP (RFC 6184, packetization-mode 1).
+enum SendCommand {
+    static let name = "send"
+    static let summary = "H.264 file, or raw/Y4M frames encoded live -> RTP (RFC 6184); PLI forces an IDR"
+    static let usage = "vtk send INPUT rtp://HOST:PORT [--sdp FILE] [--fps F] [--fast] [--mtu N] [--loss P --seed S] [--reorder P] "
+        + "[--size WxH --pix-fmt nv12|i420 --qp N | --bitrate BPS --keyint N --profile NAME] [--device auto|soft|PATH]"
+    static let options: [OptionSpec] = [
+        .value("--sdp", valueName: "FILE", help: "write the stream's SDP (sprop-parameter-sets, profile-level-id) to FILE"),
+        .flag("--fast", help: "send as fast as possible instead of in real time"),
+        .value("--mtu", valueName: "N", help: "largest RTP packet in bytes, header included (default 1200)"),
+        .value("--loss", valueName: "P", help: "drop P percent of the packets (deterministic, by sequence number; tests)"),
+        .value("--seed", valueName: "S", help: "seed of --loss and --reorder, and of the RTP start values"),
+        .value("--reorder", valueName: "P", help: "swap P percent of the packets with their next neighbour (tests)"),
+        .value("--frames", valueName: "N", help: "send at most N frames"),
+    ] + EncodeOptions.table
+    static let details = """
+        INPUT is an H.264 file (Annex B or MP4), sent as it is, or raw frames (--size) or a .y4m file, encoded
+        live by CompressionSession with the encode options; each encoded frame is sent as it comes out, and an
+        RTCP PLI from the receiver makes the next frame an IDR. Packets are paced by presentation time
+        (--fps, else the stream's VUI timing, else 25 fps for Annex B) unless --fast; Annex B pictures are sent
+        in decoding order and stamped with their display time (found by the decoding process, B-frames too).
+        Sender reports go to PORT+1; the closing SR and BYE follow the last packet on PORT.
+        """
+
+    static let examples = [
+        "vtk send stream.264 rtp://127.0.0.1:5004 --sdp stream.sdp      # then: ffmpeg -protocol_whitelist file,udp,rtp -i stream.sdp ...",
+        "vtk send clip.y4m rtp://[::1]:5004 --bitrate 2M --keyint 0      # live encode; IDRs only when the receiver sends a PLI",
+        "vtk send stream.mp4 rtp://127.0.0.1:5004 --fast --loss 2 --seed 1",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output, .internalError]
+
+    static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        let values = OptionValues(parsed: parsed, command: name)
+        guard parsed.positionals.count == 2 else {
+            throw CommandFailure(.usage, "vtk send: INPUT and rtp://HOST:PORT expected, got \(parsed.positionals.count) argument(s)\nusage: \(usage)")
+        }
+        let url: RTPURL
+        do { url = try RTPURL(parsed.positionals[1]) } catch { throw CommandFailure(.usage, "vtk send: \(error)") }
+        guard url.port > 0, !url.host.isEmpty, url.host != "@" else { throw CommandFailure(.usage, "vtk send: \(parsed.positionals[1]) needs a host and a port above 0") }
+        let mtu = try values.int("mtu", range: 64...65507) ?? 1200
+        let loss = try values.double("loss", range: 0...100) ?? 0
+        let reorder = try values.double("reorder", range: 0...100) ?? 0
+        let seed = try values.int("seed", range: 0...Int.max).map(UInt64.init)
+        let frameLimit = try values.int("frames", range: 1...100_000_000)
+        var options = try EncodeOptions(parsed, command: name)
+        let fast = parsed.has("fast")
+        let quiet = parsed.has("quiet")
+        let inputPath = parsed.positionals[0]
+        let sender = try RTPSender(url: url, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
+                                   seed: seed, command: name)
+        var sdpWritten = false
+        func writeSDP(_ parameterSets: [[UInt8]]) throws(CommandFailure) {
+            guard let path = parsed["sdp"], !sdpWritten else { return }
+            sdpWritten = true
+            let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, parameterSets: parameterSets)
+            let file = try OutputFile(path, command: name)
+            try file.write(Array(sdp.text.utf8))
+        }
+        var started = WallClock.now()
+        var firstTicks: Int64?
+        /// Sends one access unit with RTP time `ticks` (90 kHz) when its decoding time `due` comes (unless --fast).
+        func send(_ units: [[UInt8]], ticks: Int64, due: Int64? = nil) throws(CommandFailure) {
+            let base = firstTicks ?? ticks
+            firstTicks = base
+            let time = started + Double((due ?? ticks) - base) / 90000
+            if !fast { WallClock.sleep(until: time) }
+            try sender.send(units, ticks: ticks - base, wallClock: fast ? WallClock.now() : started + Double(ticks - base) / 90000)
+        }
+
+        let live = inputPath.lowercased().hasSuffix(".y4m") || options.size != nil
+        if live {
+            let source = try options.source(for: inputPath, command: name)
+            options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
+            options.properties.realTime = true
+            let connection: VADisplayConnection
+            do { connection = try VADisplayConnection.open(options.device) } catch {
+                throw CommandFailure(.device, "vtk send: cannot open VA device '\(options.device)': \(error)")
+            }
+            let session: CompressionSession
+            do {
+                session = try CompressionSession(width: source.width, height: source.height, properties: options.properties, connection: connection)
+                try session.prepareToEncodeFrames()
+            } catch {
+                throw CommandFailure(error.isDeviceProblem ? .device : .usage, "vtk send: \(error)")
+            }
+            defer { session.invalidate() }
+            var forced = 0
+            var index = 0
+            var samplesSent = 0
+            func sendSamples(_ samples: [SampleBuffer]) throws(CommandFailure) {
+                for sample in samples {
+                    var units: [[UInt8]]
+                    do { units = try sample.nalUnits().map { Array($0.bytes) } } catch {
+                        throw CommandFailure(.internalError, "vtk send: encoded sample \(samplesSent): \(error)")
+                    }
+                    let format = sample.formatDescription
+                    let sets = ((format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])).map { Array($0.bytes) }
+                    try writeSDP(sets)
+                    if sample.isSync { units = sets + units }
+                    let ticks = sample.presentationTime.isNumeric ? Int64((sample.presentationTime.seconds * 90000).rounded()) : Int64(samplesSent) * 3000
+                    try send(units, ticks: ticks)
+                    samplesSent += 1
+                }
+            }
+            let frameSeconds = Double(source.frameRate.1) / Double(source.frameRate.0)
+            started = WallClock.now()  // the capture clock starts with the first frame, not with the device's set-up
+            while frameLimit.map({ index < $0 }) ?? true, let frame = try source.next() {
+                // A live source: frame N is captured at N frame intervals after the start.
+                if !fast { WallClock.sleep(until: started + Double(index) * frameSeconds) }
+                let keyFrame = sender.takeKeyFrameRequest()
+                if keyFrame { forced += 1 }
+                let time = MediaTime(value: Int64(index) * Int64(source.frameRate.1), timescale: Int32(source.frameRate.0))
+                do { try sendSamples(session.encodeFrame(frame, presentationTime: time, forceKeyFrame: keyFrame)) } catch let failure as CommandFailure {
+                    throw failure
+                } catch {
+                    throw CommandFailure(.device, "vtk send: frame \(index): \(error)")
+                }
+                index += 1
+            }
+            do { try sendSamples(session.completeFrames()) } catch let failure as CommandFailure { throw failure } catch {
+                throw CommandFailure(.device, "vtk send: \(error)")
+            }
+            try sender.finish()
+            if !quiet {
+                StandardStreams.error("vtk send: \(sender.frames) frames encoded live and sent as \(sender.packets) packets to \(parsed.positionals[1]); "
+                                      + "\(sender.pliReceived) PLI received, \(forced) IDR forced; \(sender.simulatedDrops) packets dropped (simulated)\n")
+            }
+            return .success
+        }
+
+        // A file: MP4 samples with their times, or an Annex B stream in decoding order.
+        let input = try InputFile(inputPath, command: name)
+        let fps: Double? = options.frameRate.map { Double($0.0) / Double($0.1) }
+        if let mp4 = try MP4Input.open(input, command: name) {
+            guard let format = mp4.formatDescription else { throw CommandFailure(.input, "vtk send: \(input.displayName): the MP4 track has no avcC parameter sets") }
+            let sets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
+            try writeSDP(sets)
+            var index = 0
+            while frameLimit.map({ index < $0 }) ?? true {
+                let sample: MP4Sample?
+                do { sample = try mp4.reader.nextSample() } catch { throw CommandFailure(.input, "vtk send: \(input.displayName): sample \(index): \(error)") }
+                guard let sample else { break }
+                var units: [[UInt8]]
+                do { units = try LengthPrefixedSample.nalUnits(in: sample.data, lengthSize: mp4.reader.nalUnitLengthSize).map { Array($0.bytes) } } catch {
+                    throw CommandFailure(.input, "vtk send: \(input.displayName): sample \(index) at byte \(sample.fileOffset): \(error)")
+                }
+                if sample.isSync { units = sets + units }
+                let ticks = fps.map { Int64((Double(index) * 90000 / $0).rounded()) } ?? Int64((sample.presentationTime.seconds * 90000).rounded())
+                try send(units, ticks: ticks)
+                index += 1
+            }
+        } else {
+            var bytes: [UInt8] = []
+            while true { let chunk = try input.read(); if chunk.isEmpty { break }; bytes += chunk }
+            let units = AccessUnitAssembler.accessUnits(in: bytes)
+            guard units.contains(where: { $0.hasPicture }) else {
+                throw CommandFailure(.input, "vtk send: no H.264 pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")
+            }
+            let parameterSets = units.first(where: { $0.hasPicture })?.parameterSets
+            let format = parameterSets.flatMap { try? FormatDescription(parameterSets: $0) }
+            let rate = fps ?? format?.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? 25
+            if let format { try writeSDP((format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }) } else { try writeSDP([]) }
+            let order = displayOrder(of: units)
+            var index = 0
+            for unit in units where frameLimit.map({ index < $0 }) ?? true {
+                // Paced in decoding order; stamped with the sampling (display) time, RFC 6184 5.1.
+                let shown = unit.hasPicture ? order[index] ?? index : index
+                try send(unit.nalUnits.map { Array($0.bytes) }, ticks: Int64((Double(shown) * 90000 / rate).rounded()),
+                         due: Int64((Double(index) * 90000 / rate).rounded()))
+                if unit.hasPicture { index += 1 }
+            }
+        }
+        try sender.finish()
+        if !quiet {
+            StandardStreams.error("vtk send: \(sender.frames) access units sent as \(sender.packets) packets to \(parsed.positionals[1]); "
+                                  + "\(sender.simulatedDrops) packets dropped (simulated)\n")
+        }
+        return .success
+    }
+}
+
+/// The display position of each picture of an Annex B stream, by its decoding position: the decoding
+/// process without VA (POC, reference marking, DPB output, 8.2.1 and C.4) run over the access units.
+func displayOrder(of units: [AccessUnit]) -> [Int: Int] {
+    var process = H264DecodingProcess()
+    var order: [Int: Int] = [:]
+    func note(_ events: [H264DecoderEvent]) {
+        for case .output(let picture) in events where picture.presentationTime.isNumeric {
+            order[Int(picture.presentationTime.value)] = order.count
+        }
+    }
+    var index = 0
+    for unit in units where unit.hasPicture {
+        note(process.decode(unit, presentationTime: MediaTime(value: Int64(index), timescale: 1)))
+        index += 1
+    }
+    note(process.flush())
+    return order
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// End-to-end latency of a live pipeline on loopback: the bench writes 720p frames at their capture times
+/// into a sender's standard input (live encode -> RTP) and timestamps each decoded frame as it leaves the
+/// receiver's standard output. The same measurement for vtk send/receive and for two FFmpeg processes.
+struct LatencyResult {
+    var name: String
+    var shown: String
+    var frames: Int
+    var milliseconds: [Double]
+    var median: Double { percentile(50) }
+    var p99: Double { percentile(99) }
+
+    func percentile(_ p: Double) -> Double {
+        guard !milliseconds.isEmpty else { return .nan }
+        let sorted = milliseconds.sorted()
+        return sorted[min(sorted.count - 1, Int((p / 100 * Double(sorted.count - 1)).rounded()))]
+    }
+}
+
+func wallSeconds() -> Double { var t = timespec(); clock_gettime(CLOCK_MONOTONIC, &t); return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
+
+/// The UDP port a receiver announced (vtk prints it), or nil.
+private func announcedPort(_ text: String) -> Int? {
+    text.range(of: "rtp://@:").flatMap { Int(text[$0.upperBound...].prefix(while: \.isNumber)) }
+}
+
+private func isBound(_ port: Int) -> Bool {
+    let hex = ":" + String(format: "%04X", port) + " "
+    return ["/proc/net/udp", "/proc/net/udp6"].contains { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains(hex) ?? false }
+}
+
+private func freePort() -> Int {
+    // Ask the kernel for a free port pair (bind port 0), then let the receiver take it.
+    for _ in 0..<64 {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        close(fd)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        if port > 0, port < 65535, !isBound(port + 1) { return port }
+    }
+    fail("no free UDP port pair")
+}
+
+/// Runs `receiver` then `sender`, feeding `frames` frames of `rawI420` at `fps` into the sender.
+func measureLatency(name: String, receiver: [String], sender: (Int) -> [String], port: Int?, frames: Int, fps: Double,
+                    width: Int, height: Int, raw: String) -> LatencyResult {
+    let frameBytes = width * height * 3 / 2
+    let receive = Process()
+    receive.executableURL = URL(fileURLWithPath: receiver[0])
+    receive.arguments = Array(receiver.dropFirst())
+    receive.environment = ProcessInfo.processInfo.environment.merging(vaEnvironment) { $1 }
+    let decoded = Pipe(), receiveLog = Pipe()
+    receive.standardOutput = decoded
+    receive.standardError = receiveLog
+    do { try receive.run() } catch { fail("cannot start \(receiver[0])") }
+    // Ready: vtk says where it listens; FFmpeg has bound the port.
+    var listening = port
+    var logText = ""
+    let readyBy = wallSeconds() + 60
+    while wallSeconds() < readyBy {
+        if let port = listening, isBound(port) { break }
+        if listening == nil, let data = try? receiveLog.fileHandleForReading.availableData, !data.isEmpty {
+            logText += String(decoding: data, as: UTF8.self)
+            listening = announcedPort(logText)
+        }
+        usleep(10_000)
+    }
+    guard let target = listening else { fail("\(name): the receiver never listened") }
+
+    let arrivals = Arrivals()
+    let output = decoded.fileHandleForReading
+    let reader = Thread {
+        var pending = 0
+        while arrivals.count < frames {
+            let data = output.readData(ofLength: frameBytes - pending)
+            if data.isEmpty { break }
+            pending += data.count
+            if pending == frameBytes { arrivals.append(wallSeconds()); pending = 0 }
+        }
+    }
+    reader.start()
+
+    let send = Process()
+    let command = sender(target)
+    send.executableURL = URL(fileURLWithPath: command[0])
+    send.arguments = Array(command.dropFirst())
+    send.environment = receive.environment
+    let input = Pipe()
+    send.standardInput = input
+    send.standardOutput = FileHandle.nullDevice
+    send.standardError = FileHandle.nullDevice
+    do { try send.run() } catch { fail("cannot start \(command[0])") }
+    guard let source = FileHandle(forReadingAtPath: raw) else { fail("cannot read \(raw)") }
+    var captured: [Double] = []
+    let start = wallSeconds() + 0.5
+    for index in 0..<frames {
+        let frame = source.readData(ofLength: frameBytes)
+        guard frame.count == frameBytes else { break }
+        let due = start + Double(index) / fps
+        let wait = due - wallSeconds()
+        if wait > 0 { usleep(useconds_t(wait * 1e6)) }
+        captured.append(wallSeconds())
+        input.fileHandleForWriting.write(frame)
+    }
+    try? input.fileHandleForWriting.close()
+    send.waitUntilExit()
+    let end = wallSeconds() + 30
+    while arrivals.count < captured.count, wallSeconds() < end { usleep(10_000) }
+    receive.terminate()
+    receive.waitUntilExit()
+    let latencies = zip(arrivals.times, captured).map { ($0 - $1) * 1000 }
+    return LatencyResult(name: name, shown: (command + ["|"] + receiver).map(shortPath).joined(separator: " "), frames: arrivals.count, milliseconds: latencies)
+}
+
+/// Arrival times written by the reader thread; the lock makes the sharing safe.
+final class Arrivals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Double] = []
+    func append(_ time: Double) { lock.lock(); values.append(time); lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return values.count }
+    var times: [Double] { lock.lock(); defer { lock.unlock() }; return values }
+}
+
+/// vtk send/receive against ffmpeg (libx264 zerolatency -> RTP) and ffmpeg (SDP -> decode), 720p at 30 fps.
+func rtpLatencyBench(vtk: String, ffmpeg: String, raw: String, width: Int, height: Int, frames: Int) -> [LatencyResult] {
+    let fps = 30.0
+    let vtkResult = measureLatency(
+        name: "vtk send | vtk receive",
+        receiver: [vtk, "receive", "rtp://@:0", "-o", "-", "--latency", "0", "--timeout", "30"],
+        sender: { port in [vtk, "send", "-", "rtp://127.0.0.1:\(port)", "--size", "\(width)x\(height)", "--pix-fmt", "i420",
+                           "--fps", "30", "--bitrate", "2M", "--keyint", "60", "-q"] },
+        port: nil, frames: frames, fps: fps, width: width, height: height, raw: raw)
+    let port = freePort()
+    let sdp = work.appendingPathComponent("latency.sdp").path
+    let text = "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=bench\nc=IN IP4 127.0.0.1\nt=0 0\nm=video \(port) RTP/AVP 96\na=rtpmap:96 H264/90000\na=fmtp:96 packetization-mode=1\n"
+    try? text.write(toFile: sdp, atomically: true, encoding: .utf8)
+    let ffmpegResult = measureLatency(
+        name: "ffmpeg -f rtp | ffmpeg -i SDP",
+        receiver: [ffmpeg, "-v", "error", "-fflags", "nobuffer", "-flags", "low_delay", "-probesize", "32", "-analyzeduration", "0",
+                   "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"],
+        sender: { port in [ffmpeg, "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-framerate", "30",
+                           "-i", "-", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-b:v", "2M", "-g", "60",
+                           "-flags", "-global_header", "-f", "rtp", "rtp://127.0.0.1:\(port)"] },
+        port: port, frames: frames, fps: fps, width: width, height: height, raw: raw)
+    return [vtkResult, ffmpegResult]
+}
