@@ -243,10 +243,10 @@ struct GOPPlannerTests {
             let parsed = try SliceHeader(nalUnit: nal, parameterSets: parameterSets)
             var expected = headers.sliceHeader(plan)
             expected.headerBitLengthInRBSP = parsed.headerBitLengthInRBSP
-            expected.sliceDataBitOffset = parsed.sliceDataBitOffset
+            expected.sliceDataPosition = parsed.sliceDataPosition
             #expect(parsed == expected)
             // The bit length is where the driver's slice data starts: the header's end in the escaped NAL unit.
-            #expect(parsed.sliceDataBitOffset == packed.bits - 32)
+            #expect(parsed.sliceDataPosition.escapedBitOffset == packed.bits - 32)
         }
     }
 }

@@ -248,7 +248,7 @@ struct EncodeParityTests {
         if headerA.decRefPicMarking?.adaptiveRefPicMarkingModeFlag == true { headerA.decRefPicMarking = headerB.decRefPicMarking }
         headerA.idrPicId = headerB.idrPicId
         headerA.headerBitLengthInRBSP = headerB.headerBitLengthInRBSP
-        headerA.sliceDataBitOffset = headerB.sliceDataBitOffset
+        headerA.sliceDataPosition = headerB.sliceDataPosition
         if c.refs3 {
             headerA.numRefIdxActiveOverrideFlag = headerB.numRefIdxActiveOverrideFlag
             headerA.numRefIdxL0ActiveMinus1 = headerB.numRefIdxL0ActiveMinus1
