@@ -48,7 +48,7 @@ struct PersonaTests {
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
     func deviceName() throws {
         let clip = try #require(Self.clip)
-        let run = try VTKBinary.run(["roundtrip", clip.path, "--size", "96x64", "--pix-fmt", "i420", "-n", "2", "--qp", "27", "--device", "soft:ihd-gen12"])
+        let run = try VTKBinary.run(["roundtrip", clip.path, "--size", "96x64", "--pix-fmt", "i420", "--qp", "27", "--device", "soft:ihd-gen12"])
         #expect(run.status == 0, "\(run.stderrText)")
         #expect(run.stdoutText.contains("entrypoint: EncSliceLP,"), "\(run.stdoutText)")
     }
