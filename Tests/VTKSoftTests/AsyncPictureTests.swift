@@ -1,4 +1,5 @@
 import CLibVA
+import H264Bitstream
 import Testing
 import VTKTestSupport
 
@@ -87,5 +88,20 @@ struct AsyncPictureTests {
         // NV12 and P010 (Main 10 decode); the driver's other formats (P012, P016, 444P, Q416) vtksoft does not map.
         #expect(formats.prefix(Int(count)).map(\.fourcc) == [UInt32(VA_FOURCC_NV12), UInt32(VA_FOURCC_P010)])
         #expect(String(cString: vaQueryVendorString(display)).hasPrefix("VA-API NVDEC driver [direct backend]"))
+    }
+
+    /// Who writes SPS/PPS when the client sends no packed headers: i965 only inserts the client's (none
+    /// here), radeonsi 24 and vtksoft write their own (../shared/personas/README.md).
+    @Test("Without packed headers from the client: i965-gen9 writes no SPS/PPS, radeonsi-24 and vtksoft do",
+          arguments: [("i965-gen9", false), ("radeonsi-24", true), ("vtksoft", true)])
+    func parameterSetsByPersona(persona: String, writesParameterSets: Bool) throws {
+        let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
+        try #require(VTKSoftCounters.setPersona(persona, in: owner.display), "vtksoft_display_set_persona")
+        let client = VTKSoftVAClient(display: owner.display)
+        let stream = try client.encodeOnePicture()
+        let types = AnnexBScanner.nalUnits(in: stream).map(\.type)
+        #expect(types.contains(.sequenceParameterSet) == writesParameterSets, "\(persona): \(types)")
+        #expect(types.contains(.pictureParameterSet) == writesParameterSets, "\(persona): \(types)")
+        #expect(types.contains { $0.rawValue == 5 }, "\(persona): an IDR slice in \(types)")
     }
 }

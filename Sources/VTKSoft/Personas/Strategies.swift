@@ -8,8 +8,9 @@ enum PackedHeaderPolicy: String, Sendable {
     /// i965: SPS/PPS/SEI only from the client's packed headers, none written by the driver
     /// (gen9_mfc_avc_inset_headers has no else-branch); slice headers built by the driver when none is packed.
     case clientOnly
-    /// radeonsi 24.x: packed SEQUENCE parsed and not inserted, other packed types ignored (the frontend
-    /// returns UNIMPLEMENTED internally and carries on); the driver writes its own SPS/PPS and slice headers.
+    /// radeonsi 24.x: packed SEQUENCE accepted and not inserted (Mesa reads a few VUI fields from it; vtksoft
+    /// takes nothing from it), other packed types ignored (the frontend returns UNIMPLEMENTED internally and
+    /// carries on); the driver writes its own SPS/PPS and slice headers.
     case driverOnly
 
     /// Whether a packed header of `kind` goes into the stream.
