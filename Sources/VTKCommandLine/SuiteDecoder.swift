@@ -186,7 +186,8 @@ final class SuiteDecoderHost: Sendable {
     private func command(_ vector: SuiteTestVector, perFrame: Bool) -> [String]? {
         switch decoder {
         case .vtk(let device, _):
-            guard vector.outputFormat == "yuv420p", let vtkExecutable else { return nil }
+            // vtk's MD5 is over yuv420p for 8-bit streams and over yuv420p10le for 10-bit ones, as FFmpeg's native formats.
+            guard ["yuv420p", "yuv420p10le"].contains(vector.outputFormat), let vtkExecutable else { return nil }
             return [vtkExecutable, "decode", vector.input, perFrame ? "--framemd5" : "--md5", "-q", "--device", device]
         case .ffmpeg:
             return ["ffmpeg", "-nostdin", "-v", "error", "-flags", "unaligned", "-i", vector.input, "-pix_fmt", vector.outputFormat,

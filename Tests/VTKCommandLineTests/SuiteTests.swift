@@ -103,7 +103,7 @@ struct SuiteTests {
             .flatMap { FileManager.default.fileExists(atPath: $0.appendingPathComponent("reference.tsv").path) ? $0 : nil }
     }
 
-    @Test("../shared/conformance/h265 as a suite: FFmpeg passes every stream (Main 10 as 16-bit samples); vtk passes or says not-supported",
+    @Test("../shared/conformance/h265 as a suite: FFmpeg and vtk on vtksoft pass every stream (Main 10 as 16-bit samples)",
           .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: h265Directory != nil, sharedMissing),
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
     func hevcFolder() throws {
@@ -114,12 +114,7 @@ struct SuiteTests {
         let results = try Self.results(try Self.report(json))
         #expect(results.count == 2 * rows.count)
         for result in results {
-            if result["decoder"] as? String == "ffmpeg" {
-                #expect(result["status"] as? String == "pass", "\(result)")
-            } else {
-                // Until vtk decodes HEVC, every stream is not-supported; after, each must pass.
-                #expect(["pass", "not-supported"].contains(result["status"] as? String), "\(result)")
-            }
+            #expect(result["status"] as? String == "pass", "\(result)")
         }
         #expect(run.status == 0, "\(run.stdoutText)")
     }
