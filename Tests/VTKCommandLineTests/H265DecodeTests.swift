@@ -35,7 +35,7 @@ struct H265DecodeTests {
         #expect(ours.stdoutText == theirs.stdoutText && ours.stdoutText.hasPrefix("MD5="))
     }
 
-    static func stream(_ name: String) throws -> H265ConformanceStream {
+    static func stream(_ name: String) throws -> ConformanceStream {
         guard let stream = H265ConformanceStream.named(name) else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
         return stream
     }

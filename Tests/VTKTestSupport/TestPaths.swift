@@ -25,7 +25,7 @@ public enum TestPaths {
     }()
 }
 
-/// One row of ../shared/conformance/h264/reference.tsv.
+/// One row of a ../shared/conformance/<codec>/reference.tsv (H.264's by default; H.265's: ``H265ConformanceStream``).
 public struct ConformanceStream: Sendable, CustomStringConvertible {
     public let file: String
     public let profile: String
@@ -37,10 +37,13 @@ public struct ConformanceStream: Sendable, CustomStringConvertible {
 
     public var description: String { file }
 
-    /// All rows of reference.tsv; empty when ../shared is absent.
-    public static let all: [ConformanceStream] = {
+    /// All rows of the H.264 reference.tsv; empty when ../shared is absent.
+    public static let all = rows(of: "h264")
+
+    /// All rows of ../shared/conformance/`folder`/reference.tsv; empty when ../shared is absent.
+    public static func rows(of folder: String) -> [ConformanceStream] {
         guard let shared = TestPaths.shared else { return [] }
-        let dir = shared.appendingPathComponent("conformance/h264")
+        let dir = shared.appendingPathComponent("conformance/\(folder)")
         guard let text = try? String(contentsOf: dir.appendingPathComponent("reference.tsv"), encoding: .utf8) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let f = line.split(separator: "\t").map(String.init)
@@ -48,7 +51,7 @@ public struct ConformanceStream: Sendable, CustomStringConvertible {
             return ConformanceStream(file: f[0], profile: f[1], width: w, height: h, frames: n, md5: f[5],
                                      url: dir.appendingPathComponent(f[0]))
         }
-    }()
+    }
 
     /// Per-frame MD5s from framemd5/<file>.tsv, in display order.
     public var frameMD5s: [String] {
