@@ -28,4 +28,6 @@ public struct DecodeStatistics: Sendable {
     public var problemCount = 0
     /// Things worth saying that are not problems (RASL pictures skipped where decoding started).
     public var notes: [String] = []
+
+    public init() {}
 }

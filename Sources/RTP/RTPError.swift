@@ -7,7 +7,7 @@ public enum RTPError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The padding count in the last byte is 0 or runs past the header (RFC 3550 5.1).
     case badPadding(count: Int, available: Int)
     case wrongPayloadType(got: Int, expected: Int)
-    /// A payload the H.264 depacketiser cannot use (RFC 6184 5.2-5.8), with the packet's sequence number.
+    /// A payload the depacketiser cannot use (RFC 6184 5.2-5.8, RFC 7798 4.4), with the packet's sequence number.
     case badPayload(sequenceNumber: Int, reason: String)
     case sdp(line: Int, reason: String)
     case address(String)

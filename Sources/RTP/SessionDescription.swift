@@ -1,31 +1,55 @@
-/// The SDP (RFC 8866) of one H.264 RTP stream (RFC 6184 8.2.1): where it goes, its payload type, and the
-/// fmtp parameters `packetization-mode`, `profile-level-id` and `sprop-parameter-sets`.
+/// The SDP (RFC 8866) of one H.264 or H.265 RTP stream: where it goes, its payload type, and the fmtp
+/// parameters: for H.264 (RFC 6184 8.2.1) `packetization-mode`, `profile-level-id` and
+/// `sprop-parameter-sets`; for H.265 (RFC 7798 7.1, 7.2) `sprop-vps`, `sprop-sps` and `sprop-pps`.
 public struct SessionDescription: Hashable, Sendable {
+    /// The encoding name of the rtpmap line.
+    public enum Codec: String, Hashable, Sendable {
+        case h264 = "H264", h265 = "H265"
+    }
+
     public var address: String
     public var port: Int
     public var payloadType: UInt8 = 96
+    public var codec: Codec
     public var clockRate: Int = 90000
     public var packetizationMode = 1
     public var profileLevelId: String?
-    /// SPS and PPS NAL units from sprop-parameter-sets.
+    /// Parameter sets from the fmtp line: SPS and PPS (H.264); VPS, SPS and PPS (H.265).
     public var parameterSets: [[UInt8]] = []
 
-    public init(address: String, port: Int, payloadType: UInt8 = 96, parameterSets: [[UInt8]] = []) {
+    public init(address: String, port: Int, payloadType: UInt8 = 96, codec: Codec = .h264, parameterSets: [[UInt8]] = []) {
         self.address = address
         self.port = port
         self.payloadType = payloadType
+        self.codec = codec
         self.parameterSets = parameterSets
         // 8.1: profile_idc, the constraint flags byte and level_idc of the SPS, in hex.
-        if let sps = parameterSets.first(where: { $0.count >= 4 && $0[0] & 0x1F == 7 }) {
+        if codec == .h264, let sps = parameterSets.first(where: { $0.count >= 4 && $0[0] & 0x1F == 7 }) {
             profileLevelId = sps[1...3].map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
+        }
+    }
+
+    /// RFC 7798 7.1: the sprop parameters of H.265 and the NAL unit type each carries.
+    static let h265ParameterSetTypes: [(name: String, type: UInt8)] = [("sprop-vps", 32), ("sprop-sps", 33), ("sprop-pps", 34)]
+
+    var formatParameters: String {
+        switch codec {
+        case .h264:
+            var fmtp = "packetization-mode=\(packetizationMode)"
+            if let profileLevelId { fmtp += "; profile-level-id=\(profileLevelId)" }
+            if !parameterSets.isEmpty { fmtp += "; sprop-parameter-sets=" + parameterSets.map(Base64.encode).joined(separator: ",") }
+            return fmtp
+        case .h265:
+            return Self.h265ParameterSetTypes.compactMap { name, type in
+                let sets = parameterSets.filter { H265PayloadFormat.nalUnitType($0) == type }
+                return sets.isEmpty ? nil : "\(name)=" + sets.map(Base64.encode).joined(separator: ",")
+            }.joined(separator: "; ")
         }
     }
 
     public var text: String {
         let family = address.contains(":") ? "IP6" : "IP4"
-        var fmtp = "a=fmtp:\(payloadType) packetization-mode=\(packetizationMode)"
-        if let profileLevelId { fmtp += "; profile-level-id=\(profileLevelId)" }
-        if !parameterSets.isEmpty { fmtp += "; sprop-parameter-sets=" + parameterSets.map(Base64.encode).joined(separator: ",") }
+        let fmtp = formatParameters
         return """
             v=0
             o=- 0 0 IN \(family) \(address)
@@ -33,10 +57,9 @@ public struct SessionDescription: Hashable, Sendable {
             c=IN \(family) \(address)
             t=0 0
             m=video \(port) RTP/AVP \(payloadType)
-            a=rtpmap:\(payloadType) H264/\(clockRate)
-            \(fmtp)
+            a=rtpmap:\(payloadType) \(codec.rawValue)/\(clockRate)
 
-            """
+            """ + (fmtp.isEmpty ? "" : "a=fmtp:\(payloadType) \(fmtp)\n")
     }
 
     /// Reads the first video stream; refuses what vtk cannot receive, naming the line.
@@ -91,28 +114,49 @@ public struct SessionDescription: Hashable, Sendable {
         }
         guard sawVersion else { throw .sdp(line: 0, reason: "no v= line: this is not an SDP") }
         guard let media else { throw .sdp(line: 0, reason: "no m=video line") }
-        guard let pt = media.payloadTypes.first(where: { rtpmaps[$0]?.0 == "H264" }) else {
-            throw .sdp(line: media.line, reason: "no H264 payload type among \(media.payloadTypes) (HEVC and others are not received yet)")
+        guard let pt = media.payloadTypes.first(where: { rtpmaps[$0].flatMap { Codec(rawValue: $0.0) } != nil }),
+              let codec = rtpmaps[pt].flatMap({ Codec(rawValue: $0.0) }) else {
+            throw .sdp(line: media.line, reason: "no H264 or H265 payload type among \(media.payloadTypes)")
         }
-        var description = SessionDescription(address: address ?? "0.0.0.0", port: media.port, payloadType: UInt8(pt))
+        var description = SessionDescription(address: address ?? "0.0.0.0", port: media.port, payloadType: UInt8(pt), codec: codec)
         description.clockRate = rtpmaps[pt]?.1 ?? 90000
-        guard description.clockRate == 90000 else { throw .sdp(line: 0, reason: "H264 clock rate \(description.clockRate), not 90000 (RFC 6184 8.2.1)") }
-        let parameters = fmtps[pt] ?? [:]
-        if let mode = parameters["packetization-mode"] {
-            guard let value = Int(mode), value == 0 || value == 1 else {
-                throw .sdp(line: 0, reason: "packetization-mode \(mode): vtk receives modes 0 and 1 (interleaved mode 2 is not supported)")
-            }
-            description.packetizationMode = value
-        } else {
-            description.packetizationMode = 0
+        guard description.clockRate == 90000 else {
+            throw .sdp(line: 0, reason: "\(codec.rawValue) clock rate \(description.clockRate), not 90000 (RFC 6184 8.2.1, RFC 7798 7.1)")
         }
-        description.profileLevelId = parameters["profile-level-id"]
-        if let sprop = parameters["sprop-parameter-sets"] {
-            for item in sprop.split(separator: ",") {
+        let parameters = fmtps[pt] ?? [:]
+        func base64List(_ name: String) throws(RTPError) -> [[UInt8]] {
+            var sets: [[UInt8]] = []
+            for item in (parameters[name] ?? "").split(separator: ",") {
                 guard let bytes = Base64.decode(String(item)), !bytes.isEmpty else {
-                    throw .sdp(line: 0, reason: "sprop-parameter-sets item '\(item.prefix(40))' is not base64")
+                    throw .sdp(line: 0, reason: "\(name) item '\(item.prefix(40))' is not base64")
                 }
-                description.parameterSets.append(bytes)
+                sets.append(bytes)
+            }
+            return sets
+        }
+        switch codec {
+        case .h264:
+            if let mode = parameters["packetization-mode"] {
+                guard let value = Int(mode), value == 0 || value == 1 else {
+                    throw .sdp(line: 0, reason: "packetization-mode \(mode): vtk receives modes 0 and 1 (interleaved mode 2 is not supported)")
+                }
+                description.packetizationMode = value
+            } else {
+                description.packetizationMode = 0
+            }
+            description.profileLevelId = parameters["profile-level-id"]
+            description.parameterSets = try base64List("sprop-parameter-sets")
+        case .h265:
+            // 7.1: a sprop-max-don-diff above 0 puts DONL fields in APs and FUs, which vtk does not read.
+            if let diff = parameters["sprop-max-don-diff"], diff != "0" {
+                throw .sdp(line: 0, reason: "sprop-max-don-diff \(diff): decoding order numbers (DONL, RFC 7798 4.4) are not supported")
+            }
+            for (name, type) in h265ParameterSetTypes {
+                let sets = try base64List(name)
+                if let wrong = sets.first(where: { $0.count < 2 || H265PayloadFormat.nalUnitType($0) != type }) {
+                    throw .sdp(line: 0, reason: "\(name) holds a NAL unit of type \(wrong.count < 2 ? 0 : H265PayloadFormat.nalUnitType(wrong)), not \(type)")
+                }
+                description.parameterSets += sets
             }
         }
         return description

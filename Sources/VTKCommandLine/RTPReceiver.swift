@@ -12,19 +12,19 @@ struct ReceiverSettings {
     var simulator = LossSimulator(lossPercent: 0)
 }
 
-/// The receiving end of `vtk receive`: sockets, jitter buffer, frames, decoding, RTCP, statistics.
-final class RTPReceiver {
+/// The receiving end of `vtk receive`: sockets, jitter buffer, frames, decoding, RTCP, statistics; the
+/// codec (its payload format, access units and session) is the decoder's.
+final class RTPReceiver<Decoder: RTPPictureDecoder> {
     let port: Int
     private let rtp: UDPSocket
     private let rtcp: UDPSocket
     private var description: SessionDescription?
     private let settings: ReceiverSettings
-    private let session: DecompressionSession
+    private let decoder: Decoder
     private let command: String
     private var simulator: LossSimulator
     private var jitter: JitterBuffer
-    private var frames = H264FrameReceiver()
-    private var assembler = AccessUnitAssembler()
+    private var frames = FrameReceiver<Decoder.PayloadFormat>()
     private var reception = ReceptionStatistics(clockRate: 90000)
     private(set) var report = ReceiveReport()
     private let ssrc = UInt32.random(in: 1...UInt32.max)
@@ -50,10 +50,10 @@ final class RTPReceiver {
     private var done = false
     private var sawBye = false
 
-    init(port: Int, description: SessionDescription?, settings: ReceiverSettings, session: DecompressionSession, command: String) throws(CommandFailure) {
+    init(port: Int, description: SessionDescription?, settings: ReceiverSettings, decoder: Decoder, command: String) throws(CommandFailure) {
         self.description = description
         self.settings = settings
-        self.session = session
+        self.decoder = decoder
         self.command = command
         simulator = settings.simulator
         jitter = JitterBuffer(latency: settings.latency)
@@ -121,8 +121,8 @@ final class RTPReceiver {
         if !done { try process(jitter.flush()) }
         if !done { try finishFrames(frames.finish()) }
         if !done {
-            for unit in assembler.finish() { try decode(unit, damage: nil) }
-            do { try output(session.finishDelayedFrames()) } catch let failure as CommandFailure { throw failure } catch {
+            for unit in decoder.finishUnits() { try decode(unit, damage: nil) }
+            do { try output(decoder.finishDelayedFrames()) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk \(command): \(error)")
             }
         }
@@ -173,8 +173,9 @@ final class RTPReceiver {
                 lossSeenAt = lossSeenAt ?? lastGapAt
                 report.lossEvents += 1
                 // Ask at once unless the packet after the gap belongs to a non-reference picture (NRI 0, RFC 6184
-                // 5.3): waiting for the damaged picture to end would cost up to a frame interval.
-                if (packet.packet.payload.first ?? 0x60) & 0x60 != 0 { requestKeyFrame() }
+                // 5.3; a sub-layer non-reference NAL type, RFC 7798 1.1.4): waiting for the damaged picture to end
+                // would cost up to a frame interval.
+                if Decoder.PayloadFormat.mayCarryReference(packet.packet.payload) { requestKeyFrame() }
             }
             try finishFrames(frames.push(packet))
         }
@@ -202,29 +203,29 @@ final class RTPReceiver {
     /// NAL units of one RTP frame -> access units (the marker or a new timestamp ends one) -> decoder.
     private func feed(_ units: [[UInt8]], damaged: String?, lossBefore: Bool = false, presentation: Int64? = nil) throws(CommandFailure) {
         for bytes in units where !bytes.isEmpty {
-            if let unit = assembler.push(NALUnit(bytes, offset: byteOffset)) { try decode(unit, damage: damaged, presentation: presentation) }
+            if let unit = decoder.push(NALUnit(bytes, offset: byteOffset)) { try decode(unit, damage: damaged, presentation: presentation) }
             byteOffset += bytes.count + 4
         }
         guard presentation != nil else { return }
-        for var unit in assembler.finish() {
+        for var unit in decoder.finishUnits() {
             // Packets lost before a picture whose first slice starts at macroblock 0 were other pictures
             // (the decoder sees those as frame_num gaps) or non-VCL units; otherwise the picture lost its start.
             var reason = damaged
-            if lossBefore, reason == nil, unit.slices.first?.header.firstMbInSlice != 0 { reason = "RTP packets lost before this picture took its first slices" }
+            if lossBefore, reason == nil, !unit.startsAtFirstSlice { reason = "RTP packets lost before this picture took its first slices" }
             // Packets lost between pictures may have been a whole reference picture: the decoder would only
             // tell at output, frames later, so the keyframe is asked for now.
             if lossBefore, reason == nil, unit.hasPicture { requestKeyFrame() }
             if let reason, unit.hasPicture {
-                unit.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: reason))
-                if unit.isIDR { waitingForIDR = false }  // the IDR asked for came damaged: ask again at once
-                if unit.slices.contains(where: { $0.header.nalRefIdc != 0 }) || unit.isIDR { requestKeyFrame() }
+                unit.flagDamage(reason)
+                if unit.isKeyframe { waitingForIDR = false }  // the keyframe asked for came damaged: ask again at once
+                if unit.isReference || unit.isKeyframe { requestKeyFrame() }
             }
             try decode(unit, damage: reason, presentation: presentation)
         }
     }
 
-    private func decode(_ unit: AccessUnit, damage: String?, presentation: Int64? = nil) throws(CommandFailure) {
-        if unit.isIDR && unit.problems.isEmpty, waitingForIDR {
+    private func decode(_ unit: Decoder.Unit, damage: String?, presentation: Int64? = nil) throws(CommandFailure) {
+        if unit.isKeyframe && unit.isIntact, waitingForIDR {
             waitingForIDR = false
             report.framesFromPLIToIDR.append(framesSincePLI)
             report.secondsFromPLIToIDR.append(WallClock.now() - pliTime)
@@ -237,7 +238,7 @@ final class RTPReceiver {
             }
         }
         let time = presentation.map { MediaTime(value: $0, timescale: 90000) } ?? .invalid
-        do { try output(session.decode(accessUnit: unit, presentationTime: time)) } catch let failure as CommandFailure { throw failure } catch {
+        do { try output(decoder.decode(unit, presentationTime: time)) } catch let failure as CommandFailure { throw failure } catch {
             throw CommandFailure(.device, "vtk \(command): access unit at byte \(unit.offset): \(error)")
         }
     }

@@ -1,13 +1,14 @@
 import H264Bitstream
 import RTP
 
-/// The sending end of `vtk send`: packetises access units, paces them, sends SRs and BYE, hears PLIs.
+/// The sending end of `vtk send`: packetises access units (H.264 or H.265), paces them, sends SRs and BYE, hears PLIs.
 final class RTPSender {
     private let socket: UDPSocket
     private let rtcpSocket: UDPSocket
     private let destination: SocketAddress
     private let rtcpDestination: SocketAddress
-    private let packetizer: H264Packetizer
+    /// The access unit's NAL units -> RTP payloads (RFC 6184 or RFC 7798).
+    private let packetize: ([[UInt8]]) -> [[UInt8]]
     private var simulator: LossSimulator
     private let command: String
     let payloadType: UInt8 = 96
@@ -22,7 +23,7 @@ final class RTPSender {
     /// A PLI arrived since the last call of ``takeKeyFrameRequest()``.
     private var keyFrameRequested = false
 
-    init(url: RTPURL, mtu: Int, simulator: LossSimulator, seed: UInt64?, command: String) throws(CommandFailure) {
+    init(url: RTPURL, codec: SessionDescription.Codec, mtu: Int, simulator: LossSimulator, seed: UInt64?, command: String) throws(CommandFailure) {
         self.command = command
         do {
             destination = try SocketAddress.resolve(host: url.host, port: url.port)
@@ -35,7 +36,10 @@ final class RTPSender {
         } catch {
             throw CommandFailure(.usage, "vtk \(command): \(error)")
         }
-        packetizer = H264Packetizer(mtu: mtu)
+        switch codec {
+        case .h264: let packetizer = H264Packetizer(mtu: mtu); packetize = { packetizer.payloads(for: $0) }
+        case .h265: let packetizer = H265Packetizer(mtu: mtu); packetize = { packetizer.payloads(for: $0) }
+        }
         self.simulator = simulator
         // RFC 3550 5.1: random initial sequence number and timestamp (fixed by --seed, for repeatable tests).
         var generator = SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max))
@@ -58,7 +62,7 @@ final class RTPSender {
                       .sourceDescription(ssrc: ssrc, cname: "vtk-send")])
             lastSenderReport = now
         }
-        let payloads = packetizer.payloads(for: nalUnits)
+        let payloads = packetize(nalUnits)
         for (index, payload) in payloads.enumerated() {
             let packet = RTPPacket(marker: index == payloads.count - 1, payloadType: payloadType, sequenceNumber: sequence,
                                    timestamp: timestamp, ssrc: ssrc, payload: payload)

@@ -5,15 +5,15 @@ import RTP
 import VideoAcceleration
 import VTKMedia
 
-/// `vtk receive`: H.264 over RTP -> jitter buffer -> depacketiser -> access units -> DecompressionSession.
+/// `vtk receive`: H.264 or H.265 over RTP -> jitter buffer -> depacketiser -> access units -> decompression session.
 enum ReceiveCommand {
     static let name = "receive"
-    static let summary = "H.264 over RTP (RFC 6184) -> frames, MD5s; loss, RTCP reports, PLI"
+    static let summary = "H.264 or H.265 over RTP (RFC 6184, RFC 7798) -> frames, MD5s; loss, RTCP reports, PLI"
     static let usage = "vtk receive rtp://@:PORT | FILE.sdp [-o OUTPUT | --md5 | --framemd5] [--frames N | --duration S] [--latency MS] "
-        + "[--stats] [--json] [--loss P --seed S] [--reorder P] [--timeout S] [--device auto|soft|PATH]"
+        + "[--stats] [--json] [--loss P --seed S] [--reorder P] [--timeout S] [--codec h264|h265] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw I420; - for standard output"),
-        .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420, display order"),
+        .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420 (yuv420p10le for 10-bit), display order"),
         .flag("--framemd5", help: "print one line per frame: frame number by RTP time, tab, MD5 of its I420 bytes"),
         .value("--frames", valueName: "N", help: "stop after N decoded frames"),
         .value("--duration", valueName: "S", help: "stop S seconds after the first packet"),
@@ -24,14 +24,16 @@ enum ReceiveCommand {
         .value("--loss", valueName: "P", help: "drop P percent of the packets received (deterministic, by sequence number; tests)"),
         .value("--seed", valueName: "S", help: "seed of --loss and --reorder (default 0)"),
         .value("--reorder", valueName: "P", help: "swap P percent of the packets with their next neighbour (tests)"),
+        .value("--codec", valueName: "h264|h265", help: "the codec of rtp://@:PORT (default h264; an SDP names its own)"),
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
         .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
         .flag("-h", "--help", help: "show this help"),
     ]
     static let details = """
         rtp://@:PORT listens on every interface (IPv4 and IPv6) on PORT, RTCP on PORT+1; port 0 lets the
-        kernel choose. FILE.sdp (from `ffmpeg ... -sdp_file` or `vtk send --sdp`) gives the port, payload type
-        and sprop-parameter-sets. Once listening, vtk prints 'vtk receive: listening on rtp://@:PORT' on
+        kernel choose. FILE.sdp (from `ffmpeg ... -sdp_file` or `vtk send --sdp`) gives the port, payload type,
+        the codec (rtpmap H264 or H265) and the parameter sets (sprop-parameter-sets; sprop-vps, sprop-sps,
+        sprop-pps). Once listening, vtk prints 'vtk receive: listening on rtp://@:PORT' on
         standard error. It stops at an RTCP BYE, after --frames or --duration, or after --timeout without packets.
         Lost packets are counted from sequence-number gaps; frames they damage are flagged, and a PLI
         (RFC 4585) asks the sender for an IDR when a reference picture was hit. Receiver reports (RFC 3550)
@@ -40,7 +42,7 @@ enum ReceiveCommand {
 
     static let examples = [
         "vtk receive rtp://@:5004 --md5 --stats",
-        "vtk receive stream.sdp -o out.y4m --frames 300",
+        "vtk receive stream.sdp -o out.y4m --frames 300                  # H.264 or H.265, as the SDP's rtpmap says",
         "vtk receive rtp://@:0 --framemd5 --stats --json --loss 2 --seed 1 --latency 0",
     ]
     static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output]
@@ -67,9 +69,11 @@ enum ReceiveCommand {
         let source = parsed.positionals[0]
         var description: SessionDescription?
         let port: Int
+        var codec = try VideoCodec.forced(values) ?? .h264
         if source.hasPrefix("rtp://") {
             do { port = try RTPURL(source).port } catch { throw CommandFailure(.usage, "vtk receive: \(error)") }
         } else {
+            if parsed.has("codec") { throw CommandFailure(.usage, "vtk receive: --codec goes with rtp://@:PORT; an SDP names its codec in its rtpmap") }
             let input = try InputFile(source, command: name)
             var bytes: [UInt8] = []
             while true { let chunk = try input.read(); if chunk.isEmpty { break }; bytes += chunk }
@@ -77,19 +81,19 @@ enum ReceiveCommand {
                 throw CommandFailure(.input, "vtk receive: \(input.displayName): \(error)")
             }
             port = description?.port ?? 0
+            codec = description?.codec == .h265 ? .h265 : .h264
         }
 
         var sinks: [FrameSink] = []
         if parsed.has("md5") { sinks.append(WholeMD5Sink(print: true)) }
         if parsed.has("framemd5") { sinks.append(FrameMD5Sink()) }
         var y4mOutput: String?
+        var rawOutput: OutputFile?
         if let output = parsed["output"] {
             if (parsed.has("md5") || parsed.has("framemd5") || parsed.has("stats")) && output == "-" {
                 throw CommandFailure(.usage, "vtk receive: -o - and --md5/--framemd5/--stats would all write to standard output")
             }
-            if output.lowercased().hasSuffix(".y4m") { y4mOutput = output } else {
-                sinks.append(RawFrameSink(file: try OutputFile(output, command: name), format: .i420))
-            }
+            if output.lowercased().hasSuffix(".y4m") { y4mOutput = output } else { rawOutput = try OutputFile(output, command: name) }
         }
 
         let device = VADeviceChoice(parsed["device"] ?? "auto")
@@ -97,23 +101,46 @@ enum ReceiveCommand {
         do { connection = try VADisplayConnection.open(device) } catch {
             throw CommandFailure(.device, "vtk receive: cannot open VA device '\(device)': \(error)")
         }
-        let session: DecompressionSession
-        do { session = try DecompressionSession(formatDescription: nil, connection: connection, outputFormat: .i420) } catch {
+        do {
+            switch codec {
+            case .h264:
+                let decoder = try H264RTPDecoder(connection: connection)
+                defer { decoder.invalidate() }
+                return try receive(parsed, port: port, description: description, settings: settings, decoder: decoder, sinks: sinks,
+                                   y4mOutput: y4mOutput, rawOutput: rawOutput)
+            case .h265:
+                let decoder = H265RTPDecoder(connection: connection)
+                defer { decoder.invalidate() }
+                return try receive(parsed, port: port, description: description, settings: settings, decoder: decoder, sinks: sinks,
+                                   y4mOutput: y4mOutput, rawOutput: rawOutput)
+            }
+        } catch let failure as CommandFailure { throw failure } catch {
             throw CommandFailure(.device, "vtk receive: \(error)")
         }
-        defer { session.invalidate() }
+    }
 
-        let receiver = try RTPReceiver(port: port, description: description, settings: settings, session: session, command: name)
+    /// Receives into `decoder` and writes the frames to the sinks; raw and Y4M outputs take the layout of the
+    /// first frame (I420, or yuv420p10 for 10-bit H.265).
+    private static func receive<Decoder: RTPPictureDecoder>(_ parsed: ParsedArguments, port: Int, description: SessionDescription?, settings: ReceiverSettings,
+                                                            decoder: Decoder, sinks: [FrameSink], y4mOutput: String?,
+                                                            rawOutput: OutputFile?) throws(CommandFailure) -> ExitCode {
+        var sinks = sinks
+        let receiver = try RTPReceiver(port: port, description: description, settings: settings, decoder: decoder, command: name)
         if !parsed.has("quiet") || parsed.has("stats") {
             StandardStreams.error("vtk receive: listening on rtp://@:\(receiver.port) (RTCP on \(receiver.port + 1))\n")
         }
         var y4m: Y4MFrameSink?
+        var raw: RawFrameSink?
         var index = 0
         try receiver.run { frame throws(CommandFailure) in
             if let path = y4mOutput, y4m == nil {
-                let rate = session.formatDescription?.frameRate.map { ($0.numerator, $0.denominator) }
-                let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: rate, format: session.formatDescription, command: name)
+                let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: decoder.frameRate, sampleAspectRatio: decoder.sampleAspectRatio, command: name)
                 y4m = sink
+                sinks.append(sink)
+            }
+            if let rawOutput, raw == nil {
+                let sink = RawFrameSink(file: rawOutput, format: frame.pixelBuffer.format.planarLayout)
+                raw = sink
                 sinks.append(sink)
             }
             // Frames are numbered by RTP time: a frame lost whole leaves a gap in --framemd5.
@@ -131,7 +158,7 @@ enum ReceiveCommand {
             StandardStreams.error("vtk receive: \(report.framesDecoded) frames, \(report.packets) packets, \(report.lost) lost\n")
         }
         guard report.packets > 0 else { throw CommandFailure(.input, "vtk receive: no RTP packets arrived on port \(receiver.port)") }
-        let stats = session.statistics
+        let stats = decoder.statistics
         if report.lost > 0 || report.framesFlagged > 0 || stats.problemCount > 0 || !report.problems.isEmpty {
             var message = "vtk receive: \(report.lost) packet(s) lost, \(report.framesFlagged) of \(report.framesDecoded) frame(s) flagged"
             let problems = report.problems + stats.problems

@@ -1,19 +1,22 @@
 import CompressionSession
 import H264Bitstream
 import H264Decoding
+import H265Bitstream
+import H265Decoding
 import MP4
 import RTP
 import VideoAcceleration
 import VTKMedia
 
-/// `vtk send`: H.264 (a file, or frames encoded live) -> RTP (RFC 6184, packetization-mode 1).
+/// `vtk send`: an H.264 or H.265 file, or frames encoded live to H.264 -> RTP (RFC 6184 packetization-mode 1, RFC 7798).
 enum SendCommand {
     static let name = "send"
-    static let summary = "H.264 file, or raw/Y4M frames encoded live -> RTP (RFC 6184); PLI forces an IDR"
+    static let summary = "H.264/H.265 file, or raw/Y4M frames encoded live -> RTP (RFC 6184, RFC 7798); PLI forces an IDR"
     static let usage = "vtk send INPUT rtp://HOST:PORT [--sdp FILE] [--fps F] [--fast] [--mtu N] [--loss P --seed S] [--reorder P] "
         + "[--size WxH --pix-fmt nv12|i420 --qp N | --bitrate BPS --keyint N --profile NAME] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
-        .value("--sdp", valueName: "FILE", help: "write the stream's SDP (sprop-parameter-sets, profile-level-id) to FILE"),
+        .value("--sdp", valueName: "FILE", help: "write the stream's SDP (H.264: sprop-parameter-sets, profile-level-id; H.265: sprop-vps/sps/pps) to FILE"),
+        .value("--codec", valueName: "h264|h265", help: "the codec of an Annex B INPUT (default: told from its NAL unit headers)"),
         .flag("--fast", help: "send as fast as possible instead of in real time"),
         .value("--mtu", valueName: "N", help: "largest RTP packet in bytes, header included (default 1200)"),
         .value("--loss", valueName: "P", help: "drop P percent of the packets (deterministic, by sequence number; tests)"),
@@ -22,9 +25,10 @@ enum SendCommand {
         .value("--frames", valueName: "N", help: "send at most N frames"),
     ] + EncodeOptions.table
     static let details = """
-        INPUT is an H.264 file (Annex B or MP4), sent as it is, or raw frames (--size) or a .y4m file, encoded
-        live by CompressionSession with the encode options; each encoded frame is sent as it comes out, and an
-        RTCP PLI from the receiver makes the next frame an IDR. Packets are paced by presentation time
+        INPUT is an H.264 or H.265 file (Annex B or MP4), sent as it is (H.265 by RFC 7798: single NAL unit
+        packets, APs and FUs), or raw frames (--size) or a .y4m file, encoded live to H.264 by CompressionSession
+        with the encode options; each encoded frame is sent as it comes out, and an RTCP PLI from the receiver
+        makes the next frame an IDR. Packets are paced by presentation time
         (--fps, else the stream's VUI timing, else 25 fps for Annex B) unless --fast; Annex B pictures are sent
         in decoding order and stamped with their display time (found by the decoding process, B-frames too).
         Sender reports go to PORT+1; the closing SR and BYE follow the last packet on PORT.
@@ -54,13 +58,29 @@ enum SendCommand {
         let fast = parsed.has("fast")
         let quiet = parsed.has("quiet")
         let inputPath = parsed.positionals[0]
-        let sender = try RTPSender(url: url, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
+        let live = inputPath.lowercased().hasSuffix(".y4m") || options.size != nil
+        // A file: its codec from the MP4 sample description, --codec, or the NAL unit headers of Annex B.
+        var file: (input: InputFile, mp4: MP4Input?)?
+        var codec = SessionDescription.Codec.h264
+        if !live {
+            let input = try InputFile(inputPath, command: name)
+            let mp4 = try MP4Input.open(input, command: name)
+            file = (input, mp4)
+            if let mp4 {
+                codec = mp4.reader.isHEVC ? .h265 : .h264
+            } else if let forced = try VideoCodec.forced(values) {
+                codec = forced == .h265 ? .h265 : .h264
+            } else {
+                codec = VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265 ? .h265 : .h264
+            }
+        }
+        let sender = try RTPSender(url: url, codec: codec, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
                                    seed: seed, command: name)
         var sdpWritten = false
         func writeSDP(_ parameterSets: [[UInt8]]) throws(CommandFailure) {
             guard let path = parsed["sdp"], !sdpWritten else { return }
             sdpWritten = true
-            let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, parameterSets: parameterSets)
+            let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, codec: codec, parameterSets: parameterSets)
             let file = try OutputFile(path, command: name)
             try file.write(Array(sdp.text.utf8))
         }
@@ -75,7 +95,6 @@ enum SendCommand {
             try sender.send(units, ticks: ticks - base, wallClock: fast ? WallClock.now() : started + Double(ticks - base) / 90000)
         }
 
-        let live = inputPath.lowercased().hasSuffix(".y4m") || options.size != nil
         if live {
             let source = try options.source(for: inputPath, command: name)
             options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
@@ -137,11 +156,19 @@ enum SendCommand {
         }
 
         // A file: MP4 samples with their times, or an Annex B stream in decoding order.
-        let input = try InputFile(inputPath, command: name)
+        guard let file else { return .success }
+        let (input, mp4) = file
         let fps: Double? = options.frameRate.map { Double($0.0) / Double($0.1) }
-        if let mp4 = try MP4Input.open(input, command: name) {
-            guard let format = mp4.formatDescription else { throw CommandFailure(.input, "vtk send: \(input.displayName): the MP4 track has no avcC parameter sets") }
-            let sets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
+        if let mp4 {
+            let sets: [[UInt8]]
+            if codec == .h265 {
+                // hvc1 carries the parameter sets in its hvcC; hev1 may carry them in the samples only.
+                let format = mp4.reader.hevcFormatDescription
+                sets = ((format?.videoParameterSets ?? []) + (format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])).map { Array($0.bytes) }
+            } else {
+                guard let format = mp4.formatDescription else { throw CommandFailure(.input, "vtk send: \(input.displayName): the MP4 track has no avcC parameter sets") }
+                sets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
+            }
             try writeSDP(sets)
             var index = 0
             while frameLimit.map({ index < $0 }) ?? true {
@@ -160,21 +187,17 @@ enum SendCommand {
         } else {
             var bytes: [UInt8] = []
             while true { let chunk = try input.read(); if chunk.isEmpty { break }; bytes += chunk }
-            let units = AccessUnitAssembler.accessUnits(in: bytes)
-            guard units.contains(where: { $0.hasPicture }) else {
-                throw CommandFailure(.input, "vtk send: no H.264 pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")
+            let stream = codec == .h265 ? AnnexBAccessUnits(h265: bytes) : AnnexBAccessUnits(h264: bytes)
+            guard stream.units.contains(where: { $0.hasPicture }) else {
+                throw CommandFailure(.input, "vtk send: no \(codec == .h265 ? "H.265" : "H.264") pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")
             }
-            let parameterSets = units.first(where: { $0.hasPicture })?.parameterSets
-            let format = parameterSets.flatMap { try? FormatDescription(parameterSets: $0) }
-            let rate = fps ?? format?.frameRate.map { Double($0.numerator) / Double($0.denominator) } ?? 25
-            if let format { try writeSDP((format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }) } else { try writeSDP([]) }
-            let order = displayOrder(of: units)
+            let rate = fps ?? stream.frameRate ?? 25
+            try writeSDP(stream.parameterSets)
             var index = 0
-            for unit in units where frameLimit.map({ index < $0 }) ?? true {
-                // Paced in decoding order; stamped with the sampling (display) time, RFC 6184 5.1.
-                let shown = unit.hasPicture ? order[index] ?? index : index
-                try send(unit.nalUnits.map { Array($0.bytes) }, ticks: Int64((Double(shown) * 90000 / rate).rounded()),
-                         due: Int64((Double(index) * 90000 / rate).rounded()))
+            for unit in stream.units where frameLimit.map({ index < $0 }) ?? true {
+                // Paced in decoding order; stamped with the sampling (display) time, RFC 6184 5.1, RFC 7798 4.1.
+                let shown = unit.hasPicture ? stream.displayOrder[index] ?? index : index
+                try send(unit.nalUnits, ticks: Int64((Double(shown) * 90000 / rate).rounded()), due: Int64((Double(index) * 90000 / rate).rounded()))
                 if unit.hasPicture { index += 1 }
             }
         }
@@ -187,21 +210,53 @@ enum SendCommand {
     }
 }
 
-/// The display position of each picture of an Annex B stream, by its decoding position: the decoding
-/// process without VA (POC, reference marking, DPB output, 8.2.1 and C.4) run over the access units.
-func displayOrder(of units: [AccessUnit]) -> [Int: Int] {
-    var process = H264DecodingProcess()
-    var order: [Int: Int] = [:]
-    func note(_ events: [H264DecoderEvent]) {
-        for case .output(let picture) in events where picture.presentationTime.isNumeric {
-            order[Int(picture.presentationTime.value)] = order.count
+/// The access units of an Annex B stream held in memory, with what sending needs: the parameter sets of the
+/// first picture (for the SDP), the VUI frame rate, and each picture's display position.
+struct AnnexBAccessUnits {
+    var units: [(nalUnits: [[UInt8]], hasPicture: Bool)]
+    var parameterSets: [[UInt8]] = []
+    var frameRate: Double?
+    /// The display position of each picture, by its decoding position.
+    var displayOrder: [Int: Int]
+
+    init(h264 bytes: [UInt8]) {
+        let units = AccessUnitAssembler.accessUnits(in: bytes)
+        self.units = units.map { ($0.nalUnits.map { Array($0.bytes) }, $0.hasPicture) }
+        if let sets = units.first(where: { $0.hasPicture })?.parameterSets, let format = try? FormatDescription(parameterSets: sets) {
+            parameterSets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
+            frameRate = format.frameRate.map { Double($0.numerator) / Double($0.denominator) }
+        }
+        // The decoding process without VA (POC, reference marking, DPB output, 8.2.1 and C.4).
+        var process = H264DecodingProcess()
+        displayOrder = Self.outputOrder(units.filter(\.hasPicture)) { unit, time in
+            process.decode(unit, presentationTime: time).compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
+        } flush: {
+            process.flush().compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
         }
     }
-    var index = 0
-    for unit in units where unit.hasPicture {
-        note(process.decode(unit, presentationTime: MediaTime(value: Int64(index), timescale: 1)))
-        index += 1
+
+    init(h265 bytes: [UInt8]) {
+        let units = H265AccessUnitAssembler.accessUnits(in: bytes)
+        self.units = units.map { ($0.nalUnits.map { Array($0.bytes) }, $0.hasPicture) }
+        if let sets = units.first(where: { $0.hasPicture })?.parameterSets, let format = try? H265FormatDescription(parameterSets: sets) {
+            parameterSets = (format.videoParameterSets + format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
+            frameRate = format.frameRate.map { Double($0.numerator) / Double($0.denominator) }
+        }
+        // The decoding process without VA (POC, RPS, DPB output, 8.3 and C.5.2).
+        var process = H265DecodingProcess()
+        displayOrder = Self.outputOrder(units.filter(\.hasPicture)) { unit, time in
+            process.decode(unit, presentationTime: time).compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
+        } flush: {
+            process.flush().compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
+        }
     }
-    note(process.flush())
-    return order
+
+    /// Picture i goes into a decoding process with time i; the times come out in display order.
+    private static func outputOrder<Unit>(_ pictures: [Unit], decode: (Unit, MediaTime) -> [MediaTime], flush: () -> [MediaTime]) -> [Int: Int] {
+        var order: [Int: Int] = [:]
+        func note(_ times: [MediaTime]) { for time in times where time.isNumeric { order[Int(time.value)] = order.count } }
+        for (index, unit) in pictures.enumerated() { note(decode(unit, MediaTime(value: Int64(index), timescale: 1))) }
+        note(flush())
+        return order
+    }
 }

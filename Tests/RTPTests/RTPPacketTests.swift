@@ -215,7 +215,7 @@ struct SessionDescriptionTests {
         "hello",
         "v=0\nc=IN IP4 1.2.3.4\n",
         "v=0\nm=audio 5000 RTP/AVP 0\n",
-        "v=0\nm=video 5000 RTP/AVP 96\na=rtpmap:96 H265/90000\n",
+        "v=0\nm=video 5000 RTP/AVP 96\na=rtpmap:96 VP8/90000\n",
         "v=0\nm=video 70000 RTP/AVP 96\na=rtpmap:96 H264/90000\n",
         "v=0\nm=video 5000 RTP/AVP 96\na=rtpmap:96 H264/90000\na=fmtp:96 packetization-mode=2\n",
         "v=0\nm=video 5000 RTP/AVP 96\na=rtpmap:96 H264/90000\na=fmtp:96 sprop-parameter-sets=!!!\n",

@@ -2,6 +2,7 @@
 // vtksoft wraps used directly, and beside FFmpeg's own software codecs, on this machine, now.
 //
 //     swift build -c release && .build/release/vtk-bench [--reps N] [--out DIR]     (make bench)
+//     .build/release/vtk-bench --only rtp-latency                                    (section 6 alone)
 //
 // Every command is a whole process (posix_spawn + wait4: wall time, user+sys CPU, peak RSS). In each
 // repetition every command of a group runs once, in an order rotated from one repetition to the next, and
@@ -174,6 +175,29 @@ let rawNV12 = work.appendingPathComponent("720p.nv12").path
 let rawI420 = work.appendingPathComponent("720p.yuv").path
 let longStream = work.appendingPathComponent("cif-1700.264").path
 let shortStream = work.appendingPathComponent("cif-17.264").path
+nonisolated(unsafe) var markdown = ""
+func emit(_ text: String) { markdown += text; FileHandle.standardOutput.write(Data(text.utf8)) }
+
+// MARK: 6. Latency over RTP on loopback (also alone: --only rtp-latency)
+
+let latencyFrames = 150
+func latencySection() {
+    note("RTP latency")
+    let latency = rtpLatencyBench(vtk: vtk, ffmpeg: ffmpeg, raw: rawI420, width: width, height: height, frames: latencyFrames)
+    emit("\n### Live 720p encode -> RTP -> decode on loopback, capture to decoded frame (\(latencyFrames) frames at 30 fps)\n\n")
+    emit("| pipeline | frames | median ms | p99 ms |\n|---|---:|---:|---:|\n")
+    for result in latency { emit("| \(result.name): `\(result.shown)` | \(result.frames) | \(f2(result.median)) | \(f2(result.p99)) |\n") }
+}
+if let only = argv.firstIndex(of: "--only").map({ argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }) {
+    guard only == "rtp-latency" else { fail("--only takes rtp-latency, not '\(only)'") }
+    make(["-i", stream720, "-frames:v", "\(latencyFrames)", "-pix_fmt", "yuv420p", "-f", "rawvideo", rawI420])
+    emit("Machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs (`nproc`), \(cpuModel()); load average at start \(loadAtStart).\n")
+    latencySection()
+    emit("\nLoad average at end \(loadAverage()).\n")
+    try? FileManager.default.removeItem(at: work)
+    exit(0)
+}
+
 note("making inputs in \(work.path)")
 make(["-i", stream720, "-frames:v", "\(frames)", "-pix_fmt", "nv12", "-f", "rawvideo", rawNV12])
 make(["-i", stream720, "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-f", "rawvideo", rawI420])
@@ -182,9 +206,6 @@ for (path, count) in [(longStream, 1700), (shortStream, 17)] {
           "-g", "250", "-pix_fmt", "yuv420p", "-f", "h264", path])
 }
 let out = work.appendingPathComponent("out.h264").path
-
-nonisolated(unsafe) var markdown = ""
-func emit(_ text: String) { markdown += text; FileHandle.standardOutput.write(Data(text.utf8)) }
 
 emit("## vtk benchmarks\n\n")
 emit("Machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs (`nproc`), \(cpuModel()); load average at start \(loadAtStart). "
@@ -352,11 +373,7 @@ emit("\nPeak RSS of every other command is in the tables above (largest of the r
 
 // MARK: 6. Latency over RTP on loopback
 
-note("RTP latency")
-let latency = rtpLatencyBench(vtk: vtk, ffmpeg: ffmpeg, raw: rawI420, width: width, height: height, frames: 150)
-emit("\n### Live 720p encode -> RTP -> decode on loopback, capture to decoded frame (150 frames at 30 fps)\n\n")
-emit("| pipeline | frames | median ms | p99 ms |\n|---|---:|---:|---:|\n")
-for result in latency { emit("| \(result.name): `\(result.shown)` | \(result.frames) | \(f2(result.median)) | \(f2(result.p99)) |\n") }
+latencySection()
 
 // MARK: Targets
 

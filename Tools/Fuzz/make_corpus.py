@@ -146,27 +146,41 @@ if os.path.isdir(hevc):
                 put("hvcc", name, hvcc)
 
 
-def rtp_seed(units, mtu, seq=65530):
-    """RFC 6184 packets (single NAL, STAP-A, FU-A) of `units`, each datagram preceded by its 16-bit length."""
+def rtp_seed(units, mtu, seq=65530, h265=False):
+    """RTP packets of `units`, each datagram preceded by its 16-bit length: RFC 6184 (single NAL, STAP-A,
+    FU-A) or, with h265, RFC 7798 (single NAL, AP, FU; 2-byte payload headers)."""
+    hs = 2 if h265 else 1
     payloads, group = [], []
     def flush():
         if len(group) == 1:
             payloads.append(group[0])
         elif group:
-            nri = max(u[0] & 0x60 for u in group)
-            payloads.append(bytes([nri | 24]) + b"".join(len(u).to_bytes(2, "big") + u for u in group))
+            if h265:
+                header = bytes([48 << 1, min(u[1] & 7 for u in group)])
+            else:
+                header = bytes([max(u[0] & 0x60 for u in group) | 24])
+            payloads.append(header + b"".join(len(u).to_bytes(2, "big") + u for u in group))
         group.clear()
     for u in units:
+        if len(u) < hs:
+            continue
         if len(u) > mtu - 12:
             flush()
-            body, first = u[1:], True
+            body, first = u[hs:], True
+            chunk_size = mtu - 12 - hs - 1
             while body:
-                chunk, body = body[:mtu - 14], body[mtu - 14:]
-                header = (0x80 if first else 0) | (0x40 if not body else 0) | (u[0] & 0x1F)
-                payloads.append(bytes([(u[0] & 0xE0) | 28, header]) + chunk)
+                chunk, body = body[:chunk_size], body[chunk_size:]
+                if h265:
+                    ntype = (u[0] >> 1) & 0x3F
+                    indicator = bytes([(u[0] & 0x81) | (49 << 1), u[1]])
+                else:
+                    ntype = u[0] & 0x1F
+                    indicator = bytes([(u[0] & 0xE0) | 28])
+                header = (0x80 if first else 0) | (0x40 if not body else 0) | ntype
+                payloads.append(indicator + bytes([header]) + chunk)
                 first = False
         else:
-            if sum(len(g) + 2 for g in group) + len(u) + 3 > mtu - 12:
+            if sum(len(g) + 2 for g in group) + len(u) + hs + 2 > mtu - 12:
                 flush()
             group.append(u)
     flush()
@@ -182,6 +196,13 @@ for k, path in enumerate(streams[:6]):
     with open(path, "rb") as f:
         units = nal_units(f.read())[:12]
     put("rtp", "stream-%d" % k, rtp_seed(units, [100, 300, 1200][k % 3]))
+if os.path.isdir(hevc):
+    for k, name in enumerate(sorted(os.listdir(hevc))[:4]):
+        path = os.path.join(hevc, name)
+        if name.endswith((".265", ".bin")):
+            with open(path, "rb") as f:
+                units = nal_units(f.read(1 << 20))[:12]
+            put("rtp", "hevc-%d" % k, rtp_seed(units, [100, 300, 1200][k % 3], h265=True))
 put("rtp", "rtcp", bytes([0, 28]) + bytes([0x80, 201, 0, 1, 0, 0, 0, 2, 0x81, 206, 0, 2, 0, 0, 0, 2, 0, 0, 0, 7, 0x81, 203, 0, 1, 0, 0, 0, 7]))
 
 shutil.rmtree(work, ignore_errors=True)

@@ -1,4 +1,4 @@
-/// The NAL units of one RTP timestamp (one access unit, RFC 6184 5.1), with what was lost around it.
+/// The NAL units of one RTP timestamp (one access unit: RFC 6184 5.1, RFC 7798 4.1), with what was lost around it.
 public struct ReceivedFrame: Sendable {
     public var timestamp: UInt32
     public var nalUnits: [[UInt8]] = []
@@ -14,8 +14,8 @@ public struct ReceivedFrame: Sendable {
 
 /// Depacketises packets released in order by the jitter buffer and groups NAL units into frames by RTP
 /// timestamp; the marker bit, or a new timestamp, ends a frame.
-public struct H264FrameReceiver: Sendable {
-    private var depacketizer = H264Depacketizer()
+public struct FrameReceiver<Format: NALPayloadFormat>: Sendable {
+    private var depacketizer = NALUnitDepacketizer<Format>()
     private var current: ReceivedFrame?
     private var started = false
 
@@ -70,3 +70,6 @@ public struct H264FrameReceiver: Sendable {
         return [frame]
     }
 }
+
+public typealias H264FrameReceiver = FrameReceiver<H264PayloadFormat>
+public typealias H265FrameReceiver = FrameReceiver<H265PayloadFormat>
