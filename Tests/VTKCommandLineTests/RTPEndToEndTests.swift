@@ -87,6 +87,48 @@ enum Loopback {
                         to: SocketAddress.resolve(host: "127.0.0.1", port: port + 1))
     }
 
+    /// vtk send writes the SDP (one frame into the void), FFmpeg listens on it, vtk sends `input` whole;
+    /// returns what FFmpeg printed (`MD5=` of its decode as `pixelFormat`) and the SDP.
+    static func sendToFFmpeg(_ input: URL, pixelFormat: String = "yuv420p") throws -> (output: String, sdp: String) {
+        let port = try freePortPair()
+        let sdp = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).sdp")
+        defer { try? FileManager.default.removeItem(at: sdp) }
+        // The SDP first, so that FFmpeg can listen before the stream starts.
+        let probe = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--sdp", sdp.path, "--frames", "1", "--fast"])
+        #expect(probe.status == 0, "\(probe.stderrText)")
+        let ffmpeg = try BackgroundProcess("ffmpeg", ["-v", "error", "-protocol_whitelist", "file,udp,rtp", "-i", sdp.path,
+                                                      "-fps_mode", "passthrough", "-pix_fmt", pixelFormat, "-f", "md5", "-"])
+        #expect(ffmpeg.waitFor { isBound(port) }, "ffmpeg never listened: \(ffmpeg.stderr)")
+        let send = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fps", "100"])
+        #expect(send.status == 0, "\(send.stderrText)")
+        #expect(ffmpeg.finish() == 0, "\(ffmpeg.stderr)")  // vtk's RTCP BYE ends FFmpeg's input
+        return (ffmpeg.stdout + ffmpeg.stderr, (try? String(contentsOf: sdp, encoding: .utf8)) ?? "")
+    }
+
+    /// vtk sends `input` to gst-launch (udpsrc ! rtph264depay or rtph265depay ! filesink); returns FFmpeg's
+    /// output (`MD5=`) for the elementary stream GStreamer wrote, decoded as `pixelFormat`.
+    static func sendToGStreamer(_ input: URL, codec: String, pixelFormat: String = "yuv420p") throws -> String {
+        let port = try freePortPair()
+        // Packetising is deterministic: a first send into the void counts the packets GStreamer must take.
+        let count = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fast"])
+        let text = count.stderrText
+        let packets = try #require(text.range(of: " sent as ").flatMap { Int(text[$0.upperBound...].prefix(while: \.isNumber)) }, "\(text)")
+        let output = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).es")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let gst = try BackgroundProcess("gst-launch-1.0", [
+            "-q", "udpsrc", "port=\(port)", "num-buffers=\(packets)", "buffer-size=4194304",
+            "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=\(codec),payload=96", "!", "rtp\(codec.lowercased())depay", "!",
+            "video/x-\(codec.lowercased()),stream-format=byte-stream,alignment=au", "!", "filesink", "location=\(output.path)",
+        ])
+        #expect(gst.waitFor { isBound(port) }, "gst-launch never listened: \(gst.stderr)")
+        let send = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fps", "500"])
+        #expect(send.status == 0, "\(send.stderrText)")
+        #expect(gst.finish() == 0, "\(gst.stderr)")
+        let decoded = try ProcessRunner.run("ffmpeg", ["-v", "error", "-f", codec == "H265" ? "hevc" : "h264", "-i", output.path,
+                                                       "-pix_fmt", pixelFormat, "-f", "md5", "-"])
+        return decoded.stdoutText + decoded.stderrText
+    }
+
     static func ffmpegFrameMD5s(_ file: URL) throws -> [String] {
         let result = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", file.path, "-f", "framemd5", "-"])
         return result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -130,19 +172,8 @@ struct RTPEndToEndTests {
           arguments: ["BA_MW_D.264", "MPS_MW_A.264", "Cisco_Men_whisper_640x320_CABAC_Bframe_9.264"])
     func vtkToFFmpeg(file: String) throws {
         let stream = try Self.conformance(file)
-        let port = try Loopback.freePortPair()
-        let sdp = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).sdp")
-        defer { try? FileManager.default.removeItem(at: sdp) }
-        // The SDP first (one frame into the void), so that FFmpeg can listen before the stream starts.
-        let probe = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--sdp", sdp.path, "--frames", "1", "--fast"])
-        #expect(probe.status == 0, "\(probe.stderrText)")
-        let ffmpeg = try BackgroundProcess("ffmpeg", ["-v", "error", "-protocol_whitelist", "file,udp,rtp", "-i", sdp.path,
-                                                      "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "md5", "-"])
-        #expect(ffmpeg.waitFor { Loopback.isBound(port) }, "ffmpeg never listened: \(ffmpeg.stderr)")
-        let send = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--fps", "100"])
-        #expect(send.status == 0, "\(send.stderrText)")
-        #expect(ffmpeg.finish() == 0, "\(ffmpeg.stderr)")  // vtk's RTCP BYE ends FFmpeg's input
-        #expect(ffmpeg.stdout.contains("MD5=\(stream.md5)"), "\(file): \(ffmpeg.stdout) \(ffmpeg.stderr)")
+        let output = try Loopback.sendToFFmpeg(stream.url).output
+        #expect(output.contains("MD5=\(stream.md5)"), "\(file): \(output)")
     }
 
     @Test("vtk sends, GStreamer (udpsrc ! rtph264depay) receives: decoded MD5 equals reference.tsv",
@@ -151,24 +182,8 @@ struct RTPEndToEndTests {
           arguments: ["BA_MW_D.264", "MPS_MW_A.264"])
     func vtkToGStreamer(file: String) throws {
         let stream = try Self.conformance(file)
-        let port = try Loopback.freePortPair()
-        // Packetising is deterministic: a first send into the void counts the packets GStreamer must take.
-        let count = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--fast"])
-        let text = count.stderrText
-        let packets = try #require(text.range(of: " sent as ").flatMap { Int(text[$0.upperBound...].prefix(while: \.isNumber)) }, "\(text)")
-        let output = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).264")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let gst = try BackgroundProcess("gst-launch-1.0", [
-            "-q", "udpsrc", "port=\(port)", "num-buffers=\(packets)", "buffer-size=4194304",
-            "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96", "!", "rtph264depay", "!",
-            "video/x-h264,stream-format=byte-stream,alignment=au", "!", "filesink", "location=\(output.path)",
-        ])
-        #expect(gst.waitFor { Loopback.isBound(port) }, "gst-launch never listened: \(gst.stderr)")
-        let send = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--fps", "500"])
-        #expect(send.status == 0, "\(send.stderrText)")
-        #expect(gst.finish() == 0, "\(gst.stderr)")
-        let decoded = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", output.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
-        #expect(decoded.stdoutText.contains("MD5=\(stream.md5)"), "\(file): \(decoded.stdoutText) \(decoded.stderrText)")
+        let output = try Loopback.sendToGStreamer(stream.url, codec: "H264")
+        #expect(output.contains("MD5=\(stream.md5)"), "\(file): \(output)")
     }
 
     static let lossStream = GeneratedStream(name: "x264-rtp-loss-320x240", width: 320, height: 240, frames: 300,
