@@ -189,15 +189,20 @@ struct RTPEndToEndTests {
     static let lossStream = GeneratedStream(name: "x264-rtp-loss-320x240", width: 320, height: 240, frames: 300,
                                             encoderOptions: ["-c:v", "libx264", "-threads", "1", "-bf", "0",
                                                              "-x264-params", "keyint=30:min-keyint=30:scenecut=0"])
+    static let lossStreamH265 = GeneratedStream(name: "x265-rtp-loss-320x240", width: 320, height: 240, frames: 300,
+                                                encoderOptions: ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                                                                 "log-level=error:pools=1:frame-threads=1:bframes=0:keyint=30:min-keyint=30:scenecut=0"],
+                                                muxer: "hevc")
 
-    @Test("--loss 2 --seed 1 on 300 frames: every lost packet counted, damaged frames flagged, exact again from the next IDR")
-    func lossIsCountedFlaggedAndRecovered() throws {
-        let file = try Self.lossStream.url()
+    @Test("--loss 2 --seed 1 on 300 frames: every lost packet counted, damaged frames flagged, exact again from the next IDR",
+          arguments: [lossStream, lossStreamH265])
+    func lossIsCountedFlaggedAndRecovered(stream: GeneratedStream) throws {
+        let file = try stream.url()
         let reference = try Loopback.ffmpegFrameMD5s(file)
         #expect(reference.count == 300)
         // Loss on the receiving side, by sequence number; no jitter-buffer wait, so nothing depends on time.
         let (receiver, port) = try Loopback.startReceiver(["--framemd5", "--stats", "--json", "--loss", "2", "--seed", "1",
-                                                           "--latency", "0", "--timeout", "120"])
+                                                           "--latency", "0", "--timeout", "120", "--codec", stream.muxer == "hevc" ? "h265" : "h264"])
         let send = try VTKBinary.run(["send", file.path, "rtp://127.0.0.1:\(port)", "--fps", "300", "--mtu", "400"])
         #expect(send.status == 0, "\(send.stderrText)")
         #expect(receiver.finish() == 3, "loss is an input error: \(receiver.stderr)")

@@ -3,10 +3,14 @@ import Foundation
 /// End-to-end latency of a live pipeline on loopback: the bench writes 720p frames at their capture times
 /// into a sender's standard input (live encode -> RTP) and timestamps each decoded frame as it leaves the
 /// receiver's standard output. The same measurement for vtk send/receive and for two FFmpeg processes.
+/// Decoded frames are matched to captured ones by content (a receiver that joins late or drops frames
+/// would otherwise be paired with the wrong capture times).
 struct LatencyResult {
     var name: String
     var shown: String
     var frames: Int
+    /// The captured frame the first decoded one is (frames before it were never shown).
+    var firstShown: Int
     var milliseconds: [Double]
     var median: Double { percentile(50) }
     var p99: Double { percentile(99) }
@@ -76,12 +80,16 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
     let arrivals = Arrivals()
     let output = decoded.fileHandleForReading
     let reader = Thread {
-        var pending = 0
+        var frame = Data()
         while arrivals.count < frames {
-            let data = output.readData(ofLength: frameBytes - pending)
+            let data = output.readData(ofLength: frameBytes - frame.count)
             if data.isEmpty { break }
-            pending += data.count
-            if pending == frameBytes { arrivals.append(wallSeconds()); pending = 0 }
+            frame += data
+            if frame.count == frameBytes {
+                let time = wallSeconds()
+                arrivals.append(time, LumaSignature(frame, width: width, height: height))
+                frame = Data()
+            }
         }
     }
     reader.start()
@@ -98,6 +106,7 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
     do { try send.run() } catch { fail("cannot start \(command[0])") }
     guard let source = FileHandle(forReadingAtPath: raw) else { fail("cannot read \(raw)") }
     var captured: [Double] = []
+    var capturedSignatures: [LumaSignature] = []
     let start = wallSeconds() + 0.5
     for index in 0..<frames {
         let frame = source.readData(ofLength: frameBytes)
@@ -107,6 +116,7 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
         if wait > 0 { usleep(useconds_t(wait * 1e6)) }
         captured.append(wallSeconds())
         input.fileHandleForWriting.write(frame)
+        capturedSignatures.append(LumaSignature(frame, width: width, height: height))
     }
     try? input.fileHandleForWriting.close()
     send.waitUntilExit()
@@ -114,17 +124,51 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
     while arrivals.count < captured.count, wallSeconds() < end { usleep(10_000) }
     receive.terminate()
     receive.waitUntilExit()
-    let latencies = zip(arrivals.times, captured).map { ($0 - $1) * 1000 }
-    return LatencyResult(name: name, shown: (command + ["|"] + receiver).map(shortPath).joined(separator: " "), frames: arrivals.count, milliseconds: latencies)
+    let matches = LumaSignature.match(arrivals.signatures, to: capturedSignatures)
+    let latencies = zip(arrivals.times, matches).map { ($0 - captured[$1]) * 1000 }
+    return LatencyResult(name: name, shown: (command + ["|"] + receiver).map(shortPath).joined(separator: " "), frames: arrivals.count,
+                         firstShown: matches.first ?? -1, milliseconds: latencies)
 }
 
-/// Arrival times written by the reader thread; the lock makes the sharing safe.
+/// Arrival times and signatures written by the reader thread; the lock makes the sharing safe.
 final class Arrivals: @unchecked Sendable {
     private let lock = NSLock()
-    private var values: [Double] = []
-    func append(_ time: Double) { lock.lock(); values.append(time); lock.unlock() }
+    private var values: [(time: Double, signature: LumaSignature)] = []
+    func append(_ time: Double, _ signature: LumaSignature) { lock.lock(); values.append((time, signature)); lock.unlock() }
     var count: Int { lock.lock(); defer { lock.unlock() }; return values.count }
-    var times: [Double] { lock.lock(); defer { lock.unlock() }; return values }
+    var times: [Double] { lock.lock(); defer { lock.unlock() }; return values.map(\.time) }
+    var signatures: [LumaSignature] { lock.lock(); defer { lock.unlock() }; return values.map(\.signature) }
+}
+
+/// A frame's luma averaged over 16x16 blocks: close for a frame and its decoded copy, far for other frames.
+struct LumaSignature: Sendable {
+    var means: [Int32]
+
+    init(_ frame: Data, width: Int, height: Int) {
+        let columns = width / 16, rows = height / 16
+        var sums = [Int32](repeating: 0, count: columns * rows)
+        frame.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            for y in 0..<(rows * 16) {
+                let row = y * width, block = (y / 16) * columns
+                for x in 0..<(columns * 16) { sums[block + x / 16] += Int32(bytes[row + x]) }
+            }
+        }
+        means = sums.map { $0 / 256 }
+    }
+
+    func distance(_ other: LumaSignature) -> Int { zip(means, other.means).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } }
+
+    /// For each decoded frame (in output order) the captured frame it is: the nearest among the next 90
+    /// captured frames after the previous match (output order is capture order without B-frames).
+    static func match(_ decoded: [LumaSignature], to captured: [LumaSignature]) -> [Int] {
+        var next = 0
+        return decoded.map { signature in
+            let window = next..<min(captured.count, next + 90)
+            let best = window.min { signature.distance(captured[$0]) < signature.distance(captured[$1]) } ?? min(next, captured.count - 1)
+            next = min(best + 1, captured.count - 1)
+            return best
+        }
+    }
 }
 
 /// vtk send/receive against ffmpeg (libx264 zerolatency -> RTP) and ffmpeg (SDP -> decode), 720p at 30 fps.
@@ -143,7 +187,8 @@ func rtpLatencyBench(vtk: String, ffmpeg: String, raw: String, width: Int, heigh
     let ffmpegResult = measureLatency(
         name: "ffmpeg -f rtp | ffmpeg -i SDP",
         receiver: [ffmpeg, "-v", "error", "-fflags", "nobuffer", "-flags", "low_delay", "-probesize", "32", "-analyzeduration", "0",
-                   "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"],
+                   "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p",
+                   "-flush_packets", "1", "-f", "rawvideo", "-"],
         sender: { port in [ffmpeg, "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-framerate", "30",
                            "-i", "-", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-b:v", "2M", "-g", "60",
                            "-flags", "-global_header", "-f", "rtp", "rtp://127.0.0.1:\(port)"] },
