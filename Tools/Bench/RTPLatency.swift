@@ -187,7 +187,7 @@ func rtpLatencyBench(vtk: String, ffmpeg: String, raw: String, width: Int, heigh
     let ffmpegResult = measureLatency(
         name: "ffmpeg -f rtp | ffmpeg -i SDP",
         receiver: [ffmpeg, "-v", "error", "-fflags", "nobuffer", "-flags", "low_delay", "-probesize", "32", "-analyzeduration", "0",
-                   "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p",
+                   "-max_delay", "0", "-reorder_queue_size", "0", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p",
                    "-flush_packets", "1", "-f", "rawvideo", "-"],
         sender: { port in [ffmpeg, "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-framerate", "30",
                            "-i", "-", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-b:v", "2M", "-g", "60",
