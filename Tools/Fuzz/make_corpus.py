@@ -197,12 +197,11 @@ for k, path in enumerate(streams[:6]):
         units = nal_units(f.read())[:12]
     put("rtp", "stream-%d" % k, rtp_seed(units, [100, 300, 1200][k % 3]))
 if os.path.isdir(hevc):
-    for k, name in enumerate(sorted(os.listdir(hevc))[:4]):
-        path = os.path.join(hevc, name)
-        if name.endswith((".265", ".bin")):
-            with open(path, "rb") as f:
-                units = nal_units(f.read(1 << 20))[:12]
-            put("rtp", "hevc-%d" % k, rtp_seed(units, [100, 300, 1200][k % 3], h265=True))
+    names = [n for n in sorted(os.listdir(hevc)) if n.endswith((".265", ".bin"))]
+    for k, name in enumerate(names[:4]):
+        with open(os.path.join(hevc, name), "rb") as f:
+            units = nal_units(f.read(1 << 20))[:12]
+        put("rtp", "hevc-%d" % k, rtp_seed(units, [100, 300, 1200][k % 3], h265=True))
 put("rtp", "rtcp", bytes([0, 28]) + bytes([0x80, 201, 0, 1, 0, 0, 0, 2, 0x81, 206, 0, 2, 0, 0, 0, 2, 0, 0, 0, 7, 0x81, 203, 0, 1, 0, 0, 0, 7]))
 
 shutil.rmtree(work, ignore_errors=True)
