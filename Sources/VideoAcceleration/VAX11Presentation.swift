@@ -1,5 +1,6 @@
 import CLibVA
 import CX11
+import VTKMedia
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -123,5 +124,40 @@ extension VADisplayConnection {
         guard let x = Int16(exactly: r.x), let y = Int16(exactly: r.y),
               let width = UInt16(exactly: r.width), let height = UInt16(exactly: r.height) else { return nil }
         return VARectangle(x: x, y: y, width: width, height: height)
+    }
+}
+
+/// Shows decoded NV12 pixel buffers (a DecompressionSession's frames) through vaPutSurface: each is written
+/// into one of two surfaces of this presenter, in turn, and put on the drawable.
+public final class VAFramePresenter: @unchecked Sendable {
+    public let connection: VADisplayConnection
+    private var surfaces: VASurfaceSet?
+    private var next = 0
+
+    /// Throws INVALID_DISPLAY unless `connection.canPresent`.
+    public init(connection: VADisplayConnection) throws(VAError) {
+        guard connection.canPresent else {
+            throw VAError("vaPutSurface", VAStatus(VA_STATUS_ERROR_INVALID_DISPLAY),
+                          detail: "\(connection.devicePath) (\(connection.vendor)) cannot present on X11")
+        }
+        self.connection = connection
+    }
+
+    /// Shows all of `buffer` (NV12) scaled into `destination` of `drawable`.
+    public func present(_ buffer: PixelBuffer, to drawable: UInt, destination: PresentationRectangle,
+                        matrix: PresentationMatrix = .bt601) throws(VAError) {
+        guard buffer.format == .nv12 else {
+            throw VAError("vaPutSurface", VAStatus(VA_STATUS_ERROR_INVALID_IMAGE_FORMAT), detail: "frames are presented from NV12, not \(buffer.format)")
+        }
+        if surfaces?.width != buffer.width || surfaces?.height != buffer.height {
+            surfaces = nil
+            surfaces = try VASurfaceSet(connection, width: buffer.width, height: buffer.height, count: 2)
+        }
+        guard let surfaces else { return }
+        let surface = surfaces.ids[next]
+        next = (next + 1) % surfaces.ids.count
+        try VASurfaceWriter.writeNV12(connection, buffer, to: surface, surfaceWidth: buffer.width, surfaceHeight: buffer.height)
+        try connection.present(surface: surface, to: drawable, source: PresentationRectangle(width: buffer.width, height: buffer.height),
+                               destination: destination, matrix: matrix)
     }
 }
