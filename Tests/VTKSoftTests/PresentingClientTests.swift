@@ -9,25 +9,29 @@ import VTKTestSupport
 @Suite("Third-party clients present through vtksoft", .serialized,
        .enabled(if: PresentingClients.unavailableReason == nil, Comment(rawValue: PresentingClients.unavailableReason ?? "")))
 struct PresentingClientTests {
-    @Test("mpv --vo=vaapi --hwdec=vaapi-copy shows the stream's last frame (kept open) in its window",
-          .enabled(if: ProcessRunner.which("mpv") != nil, "mpv not installed: skipping the mpv --vo=vaapi check"))
-    func mpv() throws {
+    /// vaapi-copy: vtksoft decodes, mpv copies the frames out and vo_vaapi puts them back (vaPutImage) in surfaces it
+    /// presents. vaapi: the command; mpv 0.35 finds no decode device with --vo=vaapi, decodes in software and
+    /// presents the same way.
+    @Test("mpv --vo=vaapi shows the stream's last frame (kept open) in its window",
+          .enabled(if: ProcessRunner.which("mpv") != nil, "mpv not installed: skipping the mpv --vo=vaapi check"),
+          arguments: ["vaapi-copy", "vaapi"])
+    func mpv(hwdec: String) throws {
         let stream = try #require(GeneratedStream.standard.first)  // 176x144, 30 frames of testsrc2
         let url = try stream.url()
         let last = try #require(try RGBImage.ffmpegFrame(url, index: stream.frames - 1, width: stream.width, height: stream.height))
         let first = try #require(try RGBImage.ffmpegFrame(url, index: 0, width: stream.width, height: stream.height))
-        // vaapi-copy: vtksoft decodes, mpv copies the frames out and vo_vaapi puts them back in surfaces it presents.
-        // (mpv 0.35's --hwdec=vaapi finds no device with --vo=vaapi and decodes in software; the VO is the same.)
-        let player = try BackgroundProcess("mpv", ["--no-config", "--vo=vaapi", "--hwdec=vaapi-copy", "--keep-open=yes", "--geometry=+0+0",
+        let player = try BackgroundProcess("mpv", ["--no-config", "--vo=vaapi", "--hwdec=\(hwdec)", "--keep-open=yes", "--geometry=+0+0",
                                                    "--no-audio", "--osd-level=0", url.path], environment: PresentingClients.environment)
         defer { player.stop() }
         let shown = PresentingClients.waitForPicture(last, player: player)
         let output = player.stop().output
-        print("mpv: Y-PSNR of the window against frame \(stream.frames - 1): \(shown.psnr) dB; against frame 0: \(shown.againstFirst(first)) dB")
+        print("mpv --hwdec=\(hwdec): Y-PSNR of the window against frame \(stream.frames - 1): \(shown.psnr) dB; against frame 0: \(shown.againstFirst(first)) dB")
         #expect(shown.psnr >= PresentingClients.minimumPSNR, "mpv's window never showed the last frame: best Y-PSNR \(shown.psnr) dB. mpv said:\n\(output)")
         #expect(shown.againstFirst(first) < 30, "the window matches frame 0 as well: the check cannot tell frames apart")
-        #expect(output.contains("Using hardware decoding (vaapi-copy)"), "mpv did not decode through VA-API:\n\(output)")
         #expect(output.contains("VO: [vaapi]"), "mpv did not use vo=vaapi:\n\(output)")
+        if hwdec == "vaapi-copy" {
+            #expect(output.contains("Using hardware decoding (vaapi-copy)"), "mpv did not decode through VA-API:\n\(output)")
+        }
     }
 
     @Test("GStreamer vaapih264dec ! vaapisink shows the picture, and no longer reports 'could not render surface'",

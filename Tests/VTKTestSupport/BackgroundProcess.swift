@@ -20,8 +20,8 @@ public final class BackgroundProcess {
         let id = UUID().uuidString
         outURL = TestPaths.scratch.appendingPathComponent("\(id).out")
         errURL = TestPaths.scratch.appendingPathComponent("\(id).err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         out = try FileHandle(forWritingTo: outURL)
         err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
