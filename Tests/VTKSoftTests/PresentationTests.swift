@@ -44,6 +44,23 @@ struct PresentationTests {
         }
     }
 
+    @Test("Clip rectangles (vaPutSurface's cliprects) limit what is drawn; VA_CLEAR_DRAWABLE blacks out the rest")
+    func clipRectangles() throws {
+        let fixture = try PresentationFixture()
+        let surface = try fixture.quadrantSurface()
+        let pixmap = try #require(X11Pixmap(width: 64, height: 64, fill: PresentationFixture.fill, on: fixture.server))
+        var clip = [VARectangle(x: 8, y: 8, width: 16, height: 16)]
+        #expect(vaPutSurface(fixture.connection.display, surface.ids[0], pixmap.drawable, 0, 0, 64, 64, 0, 0, 64, 64, &clip, 1, 0) == VA_STATUS_SUCCESS)
+        var pixels = pixmap.pixels()
+        #expect(PresentationFixture.close(pixels[16 * 64 + 16], PresentationFixture.rgb(PresentationFixture.quadrants[0], bt709: false)))
+        #expect(pixels[16 * 64 + 30] == PresentationFixture.fill && pixels[48 * 64 + 48] == PresentationFixture.fill, "drawn outside the clip rectangle")
+        #expect(vaPutSurface(fixture.connection.display, surface.ids[0], pixmap.drawable, 0, 0, 64, 64, 0, 0, 32, 32, nil, 0,
+                             UInt32(VA_CLEAR_DRAWABLE)) == VA_STATUS_SUCCESS)
+        pixels = pixmap.pixels()
+        #expect(pixels[48 * 64 + 48] == 0, "VA_CLEAR_DRAWABLE left \(hex(pixels[48 * 64 + 48]))")
+        #expect(PresentationFixture.close(pixels[4 * 64 + 4], PresentationFixture.rgb(PresentationFixture.quadrants[0], bt709: false)))
+    }
+
     @Test("The BT.709 flag (VA_SRC_BT709) converts with BT.709, which differs from BT.601 on these colours")
     func bt709() throws {
         let fixture = try PresentationFixture()
