@@ -18,6 +18,9 @@ let package = Package(
             name: "CLibVA", pkgConfig: "libva-drm",
             providers: [.apt(["libva-dev", "libdrm-dev"])]),
         .systemLibrary(
+            name: "CX11", pkgConfig: "x11",  // Xlib: VA presentation on X11, vtksoft's vaPutSurface
+            providers: [.apt(["libx11-dev"])]),
+        .systemLibrary(
             name: "CLibYUV",  // Debian's libyuv-dev has no .pc file: the module map links `yuv` directly.
             providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(
@@ -51,7 +54,7 @@ let package = Package(
         .target(name: "RTP"),
 
         // MARK: The VA layer
-        .target(name: "VideoAcceleration", dependencies: ["CLibVA", "VTKMedia"]),
+        .target(name: "VideoAcceleration", dependencies: ["CLibVA", "CX11", "VTKMedia"]),
 
         .target(name: "PixelConversion", dependencies: ["CLibYUV", "VTKMedia"]),
 
@@ -64,7 +67,7 @@ let package = Package(
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText", "VTKMedia"],
+            dependencies: ["CLibVA", "CX11", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText", "VTKMedia"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
@@ -102,6 +105,6 @@ let package = Package(
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
-        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),
+        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),
     ]
 )
