@@ -1,6 +1,4 @@
 import H264Bitstream
-import PixelConversion
-import VideoAcceleration
 import VTKMedia
 
 /// What one codec brings to ``VADecompressionSession``: its access units and their assembler, its decoding

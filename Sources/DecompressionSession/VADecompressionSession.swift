@@ -1,6 +1,5 @@
 import Dispatch
 import H264Bitstream
-import PixelConversion
 import VideoAcceleration
 import VTKMedia
 
