@@ -162,10 +162,7 @@ struct H264EncodeParameters {
     /// Sets a fixed C array of VAPictureH264 (imported as a tuple): `pictures` first, invalid entries after.
     static func fill<Tuple>(_ array: inout Tuple, count: Int, with pictures: [VAPictureH264]) {
         precondition(MemoryLayout<Tuple>.size == count * MemoryLayout<VAPictureH264>.stride)
-        withUnsafeMutableBytes(of: &array) { raw in
-            let list = raw.bindMemory(to: VAPictureH264.self)
-            for i in 0..<count { list[i] = i < pictures.count ? pictures[i] : invalidPicture }
-        }
+        VAFixedArray.store(pictures, into: &array, padding: invalidPicture)
     }
 }
 

@@ -1,42 +1,38 @@
-import Dispatch
 import H264Bitstream
 import H264Decoding
-import PixelConversion
 import VideoAcceleration
 import VTKMedia
 
-/// H.264 decoding through VA-API, shaped like VideoToolbox's VTDecompressionSession.
-///
-/// Create it from a format description (from avcC, or from in-band SPS/PPS), then hand it samples in
-/// decoding order: synchronously with ``decode(_:)``, which returns the frames that became ready, or
-/// asynchronously with ``decodeAsync(_:)``, whose frames arrive through the output handler and ``frames``.
-/// Frames come out in display order as pixel buffers of the display (cropped) size, carrying the
-/// sample's presentation time. New SPS/PPS that change the size or profile drain the old pictures and
-/// re-create the VA context; nothing is lost.
-public final class DecompressionSession: @unchecked Sendable {
-    public let connection: VADisplayConnection
-    public let outputFormat: PixelFormat
-    public private(set) var formatDescription: FormatDescription?
-    public private(set) var statistics = DecodeStatistics()
+/// H.264 decoding through VA-API, shaped like VideoToolbox's VTDecompressionSession (see
+/// ``VADecompressionSession``). New SPS/PPS that change the size or profile drain the old pictures and
+/// re-create the VA context.
+public typealias DecompressionSession = VADecompressionSession<H264Codec>
 
-    private let accelerator: H264VAAccelerator
-    /// Pictures the driver failed to decode, flagged damaged when output.
-    private var failedPictures = Set<PictureID>()
-    private var process = H264DecodingProcess()
-    private var assembler = AccessUnitAssembler()
-    private var crop = (x: 0, y: 0, width: 0, height: 0)
-    /// The format description of the last sample that carried one.
-    private var sampleFormat: FormatDescription?
-    private var isInvalidated = false
-    private let queue = DispatchQueue(label: "vtk.decompression")
-    private let group = DispatchGroup()
-    private var continuation: AsyncStream<DecodedFrame>.Continuation?
-    /// Called for each frame decoded through ``decodeAsync(_:)`` (and for errors).
-    public var outputHandler: (@Sendable (Result<DecodedFrame, Error>) -> Void)?
+/// H.264 as ``VADecompressionSession`` decodes it: clause 8 in ``H264DecodingProcess``, VA in H264VAAccelerator.
+public enum H264Codec: DecompressionCodec {
+    public typealias Assembler = AccessUnitAssembler
+    public typealias Process = H264DecodingProcess
 
-    /// Frames from ``decodeAsync(_:)``, in display order; ends at ``invalidate()``.
-    public private(set) lazy var frames: AsyncStream<DecodedFrame> = AsyncStream { self.continuation = $0 }
+    public static func parameterSets(of format: FormatDescription) -> [NALUnit] {
+        format.sequenceParameterSets + format.pictureParameterSets
+    }
 
+    /// An encoder's samples carry their SPS/PPS in their format description.
+    public static func format(of sample: SampleBuffer) -> FormatDescription? { sample.formatDescription }
+
+    public static var blockName: String { "macroblock" }
+
+    public static func skipsAccessUnit(_ problem: DecodingError) -> Bool {
+        switch problem {
+        case .waitingForKeyframe, .interlacedNotSupported, .unsupportedStream: return true
+        default: return false
+        }
+    }
+
+    public static func note(for problem: DecodingError) -> String? { nil }
+}
+
+extension VADecompressionSession where Codec == H264Codec {
     /// - Parameters:
     ///   - formatDescription: parameter sets known before the first sample (nil when they come in band).
     ///   - device: the VA device; `.automatic` prefers hardware, then vtksoft.
@@ -46,176 +42,25 @@ public final class DecompressionSession: @unchecked Sendable {
         try self.init(formatDescription: formatDescription, connection: VADisplayConnection.open(device, for: .decode(nil)), outputFormat: outputFormat)
     }
 
-    public init(formatDescription: FormatDescription?, connection: VADisplayConnection, outputFormat: PixelFormat = .nv12) throws {
-        self.connection = connection
-        self.outputFormat = outputFormat
-        self.accelerator = H264VAAccelerator(connection: connection)
-        if let formatDescription {
-            _ = try H264VAAccelerator.profile(for: formatDescription.sps)
-            self.formatDescription = formatDescription
-            for unit in formatDescription.sequenceParameterSets + formatDescription.pictureParameterSets { _ = assembler.push(unit) }
-            _ = assembler.finish()
-            sampleFormat = formatDescription
-        }
+    public convenience init(formatDescription: FormatDescription?, connection: VADisplayConnection, outputFormat: PixelFormat = .nv12) throws {
+        if let formatDescription { _ = try H264VAAccelerator.profile(for: formatDescription.sps) }
+        self.init(formatDescription: formatDescription, connection: connection, outputFormat: outputFormat,
+                  accelerator: H264VAAccelerator(connection: connection))
     }
-
-    /// "vtksoft (vtksoft ...)" or "/dev/dri/renderD128 (Intel iHD driver ...)".
-    public var deviceDescription: String { "\(connection.devicePath) (\(connection.vendor))" }
 
     /// True when this session can decode samples of `format` without being re-created.
     public func canAccept(_ format: FormatDescription) -> Bool {
         guard let current = formatDescription else { return true }
         return !format.requiresNewDecoder(comparedTo: current)
     }
+}
 
-    /// Decodes one sample (one access unit) and returns the frames it made ready, in display order.
-    public func decode(_ sample: SampleBuffer) throws -> [DecodedFrame] {
-        // A sample whose format description is new brings its parameter sets, as an encoder's samples do.
-        if let format = sample.formatDescription, format != sampleFormat {
-            sampleFormat = format
-            for unit in format.sequenceParameterSets + format.pictureParameterSets { _ = assembler.push(unit) }
-        }
-        let units: [NALUnit]
-        do { units = try sample.nalUnits() } catch {
-            record("sample at \(sample.presentationTime): \(error)")
-            statistics.accessUnitsSkipped += 1
-            return []
-        }
-        var frames: [DecodedFrame] = []
-        for unit in units { if let au = assembler.push(unit) { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) } }
-        for au in assembler.finish() { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) }
-        return frames
-    }
+extension FormatDescription: DecodingFormat {}
+extension AccessUnit: DecodingAccessUnit {}
+extension AccessUnitAssembler: DecodingAccessUnitAssembler {}
+extension DecodedPicture: DecodingPicture {}
+extension H264DecodingProcess: DecodingProcess {}
 
-    /// Decodes one access unit (from ``AccessUnitAssembler``, e.g. for an Annex B stream).
-    public func decode(accessUnit: AccessUnit, presentationTime: MediaTime = .invalid) throws -> [DecodedFrame] {
-        guard !isInvalidated else { throw DecompressionError.invalidated }
-        guard accessUnit.hasPicture else {
-            for problem in accessUnit.problems { record("byte \(accessUnit.offset): \(problem)") }
-            return []
-        }
-        statistics.accessUnits += 1
-        return try run(process.decode(accessUnit, presentationTime: presentationTime))
-    }
-
-    /// Outputs the frames still held for reordering (end of stream), like
-    /// VTDecompressionSessionFinishDelayedFrames.
-    public func finishDelayedFrames() throws -> [DecodedFrame] {
-        guard !isInvalidated else { return [] }
-        return try run(process.flush())
-    }
-
-    // MARK: Asynchronous use
-
-    /// Queues a sample; its frames go to ``outputHandler`` and ``frames``.
-    public func decodeAsync(_ sample: SampleBuffer) {
-        group.enter()
-        queue.async { [self] in
-            defer { group.leave() }
-            deliver { try decode(sample) }
-        }
-    }
-
-    /// Queues the end of the stream: the delayed frames are delivered.
-    public func finishDelayedFramesAsync() {
-        group.enter()
-        queue.async { [self] in
-            defer { group.leave() }
-            deliver { try finishDelayedFrames() }
-        }
-    }
-
-    /// Blocks until every queued sample has been decoded and delivered.
-    public func waitForAsynchronousFrames() {
-        group.wait()
-    }
-
-    private func deliver(_ work: () throws -> [DecodedFrame]) {
-        do {
-            for frame in try work() {
-                outputHandler?(.success(frame))
-                continuation?.yield(frame)
-            }
-        } catch {
-            outputHandler?(.failure(error))
-        }
-    }
-
-    /// Releases the VA objects; later calls fail with ``DecompressionError/invalidated``.
-    public func invalidate() {
-        waitForAsynchronousFrames()
-        guard !isInvalidated else { return }
-        isInvalidated = true
-        accelerator.releaseAll()
-        accelerator.shutdown()
-        continuation?.finish()
-    }
-
-    deinit { accelerator.shutdown() }
-
-    // MARK: Events of the decoding process
-
-    private func run(_ events: [H264DecoderEvent]) throws -> [DecodedFrame] {
-        var frames: [DecodedFrame] = []
-        for event in events {
-            switch event {
-            case let .newSequence(format, dpbCapacity):
-                formatDescription = format
-                crop = format.cleanAperture
-                // The DPB, the picture being decoded, and one picture being read back.
-                try accelerator.configure(format: format, surfaceCount: dpbCapacity + 2)
-            case .decode(let request):
-                // A driver that refuses one picture (a decoding error on damaged data) must not stop the
-                // session or strand its surface: the picture is flagged, and the events after it still run.
-                do {
-                    try accelerator.decode(request)
-                    statistics.picturesDecoded += 1
-                } catch let error as VAError {
-                    failedPictures.insert(request.picture.id)
-                    record("picture \(request.picture.decodeIndex) at byte \(request.slices.first?.slice.nalUnit.offset ?? 0): \(error)")
-                }
-            case .output(let picture):
-                // Read back straight into the output format: one pass over the pixels, not a copy then a conversion.
-                let failed = failedPictures.remove(picture.id) != nil
-                var pixels: PixelBuffer
-                do { pixels = try accelerator.read(picture.id, crop: crop, format: outputFormat) } catch let error as VAError {
-                    record("picture \(picture.decodeIndex): reading it back failed: \(error)")
-                    statistics.framesDropped += 1
-                    continue
-                }
-                pixels.presentationTime = picture.presentationTime
-                // The driver may have met errors the bitstream layer could not see (damaged slice data)
-                // and concealed them: such a picture is not passed off as right.
-                var concealed = false
-                if let count = accelerator.macroblocksInError(picture.id), count > 0 {
-                    concealed = true
-                    process.markDamaged(picture.id)
-                    record("picture \(picture.decodeIndex): the decoder concealed errors in \(count) macroblock(s)")
-                }
-                let damaged = picture.isDamaged || failed || concealed
-                statistics.framesOutput += 1
-                if damaged { statistics.damagedFrames += 1 }
-                frames.append(DecodedFrame(pixelBuffer: pixels, isDamaged: damaged, decodeIndex: picture.decodeIndex))
-            case .discarded:
-                statistics.framesDiscarded += 1
-            case .released(let id):
-                failedPictures.remove(id)
-                accelerator.release(id)
-            case .problem(let problem):
-                if case .waitingForKeyframe = problem { statistics.accessUnitsSkipped += 1 }
-                if case .interlacedNotSupported = problem { statistics.accessUnitsSkipped += 1 }
-                if case .unsupportedStream = problem { statistics.accessUnitsSkipped += 1 }
-                record(problem.description)
-            }
-        }
-        return frames
-    }
-
-    /// Adds a problem found outside the session (by the container reader, say) to its statistics.
-    public func noteProblem(_ problem: String) { record(problem) }
-
-    private func record(_ problem: String) {
-        statistics.problemCount += 1
-        if statistics.problems.count < 100 { statistics.problems.append(problem) }
-    }
+extension PictureDecodeRequest: DecodingPictureRequest {
+    public var firstSliceOffset: Int { slices.first?.slice.nalUnit.offset ?? 0 }
 }

@@ -7,7 +7,8 @@ import VTKMedia
 
 /// The VA half of the decoder: it only turns the decoding process's requests into VA buffers, owns the
 /// surfaces, and reads decoded pictures back. It knows nothing of the H.264 decoding process.
-final class H264VAAccelerator {
+final class H264VAAccelerator: VADecodingAccelerator {
+    typealias Codec = H264Codec
     let connection: VADisplayConnection
     private var configuration: VAConfiguration?
     private var context: VAContext?

@@ -1,6 +1,7 @@
 import CLibVA
 import H264Bitstream
 import H264Decoding
+import VideoAcceleration
 
 /// Fills VA-API's H.264 decode parameter buffers (va.h: VAPictureParameterBufferH264, VAIQMatrixBufferH264,
 /// VASliceParameterBufferH264) from the decoding process's request. Pure: no VA calls.
@@ -50,10 +51,7 @@ enum H264VAParameters {
             guard let id = surface(picture.id) else { return nil }
             return vaPicture(picture, surface: id, flags: referenceFlags(picture))
         }
-        withUnsafeMutableBytes(of: &pp.ReferenceFrames) { raw in
-            let frames = raw.bindMemory(to: VAPictureH264.self)
-            for i in 0..<frames.count { frames[i] = i < references.count ? references[i] : invalidPicture }
-        }
+        VAFixedArray.store(references, into: &pp.ReferenceFrames, padding: invalidPicture)
         pp.picture_width_in_mbs_minus1 = UInt16(sps.picWidthInMbsMinus1)
         pp.picture_height_in_mbs_minus1 = UInt16(sps.frameHeightInMbs - 1)
         pp.bit_depth_luma_minus8 = UInt8(sps.bitDepthLumaMinus8)
@@ -128,21 +126,9 @@ enum H264VAParameters {
         sp.disable_deblocking_filter_idc = UInt8(h.disableDeblockingFilterIdc)
         sp.slice_alpha_c0_offset_div2 = Int8(h.sliceAlphaC0OffsetDiv2)
         sp.slice_beta_offset_div2 = Int8(h.sliceBetaOffsetDiv2)
-        func fill(_ tuple: inout (VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264,
-                                  VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264,
-                                  VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264,
-                                  VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264, VAPictureH264),
-                  _ list: [DecodedPicture?]) {
-            withUnsafeMutableBytes(of: &tuple) { raw in
-                let entries = raw.bindMemory(to: VAPictureH264.self)
-                for i in 0..<entries.count {
-                    if i < list.count, let picture = list[i] {
-                        entries[i] = vaPicture(picture, surface: surface(picture.id), flags: referenceFlags(picture))
-                    } else {
-                        entries[i] = invalidPicture
-                    }
-                }
-            }
+        func fill<Tuple>(_ tuple: inout Tuple, _ list: [DecodedPicture?]) {
+            let entries = list.map { $0.map { vaPicture($0, surface: surface($0.id), flags: referenceFlags($0)) } ?? invalidPicture }
+            VAFixedArray.store(entries, into: &tuple, padding: invalidPicture)
         }
         fill(&sp.RefPicList0, request.lists.list0)
         fill(&sp.RefPicList1, request.lists.list1)

@@ -8,7 +8,8 @@ import VTKMedia
 
 /// The VA half of the H.265 decoder: turns the decoding process's requests into VA buffers, owns the
 /// surfaces (NV12, or P010 for Main 10), and reads decoded pictures back.
-final class H265VAAccelerator {
+final class H265VAAccelerator: VADecodingAccelerator {
+    typealias Codec = H265Codec
     let connection: VADisplayConnection
     private var configuration: VAConfiguration?
     private var context: VAContext?

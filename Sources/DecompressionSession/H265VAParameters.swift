@@ -1,6 +1,7 @@
 import CLibVA
 import H265Bitstream
 import H265Decoding
+import VideoAcceleration
 
 /// Fills VA-API's H.265 decode parameter buffers (va_dec_hevc.h: VAPictureParameterBufferHEVC,
 /// VAIQMatrixBufferHEVC, VASliceParameterBufferHEVC in its long format) from the decoding process's
@@ -39,10 +40,7 @@ enum H265VAParameters {
         var pp = VAPictureParameterBufferHEVC()
         pp.CurrPic.picture_id = currentSurface
         pp.CurrPic.pic_order_cnt = Int32(request.picture.poc)
-        withUnsafeMutableBytes(of: &pp.ReferenceFrames) { raw in
-            let frames = raw.bindMemory(to: VAPictureHEVC.self)
-            for i in 0..<frames.count { frames[i] = i < references.count ? references[i].1 : invalidPicture }
-        }
+        VAFixedArray.store(references.map(\.1), into: &pp.ReferenceFrames, padding: invalidPicture)
         pp.pic_width_in_luma_samples = UInt16(sps.picWidthInLumaSamples)
         pp.pic_height_in_luma_samples = UInt16(sps.picHeightInLumaSamples)
         pp.pic_fields.bits.chroma_format_idc = UInt32(sps.chromaFormatIdc)
@@ -94,14 +92,8 @@ enum H265VAParameters {
             pp.num_tile_columns_minus1 = UInt8(pps.numTileColumnsMinus1)
             pp.num_tile_rows_minus1 = UInt8(pps.numTileRowsMinus1)
             let columns = pps.columnWidths(sps), rows = pps.rowHeights(sps)
-            withUnsafeMutableBytes(of: &pp.column_width_minus1) { raw in
-                let list = raw.bindMemory(to: UInt16.self)
-                for (i, width) in columns.prefix(list.count).enumerated() { list[i] = UInt16(max(width - 1, 0)) }
-            }
-            withUnsafeMutableBytes(of: &pp.row_height_minus1) { raw in
-                let list = raw.bindMemory(to: UInt16.self)
-                for (i, height) in rows.prefix(list.count).enumerated() { list[i] = UInt16(max(height - 1, 0)) }
-            }
+            VAFixedArray.store(columns.map { UInt16(max($0 - 1, 0)) }, into: &pp.column_width_minus1)
+            VAFixedArray.store(rows.map { UInt16(max($0 - 1, 0)) }, into: &pp.row_height_minus1)
         }
         pp.slice_parsing_fields.bits.lists_modification_present_flag = pps.listsModificationPresentFlag ? 1 : 0
         pp.slice_parsing_fields.bits.long_term_ref_pics_present_flag = sps.longTermRefPicsPresentFlag ? 1 : 0
@@ -135,9 +127,7 @@ enum H265VAParameters {
     static func iqMatrix(sps: H265SequenceParameterSet, pps: H265PictureParameterSet) -> VAIQMatrixBufferHEVC? {
         guard let lists = pps.scalingList ?? (sps.scalingListEnabledFlag ? sps.scalingList : nil) else { return nil }
         var m = VAIQMatrixBufferHEVC()
-        func fill<T>(_ tuple: inout T, _ values: [Int]) {
-            withUnsafeMutableBytes(of: &tuple) { raw in for (i, v) in values.prefix(raw.count).enumerated() { raw[i] = UInt8(v) } }
-        }
+        func fill<T>(_ tuple: inout T, _ values: [Int]) { VAFixedArray.store(values.map { UInt8($0) }, into: &tuple) }
         fill(&m.ScalingList4x4, (0..<6).flatMap { lists.raster(sizeId: 0, matrixId: $0) })
         fill(&m.ScalingList8x8, (0..<6).flatMap { lists.raster(sizeId: 1, matrixId: $0) })
         fill(&m.ScalingList16x16, (0..<6).flatMap { lists.raster(sizeId: 2, matrixId: $0) })
@@ -189,11 +179,7 @@ enum H265VAParameters {
         if let table = h.predWeightTable {
             sp.luma_log2_weight_denom = UInt8(table.lumaLog2WeightDenom)
             sp.delta_chroma_log2_weight_denom = Int8(table.chromaLog2WeightDenom - table.lumaLog2WeightDenom)
-            func fill<T>(_ tuple: inout T, _ values: [Int]) {
-                withUnsafeMutableBytes(of: &tuple) { raw in
-                    for (i, v) in values.prefix(raw.count).enumerated() { raw[i] = UInt8(bitPattern: Int8(truncatingIfNeeded: v)) }
-                }
-            }
+            func fill<T>(_ tuple: inout T, _ values: [Int]) { VAFixedArray.store(values.map { Int8(truncatingIfNeeded: $0) }, into: &tuple) }
             let lumaDenom = 1 << table.lumaLog2WeightDenom, chromaDenom = 1 << table.chromaLog2WeightDenom
             fill(&sp.delta_luma_weight_l0, table.lumaWeight[0].map { $0 - lumaDenom })
             fill(&sp.luma_offset_l0, table.lumaOffset[0])

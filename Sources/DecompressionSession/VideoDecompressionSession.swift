@@ -15,5 +15,4 @@ public protocol VideoDecompressionSession: AnyObject {
     var deviceDescription: String { get }
 }
 
-extension DecompressionSession: VideoDecompressionSession {}
-extension H265DecompressionSession: VideoDecompressionSession {}
+extension VADecompressionSession: VideoDecompressionSession {}

@@ -24,9 +24,7 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
     public init(sps: [NALUnit], pps: [NALUnit], nalUnitLengthSize: Int = 4) throws(BitstreamError) {
         guard let first = sps.first else { throw .missingParameterSet(kind: "SPS", id: 0) }
         guard !pps.isEmpty else { throw .missingParameterSet(kind: "PPS", id: 0) }
-        guard [1, 2, 4].contains(nalUnitLengthSize) else {
-            throw .invalidValue(element: "NAL unit length size", value: Int64(nalUnitLengthSize), bitOffset: 0)
-        }
+        try LengthPrefixedSample.checkLengthSize(nalUnitLengthSize)
         let parsed = try SequenceParameterSet(nalUnit: first)
         avcProfileIndication = parsed.profileIdc
         profileCompatibility = UInt8(first.bytes.dropFirst(2).first ?? 0)

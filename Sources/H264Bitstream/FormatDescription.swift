@@ -20,16 +20,8 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
     public init(sequenceParameterSets: [NALUnit], pictureParameterSets: [NALUnit], nalUnitLengthSize: Int = 4) throws(BitstreamError) {
         guard let first = sequenceParameterSets.first else { throw .missingParameterSet(kind: "SPS", id: 0) }
         guard !pictureParameterSets.isEmpty else { throw .missingParameterSet(kind: "PPS", id: 0) }
-        guard [1, 2, 4].contains(nalUnitLengthSize) else {
-            throw .invalidValue(element: "NAL unit length size", value: Int64(nalUnitLengthSize), bitOffset: 0)
-        }
-        // A NAL unit never ends in 0x00 (7.4.1); some writers (FFmpeg's avcC among them) keep the zero byte
-        // of the next 4-byte start code. Dropping it makes equal parameter sets compare equal.
-        func normalized(_ unit: NALUnit) -> NALUnit {
-            var bytes = Array(unit.bytes)
-            while bytes.count > 1 && bytes.last == 0 { bytes.removeLast() }
-            return NALUnit(bytes)
-        }
+        try LengthPrefixedSample.checkLengthSize(nalUnitLengthSize)
+        func normalized(_ unit: NALUnit) -> NALUnit { unit.withoutTrailingZeroBytes(headerSize: 1) }
         // The SPS is parsed as it is kept (normalized, as the Annex B scanner also delivers it): a damaged
         // SPS that only parsed thanks to trailing zero bytes is rejected here, not when `avcC` re-reads it.
         sps = try SequenceParameterSet(nalUnit: normalized(first))

@@ -1,12 +1,17 @@
 /// Length-prefixed NAL units (ISO/IEC 14496-15, 5.3.2): each NAL unit preceded by its length as a
 /// big-endian integer of 1, 2 or 4 bytes. This is how MP4 and VideoToolbox carry H.264 samples ("AVCC").
 public enum LengthPrefixedSample {
-    /// Splits a sample into NAL units. Throws when a length runs past the end of the sample, naming the
-    /// offset of that length field.
-    public static func nalUnits(in sample: [UInt8], lengthSize: Int = 4) throws(BitstreamError) -> [NALUnit] {
+    /// A length field is 1, 2 or 4 bytes (lengthSizeMinusOne in avcC and hvcC).
+    public static func checkLengthSize(_ lengthSize: Int) throws(BitstreamError) {
         guard [1, 2, 4].contains(lengthSize) else {
             throw .invalidValue(element: "NAL unit length size", value: Int64(lengthSize), bitOffset: 0)
         }
+    }
+
+    /// Splits a sample into NAL units. Throws when a length runs past the end of the sample, naming the
+    /// offset of that length field.
+    public static func nalUnits(in sample: [UInt8], lengthSize: Int = 4) throws(BitstreamError) -> [NALUnit] {
+        try checkLengthSize(lengthSize)
         var units: [NALUnit] = []
         var position = 0
         while position < sample.count {
@@ -30,9 +35,7 @@ public enum LengthPrefixedSample {
 
     /// Joins NAL units into one sample with `lengthSize`-byte lengths.
     public static func sample<S: Sequence>(_ units: S, lengthSize: Int = 4) throws(BitstreamError) -> [UInt8] where S.Element == NALUnit {
-        guard [1, 2, 4].contains(lengthSize) else {
-            throw .invalidValue(element: "NAL unit length size", value: Int64(lengthSize), bitOffset: 0)
-        }
+        try checkLengthSize(lengthSize)
         var out: [UInt8] = []
         for unit in units {
             let length = unit.bytes.count

@@ -93,6 +93,15 @@ public struct NALUnit: Hashable, Sendable {
     /// (Types 14, 20 and 21 have 3 more header bytes, which stay in the RBSP here.)
     public var rbsp: [UInt8] { EmulationPrevention.remove(bytes.dropFirst()) }
 
+    /// The unit without trailing zero bytes, keeping at least `headerSize` bytes. A NAL unit never ends in
+    /// 0x00 (7.4.1), but some writers (FFmpeg's avcC among them) keep the zero byte of the next 4-byte start
+    /// code; dropping it makes equal parameter sets compare equal.
+    public func withoutTrailingZeroBytes(headerSize: Int) -> NALUnit {
+        var trimmed = Array(bytes)
+        while trimmed.count > headerSize && trimmed.last == 0 { trimmed.removeLast() }
+        return NALUnit(trimmed)
+    }
+
     public static func == (a: NALUnit, b: NALUnit) -> Bool { a.bytes.elementsEqual(b.bytes) }
     public func hash(into hasher: inout Hasher) { hasher.combine(bytes.count); for b in bytes.prefix(16) { hasher.combine(b) } }
 }

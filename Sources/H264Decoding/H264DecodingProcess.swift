@@ -2,21 +2,7 @@ import H264Bitstream
 import VTKMedia
 
 /// What the decoding process asks of its user (the VA accelerator and the session), in order.
-public enum H264DecoderEvent: Hashable, Sendable {
-    /// A new sequence begins (first picture, or an SPS that needs a new decoder): size the surface
-    /// pool for `dpbCapacity` frames plus the output queue.
-    case newSequence(FormatDescription, dpbCapacity: Int)
-    /// Decode this picture into a new surface for `request.picture.id`.
-    case decode(PictureDecodeRequest)
-    /// Show this picture (display order).
-    case output(DecodedPicture)
-    /// The picture was dropped without output (no_output_of_prior_pics_flag, or skipped before a keyframe).
-    case discarded(DecodedPicture)
-    /// The picture left the DPB: its surface can return to the pool once its output is done.
-    case released(PictureID)
-    /// Something was wrong with the input; decoding continues.
-    case problem(DecodingError)
-}
+public typealias H264DecoderEvent = DecoderEvent<FormatDescription, PictureDecodeRequest, DecodedPicture, PictureID, DecodingError>
 
 /// Everything an accelerator needs to decode one picture: what VA-API's picture, matrix and slice
 /// parameter buffers carry.

@@ -16,14 +16,8 @@ public struct H265FormatDescription: Hashable, Sendable, CustomStringConvertible
         guard !videoParameterSets.isEmpty else { throw .missingParameterSet(kind: "VPS", id: 0) }
         guard let first = sequenceParameterSets.first else { throw .missingParameterSet(kind: "SPS", id: 0) }
         guard !pictureParameterSets.isEmpty else { throw .missingParameterSet(kind: "PPS", id: 0) }
-        guard [1, 2, 4].contains(nalUnitLengthSize) else {
-            throw .invalidValue(element: "NAL unit length size", value: Int64(nalUnitLengthSize), bitOffset: 0)
-        }
-        func normalized(_ unit: NALUnit) -> NALUnit {
-            var bytes = Array(unit.bytes)
-            while bytes.count > 2 && bytes.last == 0 { bytes.removeLast() }
-            return NALUnit(bytes)
-        }
+        try LengthPrefixedSample.checkLengthSize(nalUnitLengthSize)
+        func normalized(_ unit: NALUnit) -> NALUnit { unit.withoutTrailingZeroBytes(headerSize: 2) }
         var sets = H265ParameterSets()
         for unit in videoParameterSets + sequenceParameterSets + pictureParameterSets { try sets.store(normalized(unit)) }
         sps = try H265SequenceParameterSet(nalUnit: normalized(first))

@@ -41,12 +41,7 @@ public struct H265PictureParameterSet: Hashable, Sendable {
     public var listsModificationPresentFlag = false
     public var log2ParallelMergeLevelMinus2 = 0
     public var sliceSegmentHeaderExtensionPresentFlag = false
-    public var extensionPresentFlag = false
-    public var rangeExtensionFlag = false
-    public var multilayerExtensionFlag = false
-    public var extension3DFlag = false
-    public var sccExtensionFlag = false
-    public var extension4Bits = 0
+    public var extensionFlags = H265ExtensionFlags()
     public var log2MaxTransformSkipBlockSizeMinus2 = 0
     public var crossComponentPredictionEnabledFlag = false
     public var chromaQpOffsetListEnabledFlag = false
@@ -111,15 +106,8 @@ public struct H265PictureParameterSet: Hashable, Sendable {
         listsModificationPresentFlag = try r.flag("lists_modification_present_flag")
         log2ParallelMergeLevelMinus2 = try r.ue("log2_parallel_merge_level_minus2", max: 4)
         sliceSegmentHeaderExtensionPresentFlag = try r.flag("slice_segment_header_extension_present_flag")
-        extensionPresentFlag = try r.flag("pps_extension_present_flag")
-        if extensionPresentFlag {
-            rangeExtensionFlag = try r.flag("pps_range_extension_flag")
-            multilayerExtensionFlag = try r.flag("pps_multilayer_extension_flag")
-            extension3DFlag = try r.flag("pps_3d_extension_flag")
-            sccExtensionFlag = try r.flag("pps_scc_extension_flag")
-            extension4Bits = try r.u(4, "pps_extension_4bits")
-        }
-        if rangeExtensionFlag {
+        extensionFlags = try H265ExtensionFlags(&r, prefix: "pps")
+        if extensionFlags.range {
             if transformSkipEnabledFlag { log2MaxTransformSkipBlockSizeMinus2 = try r.ue("log2_max_transform_skip_block_size_minus2", max: 3) }
             crossComponentPredictionEnabledFlag = try r.flag("cross_component_prediction_enabled_flag")
             chromaQpOffsetListEnabledFlag = try r.flag("chroma_qp_offset_list_enabled_flag")

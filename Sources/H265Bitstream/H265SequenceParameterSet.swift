@@ -49,12 +49,7 @@ public struct H265SequenceParameterSet: Hashable, Sendable {
     public var strongIntraSmoothingEnabledFlag = false
     public var vuiParametersPresentFlag = false
     public var vui = H265VUIParameters()
-    public var extensionPresentFlag = false
-    public var rangeExtensionFlag = false
-    public var multilayerExtensionFlag = false
-    public var extension3DFlag = false
-    public var sccExtensionFlag = false
-    public var extension4Bits = 0
+    public var extensionFlags = H265ExtensionFlags()
     /// sps_range_extension() (7.3.2.2.2) flags, in syntax order.
     public var rangeExtension = RangeExtension()
 
@@ -157,15 +152,8 @@ public struct H265SequenceParameterSet: Hashable, Sendable {
         strongIntraSmoothingEnabledFlag = try r.flag("strong_intra_smoothing_enabled_flag")
         vuiParametersPresentFlag = try r.flag("vui_parameters_present_flag")
         if vuiParametersPresentFlag { vui = try H265VUIParameters(&r, maxNumSubLayersMinus1: maxSubLayersMinus1) }
-        extensionPresentFlag = try r.flag("sps_extension_present_flag")
-        if extensionPresentFlag {
-            rangeExtensionFlag = try r.flag("sps_range_extension_flag")
-            multilayerExtensionFlag = try r.flag("sps_multilayer_extension_flag")
-            extension3DFlag = try r.flag("sps_3d_extension_flag")
-            sccExtensionFlag = try r.flag("sps_scc_extension_flag")
-            extension4Bits = try r.u(4, "sps_extension_4bits")
-        }
-        if rangeExtensionFlag {
+        extensionFlags = try H265ExtensionFlags(&r, prefix: "sps")
+        if extensionFlags.range {
             var e = RangeExtension()
             e.transformSkipRotationEnabledFlag = try r.flag("transform_skip_rotation_enabled_flag")
             e.transformSkipContextEnabledFlag = try r.flag("transform_skip_context_enabled_flag")

@@ -78,9 +78,7 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
         constantFrameRate = 0
         numTemporalLayers = parsed.maxSubLayersMinus1 + 1
         temporalIdNested = parsed.temporalIdNestingFlag
-        guard [1, 2, 4].contains(nalUnitLengthSize) else {
-            throw .invalidValue(element: "NAL unit length size", value: Int64(nalUnitLengthSize), bitOffset: 0)
-        }
+        try LengthPrefixedSample.checkLengthSize(nalUnitLengthSize)
         self.nalUnitLengthSize = nalUnitLengthSize
         arrays = [(true, 32, vps.map { Array($0.bytes) }), (true, 33, sps.map { Array($0.bytes) }), (true, 34, pps.map { Array($0.bytes) })]
     }

@@ -3,20 +3,7 @@ import H265Bitstream
 import VTKMedia
 
 /// What the H.265 decoding process asks of its user (the VA accelerator and the session), in order.
-public enum H265DecoderEvent: Hashable, Sendable {
-    /// A new sequence begins that needs a new decoder: size the surface pool for `dpbCapacity` pictures.
-    case newSequence(H265FormatDescription, dpbCapacity: Int)
-    /// Decode this picture into a new surface for `request.picture.id`.
-    case decode(H265PictureDecodeRequest)
-    /// Show this picture (display order).
-    case output(H265DecodedPicture)
-    /// The picture was dropped without output (NoOutputOfPriorPicsFlag).
-    case discarded(H265DecodedPicture)
-    /// The picture left the DPB: its surface can return to the pool.
-    case released(H265PictureID)
-    /// Something was wrong with the input; decoding continues.
-    case problem(H265DecodingProblem)
-}
+public typealias H265DecoderEvent = DecoderEvent<H265FormatDescription, H265PictureDecodeRequest, H265DecodedPicture, H265PictureID, H265DecodingProblem>
 
 /// Everything an accelerator needs to decode one picture.
 public struct H265PictureDecodeRequest: Hashable, Sendable {
@@ -171,8 +158,8 @@ public struct H265DecodingProcess: Sendable {
             return "H.265 \(sps.bitDepthLuma)-bit luma, \(sps.bitDepthChroma)-bit chroma; vtk decodes 8 and 10 bits"
         }
         if sps.rangeExtension.usesAny || pps.usesRangeExtension { return "H.265 range extension tools" }
-        if sps.sccExtensionFlag || pps.sccExtensionFlag { return "H.265 screen content coding (SCC)" }
-        if sps.multilayerExtensionFlag || sps.extension3DFlag || pps.multilayerExtensionFlag || pps.extension3DFlag {
+        if sps.extensionFlags.scc || pps.extensionFlags.scc { return "H.265 screen content coding (SCC)" }
+        if sps.extensionFlags.multilayer || sps.extensionFlags.threeD || pps.extensionFlags.multilayer || pps.extensionFlags.threeD {
             return "H.265 multi-layer or 3D extensions"
         }
         if sps.separateColourPlaneFlag { return "H.265 separate colour planes" }

@@ -71,6 +71,16 @@ enum CaptureFields {
         ])
     }
 
+    /// Both lists' weights and offsets, decode and encode slices alike.
+    private static func weights(_ s: some VAPredictionWeightTable) -> [(String, JSONValue)] {
+        weights("l0", lumaFlag: s.luma_weight_l0_flag, luma: .ints(tuple: s.luma_weight_l0, of: Int16.self),
+                lumaOffset: .ints(tuple: s.luma_offset_l0, of: Int16.self), chromaFlag: s.chroma_weight_l0_flag,
+                chroma: .ints(tuple: s.chroma_weight_l0, of: Int16.self), chromaOffset: .ints(tuple: s.chroma_offset_l0, of: Int16.self))
+            + weights("l1", lumaFlag: s.luma_weight_l1_flag, luma: .ints(tuple: s.luma_weight_l1, of: Int16.self),
+                      lumaOffset: .ints(tuple: s.luma_offset_l1, of: Int16.self), chromaFlag: s.chroma_weight_l1_flag,
+                      chroma: .ints(tuple: s.chroma_weight_l1, of: Int16.self), chromaOffset: .ints(tuple: s.chroma_offset_l1, of: Int16.self))
+    }
+
     private static func weights(_ prefix: String, lumaFlag: UInt8, luma: JSONValue, lumaOffset: JSONValue,
                                 chromaFlag: UInt8, chroma: JSONValue, chromaOffset: JSONValue) -> [(String, JSONValue)] {
         [
@@ -104,12 +114,7 @@ enum CaptureFields {
             ("luma_log2_weight_denom", .int(Int(s.luma_log2_weight_denom))),
             ("chroma_log2_weight_denom", .int(Int(s.chroma_log2_weight_denom))),
         ]
-        fields += weights("l0", lumaFlag: s.luma_weight_l0_flag, luma: .ints(tuple: s.luma_weight_l0, of: Int16.self),
-                          lumaOffset: .ints(tuple: s.luma_offset_l0, of: Int16.self), chromaFlag: s.chroma_weight_l0_flag,
-                          chroma: .ints(tuple: s.chroma_weight_l0, of: Int16.self), chromaOffset: .ints(tuple: s.chroma_offset_l0, of: Int16.self))
-        fields += weights("l1", lumaFlag: s.luma_weight_l1_flag, luma: .ints(tuple: s.luma_weight_l1, of: Int16.self),
-                          lumaOffset: .ints(tuple: s.luma_offset_l1, of: Int16.self), chromaFlag: s.chroma_weight_l1_flag,
-                          chroma: .ints(tuple: s.chroma_weight_l1, of: Int16.self), chromaOffset: .ints(tuple: s.chroma_offset_l1, of: Int16.self))
+        fields += weights(s)
         return .object(fields)
     }
 
@@ -217,12 +222,7 @@ enum CaptureFields {
             ("luma_log2_weight_denom", .int(Int(s.luma_log2_weight_denom))),
             ("chroma_log2_weight_denom", .int(Int(s.chroma_log2_weight_denom))),
         ]
-        fields += weights("l0", lumaFlag: s.luma_weight_l0_flag, luma: .ints(tuple: s.luma_weight_l0, of: Int16.self),
-                          lumaOffset: .ints(tuple: s.luma_offset_l0, of: Int16.self), chromaFlag: s.chroma_weight_l0_flag,
-                          chroma: .ints(tuple: s.chroma_weight_l0, of: Int16.self), chromaOffset: .ints(tuple: s.chroma_offset_l0, of: Int16.self))
-        fields += weights("l1", lumaFlag: s.luma_weight_l1_flag, luma: .ints(tuple: s.luma_weight_l1, of: Int16.self),
-                          lumaOffset: .ints(tuple: s.luma_offset_l1, of: Int16.self), chromaFlag: s.chroma_weight_l1_flag,
-                          chroma: .ints(tuple: s.chroma_weight_l1, of: Int16.self), chromaOffset: .ints(tuple: s.chroma_offset_l1, of: Int16.self))
+        fields += weights(s)
         fields += [
             ("cabac_init_idc", .int(Int(s.cabac_init_idc))),
             ("slice_qp_delta", .int(Int(s.slice_qp_delta))),
@@ -273,3 +273,24 @@ enum CaptureFields {
         return .object(fields)
     }
 }
+
+/// The prediction weight table (7.3.3.2) as VA's H.264 decode and encode slice parameters both carry it.
+protocol VAPredictionWeightTable {
+    associatedtype LumaTable
+    associatedtype ChromaTable
+    var luma_weight_l0_flag: UInt8 { get }
+    var luma_weight_l0: LumaTable { get }
+    var luma_offset_l0: LumaTable { get }
+    var chroma_weight_l0_flag: UInt8 { get }
+    var chroma_weight_l0: ChromaTable { get }
+    var chroma_offset_l0: ChromaTable { get }
+    var luma_weight_l1_flag: UInt8 { get }
+    var luma_weight_l1: LumaTable { get }
+    var luma_offset_l1: LumaTable { get }
+    var chroma_weight_l1_flag: UInt8 { get }
+    var chroma_weight_l1: ChromaTable { get }
+    var chroma_offset_l1: ChromaTable { get }
+}
+
+extension VASliceParameterBufferH264: VAPredictionWeightTable {}
+extension VAEncSliceParameterBufferH264: VAPredictionWeightTable {}

@@ -22,43 +22,12 @@ final class H264DecodeSession {
         rebuilder = ParameterSetRebuilder(profile: profile)
     }
 
-    private struct Slice {
-        let parameters: VASliceParameterBufferH264
-        let nalUnit: ArraySlice<UInt8>
-    }
-
     /// Decodes one picture; `violations` gets the parameters that contradict the slice data (see
     /// ``ParameterViolation``), also when the decode then fails.
     func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
                 violations: inout [ParameterViolation]) throws(VAError) {
-        var picture: VAPictureParameterBufferH264?
-        var matrix: VAIQMatrixBufferH264?
-        var slices: [Slice] = []
-        var waiting: [VASliceParameterBufferH264] = []
-        for buffer in buffers {
-            switch buffer.type {
-            case VAPictureParameterBufferType:
-                picture = buffer.element(as: VAPictureParameterBufferH264.self)
-            case VAIQMatrixBufferType:
-                matrix = buffer.element(as: VAIQMatrixBufferH264.self)
-            case VASliceParameterBufferType:
-                waiting += (0..<buffer.elementCount).map { buffer.element($0, as: VASliceParameterBufferH264.self) }
-            case VASliceDataBufferType:
-                // Slice parameters describe the slice data buffer rendered after them.
-                guard !waiting.isEmpty else { throw .invalidParameter }
-                for parameters in waiting {
-                    let start = Int(parameters.slice_data_offset), size = Int(parameters.slice_data_size)
-                    // Partial slices (VA_SLICE_DATA_FLAG_BEGIN/MIDDLE/END) are not reassembled.
-                    guard parameters.slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > 1,
-                          start >= 0, start + size <= buffer.bytes.count else { throw .invalidParameter }
-                    slices.append(Slice(parameters: parameters, nalUnit: buffer.bytes[start..<start + size]))
-                }
-                waiting = []
-            default:
-                throw .invalidBuffer
-            }
-        }
-        guard let picture, !slices.isEmpty, waiting.isEmpty else { throw .invalidParameter }
+        let rendered = try RenderedPicture<VAPictureParameterBufferH264, VAIQMatrixBufferH264, VASliceParameterBufferH264>(buffers, headerSize: 1)
+        let picture = rendered.picture, matrix = rendered.matrix, slices = rendered.slices
         let seq = picture.seq_fields.bits
         // 4:2:0, 8 bits: what the reported profiles decode.
         guard seq.chroma_format_idc == 1, picture.bit_depth_luma_minus8 == 0, picture.bit_depth_chroma_minus8 == 0 else {
@@ -68,14 +37,14 @@ final class H264DecodeSession {
         let height = (Int(picture.picture_height_in_mbs_minus1) + 1) * 16
         guard width <= max(contextWidth, surface.pitch), height <= surface.allocatedHeight else { throw .invalidParameter }
 
-        var accessUnit: [UInt8] = []
+        var accessUnit: [NALUnit] = []
         let sps = rebuilder.sequenceParameterSet(picture)
         if sps != lastSPS {
             lastSPS = sps
             sentPPS = [:]
             parameterSets = ParameterSets()
             _ = try? parameterSets.store(NALUnit(sps))
-            append(sps, to: &accessUnit)
+            accessUnit.append(NALUnit(sps))
         }
         var headers: [SliceHeaderPrefix] = []
         for slice in slices {
@@ -93,15 +62,15 @@ final class H264DecodeSession {
             if sentPPS[id] != pps {
                 sentPPS[id] = pps
                 _ = try? parameterSets.store(NALUnit(pps))
-                append(pps, to: &accessUnit)
+                accessUnit.append(NALUnit(pps))
             }
             if let violation = SliceDataOffsetCheck.violation(slice.parameters, index: index, nalUnit: slice.nalUnit, parameterSets: parameterSets) {
                 violations.append(violation)
             }
         }
-        for slice in slices { append(Array(slice.nalUnit), to: &accessUnit) }
+        accessUnit += slices.map { NALUnit(bytes: $0.nalUnit, offset: 0) }
 
-        let outcome = decoder.decode(accessUnit) { decoded in
+        let outcome = decoder.decode(AnnexBScanner.byteStream(accessUnit)) { decoded in
             let copyWidth = min(decoded.width, width, surface.pitch)
             let copyHeight = min(decoded.height, height, surface.allocatedHeight)
             I420ToNV12(decoded.planes.0, decoded.strides.0, decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
@@ -110,10 +79,5 @@ final class H264DecodeSession {
         // Concealed errors are the client's to ask about (vaQuerySurfaceError): the picture is there.
         surface.concealedMacroblocks = outcome.hadErrors ? (width / 16) * (height / 16) : 0
         if !outcome.decoded { throw .decodingError }
-    }
-
-    private func append(_ nalUnit: [UInt8], to accessUnit: inout [UInt8]) {
-        accessUnit += [0, 0, 0, 1]
-        accessUnit += nalUnit
     }
 }

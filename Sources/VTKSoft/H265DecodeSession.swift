@@ -10,7 +10,7 @@ final class H265DecodeSession: PictureDecoding {
     private let rebuilder: H265ParameterSetRebuilder
     private let decoder: LibavcodecDecoder
     /// The VPS, SPS and PPSs last sent, so that they are sent again only when they change.
-    private var sentSequence: [UInt8] = []
+    private var sentSequence: [[UInt8]] = []
     private var sentPPS: [Int: [UInt8]] = [:]
 
     init?(profile: VAProfile) {
@@ -22,30 +22,8 @@ final class H265DecodeSession: PictureDecoding {
     /// No H.265 parameter is checked against the slice data yet: `violations` stays empty.
     func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
                 violations: inout [ParameterViolation]) throws(VAError) {
-        var picture: VAPictureParameterBufferHEVC?
-        var matrix: VAIQMatrixBufferHEVC?
-        var slices: [(VASliceParameterBufferHEVC, ArraySlice<UInt8>)] = []
-        var waiting: [VASliceParameterBufferHEVC] = []
-        for buffer in buffers {
-            switch buffer.type {
-            case VAPictureParameterBufferType: picture = buffer.element(as: VAPictureParameterBufferHEVC.self)
-            case VAIQMatrixBufferType: matrix = buffer.element(as: VAIQMatrixBufferHEVC.self)
-            case VASliceParameterBufferType:
-                waiting += (0..<buffer.elementCount).map { buffer.element($0, as: VASliceParameterBufferHEVC.self) }
-            case VASliceDataBufferType:
-                guard !waiting.isEmpty else { throw .invalidParameter }
-                for parameters in waiting {
-                    let start = Int(parameters.slice_data_offset), size = Int(parameters.slice_data_size)
-                    guard parameters.slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > 2,
-                          start >= 0, start + size <= buffer.bytes.count else { throw .invalidParameter }
-                    slices.append((parameters, buffer.bytes[start..<start + size]))
-                }
-                waiting = []
-            default:
-                throw .invalidBuffer
-            }
-        }
-        guard let picture, !slices.isEmpty, waiting.isEmpty else { throw .invalidParameter }
+        let rendered = try RenderedPicture<VAPictureParameterBufferHEVC, VAIQMatrixBufferHEVC, VASliceParameterBufferHEVC>(buffers, headerSize: 2)
+        let picture = rendered.picture, matrix = rendered.matrix
         let f = picture.pic_fields.bits
         let tenBit = surface.format == .p010
         guard f.chroma_format_idc == 1, picture.bit_depth_luma_minus8 == picture.bit_depth_chroma_minus8,
@@ -53,30 +31,30 @@ final class H265DecodeSession: PictureDecoding {
         let width = Int(picture.pic_width_in_luma_samples), height = Int(picture.pic_height_in_luma_samples)
         guard width <= max(contextWidth, surface.width), height <= surface.allocatedHeight else { throw .invalidParameter }
 
-        var accessUnit: [UInt8] = []
-        let sequence = rebuilder.videoParameterSet(picture) + [0, 0, 0, 1] + rebuilder.sequenceParameterSet(picture)
+        var accessUnit: [NALUnit] = []
+        let sequence = [rebuilder.videoParameterSet(picture), rebuilder.sequenceParameterSet(picture)]
         if sequence != sentSequence {
             sentSequence = sequence
             sentPPS = [:]
-            append(sequence, to: &accessUnit)
+            accessUnit += sequence.map { NALUnit($0) }
         }
         var rewritten: [[UInt8]] = []
-        for (parameters, nalUnit) in slices {
+        for (parameters, nalUnit) in rendered.slices {
             // slice_pic_parameter_set_id: after first_slice_segment_in_pic_flag and, in IRAP pictures, no_output_of_prior_pics_flag.
             let id = Self.pictureParameterSetID(nalUnit)
             guard let id else { throw .invalidParameter }
             let pps = rebuilder.pictureParameterSet(picture, scaling: matrix, id: id)
             if sentPPS[id] != pps {
                 sentPPS[id] = pps
-                append(pps, to: &accessUnit)
+                accessUnit.append(NALUnit(pps))
             }
             do { rewritten.append(try H265SliceHeaderRewriter.rewrite(nalUnit, slice: parameters, picture: picture)) } catch {
                 throw .invalidParameter
             }
         }
-        for nalUnit in rewritten { append(nalUnit, to: &accessUnit) }
+        accessUnit += rewritten.map { NALUnit($0) }
 
-        let outcome = decoder.decode(accessUnit) { decoded in
+        let outcome = decoder.decode(AnnexBScanner.byteStream(accessUnit)) { decoded in
             let copyWidth = min(decoded.width, width, surface.width), copyHeight = min(decoded.height, height, surface.allocatedHeight)
             if decoded.bitDepth == 10 && tenBit {
                 Self.writeP010(decoded, into: surface, width: copyWidth, height: copyHeight)
@@ -114,10 +92,5 @@ final class H265DecodeSession: PictureDecoding {
                 row[2 * x + 1] = (UInt16(littleEndian: v[x]) << 6).littleEndian
             }
         }
-    }
-
-    private func append(_ nalUnit: [UInt8], to accessUnit: inout [UInt8]) {
-        accessUnit += [0, 0, 0, 1]
-        accessUnit += nalUnit
     }
 }

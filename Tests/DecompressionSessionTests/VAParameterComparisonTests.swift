@@ -71,11 +71,12 @@ struct VAParameterComparisonTests {
 
     /// For each slice NAL unit in stream order, the zero bytes between its end and the next start code's
     /// 0x000001 (the zero_byte of a 4-byte start code, trailing_zero_8bits). FFmpeg counts them into
-    /// some slices; B.1 makes them part of no NAL unit, and no decoder reads them.
-    static func trailingZeroBytes(_ bytes: [UInt8]) -> [Int] {
+    /// some slices; B.1 makes them part of no NAL unit, and no decoder reads them. `isSlice` tells the
+    /// codec's slice NAL units.
+    static func trailingZeroBytes(_ bytes: [UInt8], isSlice: (NALUnit) -> Bool = { $0.type.isSlice }) -> [Int] {
         let units = AnnexBScanner.nalUnits(in: bytes)
         var gaps: [Int] = []
-        for (i, unit) in units.enumerated() where unit.type.isSlice {
+        for (i, unit) in units.enumerated() where isSlice(unit) {
             let end = unit.offset + unit.bytes.count
             let next = i + 1 < units.count ? units[i + 1].offset - 3 : bytes.count
             gaps.append(max(0, next - end))
@@ -204,12 +205,18 @@ struct VAParameterComparisonTests {
         let vtkCapture = try capture(url, client: "vtk"), ffmpegCapture = try capture(url, client: "ffmpeg")
         var adjusted = 0, unused = 0
         let ours = normalize(vtkCapture.lines, adjusted: &unused)
-        var theirs = normalize(ffmpegCapture.lines, mmco5Pictures: mmco5Pictures, keepsPOCAfterMMCO5: true, adjusted: &adjusted)
+        let theirs = normalize(ffmpegCapture.lines, mmco5Pictures: mmco5Pictures, keepsPOCAfterMMCO5: true, adjusted: &adjusted)
         var result = Comparison(streamSlices: streamSlices, slicesWithEPBInHeader: withEPB, mmco5Adjusted: adjusted, vtk: vtkCapture, ffmpeg: ffmpegCapture)
         result.vtkSlices = slices(ours)
         result.ffmpegSlices = slices(theirs)
-        // FFmpeg's slice_data_size may include zero bytes that follow the NAL unit; accept exactly those.
-        let gaps = trailingZeroBytes(bytes)
+        result.differences = differences(ours, theirs, gaps: trailingZeroBytes(bytes))
+        return result
+    }
+
+    /// The pictures' differences between two normalized captures of one stream (either codec). FFmpeg's
+    /// slice_data_size may include the zero bytes after the NAL unit (`gaps`, per slice); exactly those are accepted.
+    static func differences(_ ours: [[String: Any]], _ ffmpeg: [[String: Any]], gaps: [Int]) -> [String] {
+        var theirs = ffmpeg
         var sliceIndex = 0
         for i in 0..<min(ours.count, theirs.count) {
             guard var slices = theirs[i]["slices"] as? [[String: Any]], let mine = ours[i]["slices"] as? [[String: Any]] else { continue }
@@ -222,11 +229,12 @@ struct VAParameterComparisonTests {
             }
             theirs[i]["slices"] = slices
         }
-        if ours.count != theirs.count { result.differences.append("pictures: vtk \(ours.count) != ffmpeg \(theirs.count)") }
+        var differences: [String] = []
+        if ours.count != theirs.count { differences.append("pictures: vtk \(ours.count) != ffmpeg \(theirs.count)") }
         for i in 0..<min(ours.count, theirs.count) {
-            if let d = difference(ours[i], theirs[i], path: "picture \(i)") { result.differences.append(d) }
+            if let d = difference(ours[i], theirs[i], path: "picture \(i)") { differences.append(d) }
         }
-        return result
+        return differences
     }
 
     /// 0 differences, every slice of every picture compared, and 0 slice_data_bit_offset violations from

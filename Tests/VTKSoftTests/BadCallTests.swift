@@ -8,11 +8,6 @@ import VTKTestSupport
 /// device (``VTKSoftDisplay``), so they run without Xvfb or ffmpeg.
 @Suite("Bad VA calls", .serialized, .enabled(if: VTKSoftDriverLocation.directory != nil, "\(VTKSoftDriverLocation.missingMessage)"))
 struct BadCallTests {
-    func expectStatus(_ status: VAStatus, _ expected: Int32, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(status == expected, "\(what): got \(String(cString: vaErrorStr(status))), want \(String(cString: vaErrorStr(expected)))",
-                sourceLocation: sourceLocation)
-    }
-
     @Test("A clean client leaves no live objects; the counters are exported")
     func cleanClientLeavesNothing() throws {
         let display = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))

@@ -97,17 +97,7 @@ struct BrokenClientTests {
                                          &targets, 2, &context), "vaCreateContext")
         defer { vaDestroyContext(display, context) }
 
-        var picture = VAPictureParameterBufferH264()
-        picture.CurrPic.picture_id = targets[0]
-        picture.CurrPic.flags = UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
-        withUnsafeMutableBytes(of: &picture.ReferenceFrames) { raw in
-            for i in 0..<16 {
-                var invalid = VAPictureH264()
-                invalid.picture_id = VASurfaceID(VA_INVALID_ID)
-                invalid.flags = UInt32(VA_PICTURE_H264_INVALID)
-                raw.storeBytes(of: invalid, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
-            }
-        }
+        var picture = VTKSoftVAClient.intraPictureParameters(targets[0])
         picture.picture_width_in_mbs_minus1 = UInt16(sps.picWidthInMbsMinus1)
         picture.picture_height_in_mbs_minus1 = UInt16(sps.frameHeightInMbs - 1)
         picture.num_ref_frames = UInt8(sps.maxNumRefFrames)

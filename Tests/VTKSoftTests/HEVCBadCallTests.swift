@@ -6,11 +6,6 @@ import VTKTestSupport
 /// bits (NV12 or P010 surfaces), H.265 buffers of the right sizes only.
 @Suite("H.265 VA calls to vtksoft", .serialized, .enabled(if: VTKSoftDriverLocation.directory != nil, "\(VTKSoftDriverLocation.missingMessage)"))
 struct HEVCBadCallTests {
-    func expectStatus(_ status: VAStatus, _ expected: Int32, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(status == expected, "\(what): got \(String(cString: vaErrorStr(status))), want \(String(cString: vaErrorStr(expected)))",
-                sourceLocation: sourceLocation)
-    }
-
     @Test("configs, surfaces, images and buffers for H.265")
     func configsAndBuffers() throws {
         let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))

@@ -97,6 +97,22 @@ struct VTKSoftVAClient {
         return Array(UnsafeBufferPointer(start: payload, count: Int(segment.size)))
     }
 
+    /// Picture parameters for an intra reference picture decoded into `target`: no reference frames.
+    static func intraPictureParameters(_ target: VASurfaceID) -> VAPictureParameterBufferH264 {
+        var picture = VAPictureParameterBufferH264()
+        picture.CurrPic.picture_id = target
+        picture.CurrPic.flags = UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
+        withUnsafeMutableBytes(of: &picture.ReferenceFrames) { raw in
+            for i in 0..<16 {
+                var invalid = VAPictureH264()
+                invalid.picture_id = VASurfaceID(VA_INVALID_ID)
+                invalid.flags = UInt32(VA_PICTURE_H264_INVALID)
+                raw.storeBytes(of: invalid, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
+            }
+        }
+        return picture
+    }
+
     /// Decodes an IDR made by ``encodeOnePicture()`` into a new surface; returns its luma. The slice's
     /// slice_data_bit_offset is `sliceDataBitOffset` of where its slice data starts: VA's convention
     /// unless a test means to send a wrong one.
@@ -120,17 +136,7 @@ struct VTKSoftVAClient {
         try check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &target, 1, &context), "vaCreateContext")
         defer { vaDestroyContext(display, context) }
 
-        var picture = VAPictureParameterBufferH264()
-        picture.CurrPic.picture_id = target
-        picture.CurrPic.flags = UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
-        withUnsafeMutableBytes(of: &picture.ReferenceFrames) { raw in
-            for i in 0..<16 {
-                var invalid = VAPictureH264()
-                invalid.picture_id = VASurfaceID(VA_INVALID_ID)
-                invalid.flags = UInt32(VA_PICTURE_H264_INVALID)
-                raw.storeBytes(of: invalid, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
-            }
-        }
+        var picture = Self.intraPictureParameters(target)
         picture.picture_width_in_mbs_minus1 = UInt16(sps.picWidthInMbsMinus1)
         picture.picture_height_in_mbs_minus1 = UInt16(sps.frameHeightInMbs - 1)
         picture.num_ref_frames = UInt8(sps.maxNumRefFrames)

@@ -1,0 +1,217 @@
+import Dispatch
+import H264Bitstream
+import VideoAcceleration
+import VTKMedia
+
+/// Decoding through VA-API, shaped like VideoToolbox's VTDecompressionSession, for any codec that brings
+/// its assembler, decoding process and accelerator (``DecompressionSession`` for H.264,
+/// ``H265DecompressionSession`` for H.265).
+///
+/// Create it from a format description (or nil when the parameter sets come in band), then hand it samples
+/// in decoding order: synchronously with ``decode(_:)``, which returns the frames that became ready, or
+/// asynchronously with ``decodeAsync(_:)``, whose frames arrive through the output handler and ``frames``.
+/// Frames come out in display order as pixel buffers of the display (cropped) size, carrying the
+/// sample's presentation time. New parameter sets that change the size or profile drain the old pictures
+/// and re-create the VA context; nothing is lost.
+public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked Sendable {
+    public typealias AccessUnit = Codec.Assembler.AccessUnit
+    typealias PictureID = Codec.Process.Request.Picture.ID
+
+    public let connection: VADisplayConnection
+    public let outputFormat: PixelFormat
+    public private(set) var formatDescription: Codec.Format?
+    public private(set) var statistics = DecodeStatistics()
+
+    private let accelerator: any VADecodingAccelerator<Codec>
+    /// Pictures the driver failed to decode, flagged damaged when output.
+    private var failedPictures = Set<PictureID>()
+    private var process = Codec.Process()
+    private var assembler = Codec.Assembler()
+    private var crop = (x: 0, y: 0, width: 0, height: 0)
+    /// The format description of the last sample that carried one.
+    private var sampleFormat: Codec.Format?
+    private var isInvalidated = false
+    private let queue = DispatchQueue(label: "vtk.decompression")
+    private let group = DispatchGroup()
+    private var continuation: AsyncStream<DecodedFrame>.Continuation?
+    /// Called for each frame decoded through ``decodeAsync(_:)`` (and for errors).
+    public var outputHandler: (@Sendable (Result<DecodedFrame, Error>) -> Void)?
+
+    /// Frames from ``decodeAsync(_:)``, in display order; ends at ``invalidate()``.
+    public private(set) lazy var frames: AsyncStream<DecodedFrame> = AsyncStream { self.continuation = $0 }
+
+    /// The codec's public initialisers check the profile, then make their accelerator and call this.
+    init(formatDescription: Codec.Format?, connection: VADisplayConnection, outputFormat: PixelFormat,
+         accelerator: any VADecodingAccelerator<Codec>) {
+        self.connection = connection
+        self.outputFormat = outputFormat
+        self.accelerator = accelerator
+        if let formatDescription {
+            self.formatDescription = formatDescription
+            for unit in Codec.parameterSets(of: formatDescription) { _ = assembler.push(unit) }
+            _ = assembler.finish()
+            sampleFormat = formatDescription
+        }
+    }
+
+    /// "vtksoft (vtksoft ...)" or "/dev/dri/renderD128 (Intel iHD driver ...)".
+    public var deviceDescription: String { "\(connection.devicePath) (\(connection.vendor))" }
+
+    /// Decodes one sample (one access unit) and returns the frames it made ready, in display order.
+    public func decode(_ sample: SampleBuffer) throws -> [DecodedFrame] {
+        // A sample whose format description is new brings its parameter sets, as an encoder's samples do.
+        if let format = Codec.format(of: sample), format != sampleFormat {
+            sampleFormat = format
+            for unit in Codec.parameterSets(of: format) { _ = assembler.push(unit) }
+        }
+        let units: [NALUnit]
+        do { units = try sample.nalUnits() } catch {
+            record("sample at \(sample.presentationTime): \(error)")
+            statistics.accessUnitsSkipped += 1
+            return []
+        }
+        var frames: [DecodedFrame] = []
+        for unit in units { if let au = assembler.push(unit) { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) } }
+        for au in assembler.finish() { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) }
+        return frames
+    }
+
+    /// Decodes one access unit (from the codec's assembler, e.g. for an Annex B stream).
+    public func decode(accessUnit: AccessUnit, presentationTime: MediaTime = .invalid) throws -> [DecodedFrame] {
+        guard !isInvalidated else { throw DecompressionError.invalidated }
+        guard accessUnit.hasPicture else {
+            for problem in accessUnit.problems { record("byte \(accessUnit.offset): \(problem)") }
+            return []
+        }
+        statistics.accessUnits += 1
+        return try run(process.decode(accessUnit, presentationTime: presentationTime))
+    }
+
+    /// Outputs the frames still held for reordering (end of stream), like
+    /// VTDecompressionSessionFinishDelayedFrames.
+    public func finishDelayedFrames() throws -> [DecodedFrame] {
+        guard !isInvalidated else { return [] }
+        return try run(process.flush())
+    }
+
+    // MARK: Asynchronous use
+
+    /// Queues a sample; its frames go to ``outputHandler`` and ``frames``.
+    public func decodeAsync(_ sample: SampleBuffer) {
+        group.enter()
+        queue.async { [self] in
+            defer { group.leave() }
+            deliver { try decode(sample) }
+        }
+    }
+
+    /// Queues the end of the stream: the delayed frames are delivered.
+    public func finishDelayedFramesAsync() {
+        group.enter()
+        queue.async { [self] in
+            defer { group.leave() }
+            deliver { try finishDelayedFrames() }
+        }
+    }
+
+    /// Blocks until every queued sample has been decoded and delivered.
+    public func waitForAsynchronousFrames() {
+        group.wait()
+    }
+
+    private func deliver(_ work: () throws -> [DecodedFrame]) {
+        do {
+            for frame in try work() {
+                outputHandler?(.success(frame))
+                continuation?.yield(frame)
+            }
+        } catch {
+            outputHandler?(.failure(error))
+        }
+    }
+
+    /// Releases the VA objects; later calls fail with ``DecompressionError/invalidated``.
+    public func invalidate() {
+        waitForAsynchronousFrames()
+        guard !isInvalidated else { return }
+        isInvalidated = true
+        accelerator.releaseAll()
+        accelerator.shutdown()
+        continuation?.finish()
+    }
+
+    deinit { accelerator.shutdown() }
+
+    // MARK: Events of the decoding process
+
+    private func run(_ events: [Codec.Process.Event]) throws -> [DecodedFrame] {
+        var frames: [DecodedFrame] = []
+        for event in events {
+            switch event {
+            case let .newSequence(format, dpbCapacity):
+                formatDescription = format
+                crop = format.cleanAperture
+                // The DPB, the picture being decoded, and one picture being read back.
+                try accelerator.configure(format: format, surfaceCount: dpbCapacity + 2)
+            case .decode(let request):
+                // A driver that refuses one picture (a decoding error on damaged data) must not stop the
+                // session or strand its surface: the picture is flagged, and the events after it still run.
+                do {
+                    try accelerator.decode(request)
+                    statistics.picturesDecoded += 1
+                } catch let error as VAError {
+                    failedPictures.insert(request.picture.id)
+                    record("picture \(request.picture.decodeIndex) at byte \(request.firstSliceOffset): \(error)")
+                }
+            case .output(let picture):
+                if let frame = output(picture) { frames.append(frame) }
+            case .discarded:
+                statistics.framesDiscarded += 1
+            case .released(let id):
+                failedPictures.remove(id)
+                accelerator.release(id)
+            case .problem(let problem):
+                if Codec.skipsAccessUnit(problem) { statistics.accessUnitsSkipped += 1 }
+                if let note = Codec.note(for: problem) {
+                    if statistics.notes.count < 100 { statistics.notes.append(note) }
+                } else {
+                    record(problem.description)
+                }
+            }
+        }
+        return frames
+    }
+
+    /// Reads a picture back straight into the output format (one pass over the pixels, not a copy then a
+    /// conversion); nil when that fails (the frame is dropped and the problem recorded).
+    private func output(_ picture: Codec.Process.Request.Picture) -> DecodedFrame? {
+        let failed = failedPictures.remove(picture.id) != nil
+        var pixels: PixelBuffer
+        do { pixels = try accelerator.read(picture.id, crop: crop, format: outputFormat) } catch {
+            record("picture \(picture.decodeIndex): reading it back failed: \(error)")
+            statistics.framesDropped += 1
+            return nil
+        }
+        pixels.presentationTime = picture.presentationTime
+        // The driver may have met errors the bitstream layer could not see (damaged slice data)
+        // and concealed them: such a picture is not passed off as right.
+        var concealed = false
+        if let count = accelerator.macroblocksInError(picture.id), count > 0 {
+            concealed = true
+            process.markDamaged(picture.id)
+            record("picture \(picture.decodeIndex): the decoder concealed errors in \(count) \(Codec.blockName)(s)")
+        }
+        let damaged = picture.isDamaged || failed || concealed
+        statistics.framesOutput += 1
+        if damaged { statistics.damagedFrames += 1 }
+        return DecodedFrame(pixelBuffer: pixels, isDamaged: damaged, decodeIndex: picture.decodeIndex)
+    }
+
+    /// Adds a problem found outside the session (by the container reader, say) to its statistics.
+    public func noteProblem(_ problem: String) { record(problem) }
+
+    private func record(_ problem: String) {
+        statistics.problemCount += 1
+        if statistics.problems.count < 100 { statistics.problems.append(problem) }
+    }
+}

@@ -1,0 +1,52 @@
+import CLibVA
+
+/// Where a slice lies in the slice data buffer: the same three fields in every codec's VA slice parameters.
+protocol VASliceDataLocation {
+    var slice_data_offset: UInt32 { get }
+    var slice_data_size: UInt32 { get }
+    var slice_data_flag: UInt32 { get }
+}
+
+extension VASliceParameterBufferH264: VASliceDataLocation {}
+extension VASliceParameterBufferHEVC: VASliceDataLocation {}
+
+/// One picture's VA buffers as a decode context received them, gathered: the picture parameters, the
+/// inverse-quantisation matrix, and each slice's parameters with its NAL unit.
+struct RenderedPicture<PictureParameters, Matrix, SliceParameters: VASliceDataLocation> {
+    var picture: PictureParameters
+    var matrix: Matrix?
+    var slices: [(parameters: SliceParameters, nalUnit: ArraySlice<UInt8>)]
+
+    /// `headerSize` is the codec's NAL unit header length: a slice must hold more than its header.
+    init(_ buffers: [RenderedBuffer], headerSize: Int) throws(VAError) {
+        var picture: PictureParameters?
+        var slices: [(parameters: SliceParameters, nalUnit: ArraySlice<UInt8>)] = []
+        var waiting: [SliceParameters] = []
+        for buffer in buffers {
+            switch buffer.type {
+            case VAPictureParameterBufferType:
+                picture = buffer.element(as: PictureParameters.self)
+            case VAIQMatrixBufferType:
+                matrix = buffer.element(as: Matrix.self)
+            case VASliceParameterBufferType:
+                waiting += (0..<buffer.elementCount).map { buffer.element($0, as: SliceParameters.self) }
+            case VASliceDataBufferType:
+                // Slice parameters describe the slice data buffer rendered after them.
+                guard !waiting.isEmpty else { throw .invalidParameter }
+                for parameters in waiting {
+                    let start = Int(parameters.slice_data_offset), size = Int(parameters.slice_data_size)
+                    // Partial slices (VA_SLICE_DATA_FLAG_BEGIN/MIDDLE/END) are not reassembled.
+                    guard parameters.slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > headerSize,
+                          start >= 0, start + size <= buffer.bytes.count else { throw .invalidParameter }
+                    slices.append((parameters, buffer.bytes[start..<start + size]))
+                }
+                waiting = []
+            default:
+                throw .invalidBuffer
+            }
+        }
+        guard let picture, !slices.isEmpty, waiting.isEmpty else { throw .invalidParameter }
+        self.picture = picture
+        self.slices = slices
+    }
+}
