@@ -1,4 +1,5 @@
 import Foundation
+import VTKTestSupport
 
 /// The encode-speed row: 720p CQP through vtk on vtksoft's native engine (the VA path), beside openh264
 /// direct and x264 ultrafast, every process pinned to one core (`taskset`) and single-threaded.
