@@ -7,7 +7,7 @@ enum EncoderEngine: String {
     case native
     case openh264
 
-    static let defaultEngine = EncoderEngine.openh264
+    static let defaultEngine = EncoderEngine.native
 
     static let selected: EncoderEngine = {
         guard let value = getenv("VTKSOFT_ENCODER"), let engine = EncoderEngine(rawValue: String(cString: value)) else { return defaultEngine }

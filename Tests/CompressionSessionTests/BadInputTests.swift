@@ -1,6 +1,7 @@
 import CompressionSession
 import Foundation
 import Testing
+import VideoAcceleration
 import VTKMedia
 import VTKTestSupport
 
@@ -85,11 +86,18 @@ struct BadInputTests {
         }
     }
 
-    @Test("Zero frames: completing gives nothing and no format description; an invalidated session refuses")
-    func zeroFramesAndInvalidate() throws {
-        let session = try session()
+    @Test("Zero frames: completing gives nothing, and a format description only where vtk packs the SPS/PPS; an invalidated session refuses",
+          arguments: ["native", "openh264"])
+    func zeroFramesAndInvalidate(engine: String) throws {
+        let connection = try VADisplayConnection.open(.software)
+        try #require(VTKSoftCounters.setEncoder(engine, in: connection.display), "vtksoft_display_set_encoder")
+        var p = CompressionProperties()
+        p.expectedFrameRate = 25
+        let session = try CompressionSession(width: Self.width, height: Self.height, properties: p, connection: connection)
         #expect(try session.completeFrames().isEmpty)
-        #expect(session.formatDescription == nil)
+        // The native engine takes packed headers, so the SPS/PPS are vtk's own from the start; openh264 writes its own.
+        #expect(session.packedHeadersDescription.contains("SEQUENCE") == (engine == "native"), "\(session.packedHeadersDescription)")
+        #expect((session.formatDescription != nil) == (engine == "native"))
         try session.prepareToEncodeFrames()
         #expect(try session.completeFrames().isEmpty)
         session.invalidate()

@@ -35,7 +35,7 @@ struct ConformanceEncodeTests {
             #expect(sample.presentationTime == MediaTime(value: Int64(i), timescale: 30) && sample.decodeTime == sample.presentationTime)
             #expect(sample.duration == MediaTime(value: 1, timescale: 30))
         }
-        // vtksoft's SPS is openh264's, which has no VUI timing; where a driver writes one it must say 30 fps.
+        // An SPS may carry no VUI timing (openh264's has none); where one does it must say 30 fps.
         if let rate = run.formatDescription.frameRate { #expect(rate.numerator == 30 * rate.denominator) }
         print("encode \(clip): \(run.samples.count) frames, \(run.bytes.count) bytes in \(String(format: "%.2f", run.seconds)) s, \(run.formatDescription)")
     }

@@ -119,6 +119,24 @@ struct EndToEndTests {
         #expect(report["frames"] as? Int == 10 && report["width"] as? Int == 176 && report["frame_rate"] as? Double == 15)
     }
 
+    @Test("vtk info names vtksoft's encoder engine and what it can do: native by default, openh264 with VTKSOFT_ENCODER=openh264",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          arguments: [("", "native"), ("openh264", "openh264"), ("native", "native")])
+    func infoNamesEncoderEngine(variable: String, engine: String) throws {
+        // An empty VTKSOFT_ENCODER is unset as far as vtksoft is concerned: the default engine.
+        let environment = ["VTKSOFT_ENCODER": variable]
+        let text = try VTKBinary.run(["info", "--device", "soft"], extraEnvironment: environment)
+        #expect(text.status == 0, "\(text.stderrText)")
+        #expect(text.stdoutText.contains("driver:     vtksoft: software VA-API driver (libavcodec decode, \(engine) encode)"), "\(text.stdoutText.prefix(400))")
+        let info = try VTKBinary.run(["info", "--device", "soft", "--json"], extraEnvironment: environment)
+        let json = try #require(try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any])
+        #expect((json["vendor"] as? String)?.contains("\(engine) encode") == true)
+        let high = try #require((json["encode"] as? [[String: Any]])?.first { $0["profile"] as? String == "High" })
+        let native = engine == "native"
+        #expect(high["l0"] as? Int == (native ? 4 : 1) && high["l1"] as? Int == (native ? 1 : 0), "\(high)")
+        #expect((high["packed_headers"] as? String == "none") != native, "\(high)")
+    }
+
     @Test("vtk info and probe describe the device and the stream, also as JSON",
           .enabled(if: VTKBinary.available, VTKBinary.missing),
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))

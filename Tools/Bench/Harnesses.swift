@@ -61,13 +61,26 @@ enum Harness {
         defer { fclose(out) }
         do {
             _ = try pictures.withUnsafeBytes { raw in
-                try OpenH264Direct.encode(raw, width: width, height: height, frames: frames, qp: qp, bitRate: bitRate, keyint: keyint) { coded in
-                    fwrite(coded.baseAddress, 1, coded.count, out)
+                var coded = 0
+                return try OpenH264Direct.encode(raw, width: width, height: height, frames: frames, qp: qp, bitRate: bitRate, keyint: keyint) { bytes in
+                    fwrite(bytes.baseAddress, 1, bytes.count, out)
+                    // Frames already coded leave memory, so that peak RSS is the encoder's, not the whole input's (vtk streams its input).
+                    coded += 1
+                    dropPages(raw, upTo: coded * width * height * 3 / 2)
                 }
             }
         } catch {
             return 6
         }
         return 0
+    }
+
+    /// Releases the whole pages of `buffer` below `offset` (madvise MADV_DONTNEED); they are not read again.
+    static func dropPages(_ buffer: UnsafeRawBufferPointer, upTo offset: Int) {
+        guard let base = buffer.baseAddress else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: base) + page - 1) / page * page, end = (Int(bitPattern: base) + min(offset, buffer.count)) / page * page
+        guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(pointer, end - start, MADV_DONTNEED)
     }
 }

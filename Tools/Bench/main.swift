@@ -2,7 +2,7 @@
 // vtksoft wraps used directly, and beside FFmpeg's own software codecs, on this machine, now.
 //
 //     swift build -c release && .build/release/vtk-bench [--reps N] [--out DIR]     (make bench)
-//     .build/release/vtk-bench --only rtp-latency                                    (section 6 alone)
+//     .build/release/vtk-bench --only rtp-latency | encode-speed                     (one section alone)
 //
 // Every command is a whole process (posix_spawn + wait4: wall time, user+sys CPU, peak RSS). In each
 // repetition every command of a group runs once, in an order rotated from one repetition to the next, and
@@ -37,6 +37,12 @@ func note(_ message: String) { FileHandle.standardError.write(Data("vtk-bench: \
 let reps = argv.firstIndex(of: "--reps").flatMap { Int(argv[argv.index(after: $0)]) }
     ?? Int(ProcessInfo.processInfo.environment["VTK_BENCH_REPS"] ?? "") ?? 5
 let outDir = argv.firstIndex(of: "--out").map { argv[argv.index(after: $0)] } ?? "bench-out"
+/// `--only rtp-latency` (section 6) or `--only encode-speed` (the 720p encode speed row, EncodeSpeed.swift) runs one section alone.
+let onlySection = argv.firstIndex(of: "--only").map { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }
+if let onlySection, !["rtp-latency", "encode-speed"].contains(onlySection) {
+    FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency or encode-speed, not '\(onlySection)'\n".utf8)); exit(2)
+}
+let onlyEncodeSpeed = onlySection == "encode-speed"
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 let binDir = URL(fileURLWithPath: selfPath).deletingLastPathComponent()
 let vtk = binDir.appendingPathComponent("vtk").path
@@ -68,9 +74,10 @@ let loadAtStart = loadAverage()
 struct Sample { var wall: Double; var cpu: Double; var rssKiB: Int }
 
 /// Runs one process to the end with standard input, output and error on /dev/null.
-func spawn(_ path: String, _ arguments: [String], va: Bool = false) -> Sample {
+func spawn(_ path: String, _ arguments: [String], va: Bool = false, extraEnvironment: [String: String] = [:]) -> Sample {
     var environment = ProcessInfo.processInfo.environment
     if va { environment.merge(vaEnvironment) { $1 } }
+    environment.merge(extraEnvironment) { $1 }
     let cArgs = ([path] + arguments).map { strdup($0) } + [nil]
     let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { cArgs.forEach { free($0) }; cEnv.forEach { free($0) } }
@@ -101,10 +108,11 @@ struct Command {
     let run: () -> Sample
 }
 
-func command(_ name: String, _ tool: String, _ arguments: [String], va: Bool = false) -> Command {
+func command(_ name: String, _ tool: String, _ arguments: [String], va: Bool = false, environment: [String: String] = [:]) -> Command {
     let path = tool.hasPrefix("/") ? tool : (ProcessRunner.which(tool) ?? tool)
-    let shown = ([URL(fileURLWithPath: tool).lastPathComponent] + arguments.map(shortPath)).joined(separator: " ")
-    return Command(name: name, shown: shown) { spawn(path, arguments, va: va) }
+    let shown = (environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + [URL(fileURLWithPath: tool).lastPathComponent]
+                 + arguments.map(shortPath)).joined(separator: " ")
+    return Command(name: name, shown: shown) { spawn(path, arguments, va: va, extraEnvironment: environment) }
 }
 
 /// Names files by their last component in the tables.
@@ -193,8 +201,7 @@ func latencySection() {
              + "\(f2(result.percentile(95))) | \(f2(result.p99)) |\n")
     }
 }
-if let only = argv.firstIndex(of: "--only").map({ argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }) {
-    guard only == "rtp-latency" else { fail("--only takes rtp-latency, not '\(only)'") }
+if onlySection == "rtp-latency" {
     make(["-i", stream720, "-frames:v", "\(latencyFrames)", "-pix_fmt", "yuv420p", "-f", "rawvideo", rawI420])
     emit("Machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs (`nproc`), \(cpuModel()); load average at start \(loadAtStart).\n")
     latencySection()
@@ -204,8 +211,22 @@ if let only = argv.firstIndex(of: "--only").map({ argv.index(after: $0) < argv.c
 }
 
 note("making inputs in \(work.path)")
-make(["-i", stream720, "-frames:v", "\(frames)", "-pix_fmt", "nv12", "-f", "rawvideo", rawNV12])
-make(["-i", stream720, "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-f", "rawvideo", rawI420])
+let has720 = FileManager.default.fileExists(atPath: stream720)
+if has720 {
+    make(["-i", stream720, "-frames:v", "\(frames)", "-pix_fmt", "nv12", "-f", "rawvideo", rawNV12])
+    make(["-i", stream720, "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-f", "rawvideo", rawI420])
+}
+let speedInput = EncodeSpeedInput(vtk: vtk, ffmpeg: ffmpeg, bench: selfPath, nv12: rawNV12, i420: rawI420,
+                                  output: work.appendingPathComponent("speed.h264").path,
+                                  width: width, height: height, frames: frames, keyint: keyint, qp: qp)
+if onlyEncodeSpeed {
+    let rows = encodeSpeedRows(speedInput)
+    var text = encodeSpeedTable(rows)
+    if let rows { text += "\n| target | measured (median (min–max)) | met |\n|---|---:|:-:|\n" + encodeSpeedTargets(rows) }
+    FileHandle.standardOutput.write(Data(text.utf8))
+    note("load average at start \(loadAtStart), at end \(loadAverage())")
+    exit(0)
+}
 for (path, count) in [(longStream, 1700), (shortStream, 17)] {
     make(["-f", "lavfi", "-i", "testsrc2=size=352x288:rate=25", "-frames:v", "\(count)", "-c:v", "libx264", "-preset", "ultrafast",
           "-g", "250", "-pix_fmt", "yuv420p", "-f", "h264", path])
@@ -251,18 +272,21 @@ emit(table(decodeHEVC720, reference: "vtk"))
 
 // MARK: 2. Encode
 
+/// vtk's VA-layer overhead: vtk and FFmpeg's h264_vaapi on vtksoft's openh264 engine, beside openh264 direct.
+/// (The native engine's speed is the encode-speed row, EncodeSpeed.swift.)
 func encodeGroup(_ title: String, qp: Int?, bitRate: Int?) -> [Row] {
+    let openh264 = ["VTKSOFT_ENCODER": "openh264"]
     let vtkRC = qp.map { ["--qp", "\($0)"] } ?? ["--bitrate", "\(bitRate!)", "--rc", "cbr"]
     let ffRC = qp.map { ["-rc_mode", "CQP", "-qp", "\($0)"] } ?? ["-rc_mode", "CBR", "-b:v", "\(bitRate!)", "-maxrate", "\(bitRate!)"]
     let x264RC = qp.map { ["-qp", "\($0)"] } ?? ["-b:v", "\(bitRate!)", "-maxrate", "\(bitRate!)", "-bufsize", "\(bitRate!)"]
     let rawIn = ["-f", "rawvideo", "-pix_fmt", "nv12", "-s", "\(width)x\(height)", "-r", "30", "-i", rawNV12]
     return compare(title, [
         command("vtk", vtk, ["encode", rawNV12, "--size", "\(width)x\(height)", "--pix-fmt", "nv12", "--keyint", "\(keyint)"]
-                + vtkRC + ["-o", out, "-q"]),
+                + vtkRC + ["-o", out, "-q"], environment: openh264),
         command("ffmpeg h264_vaapi", ffmpeg, ["-nostdin", "-v", "error", "-y", "-threads", "1", "-init_hw_device", VTKSoftFFmpeg.hwDevice,
                                               "-filter_hw_device", "va"] + rawIn
                 + ["-vf", "hwupload", "-c:v", "h264_vaapi", "-profile:v", "high", "-bf", "0", "-g", "\(keyint)"] + ffRC + ["-f", "h264", out],
-                va: true),
+                va: true, environment: openh264),
         command("openh264 direct", selfPath, ["--openh264-encode", rawI420, "\(width)", "\(height)", "\(frames)",
                                               qp.map { "qp=\($0)" } ?? "bps=\(bitRate!)", "\(keyint)", out]),
         command("x264 ultrafast", ffmpeg, ["-nostdin", "-v", "error", "-y", "-threads", "1"] + rawIn
@@ -275,6 +299,8 @@ emit("\n### Encode through vtksoft, 300 frames 1280x720 NV12, IDR every \(keyint
 emit(table(encodeCQP, reference: "vtk"))
 emit("\nCBR \(cbr / 1_000_000) Mbit/s\n\n")
 emit(table(encodeCBR, reference: "vtk"))
+let encodeSpeed = encodeSpeedRows(speedInput)
+emit(encodeSpeedTable(encodeSpeed))
 
 // MARK: 3. Round trip
 
@@ -395,6 +421,7 @@ for (label, rows) in [("encode CQP", encodeCQP), ("encode CBR", encodeCBR)] {
     emit("| \(label): vtk / ffmpeg h264_vaapi ≤ 1 | \(inverse(ff)) | \(1 / ff.medianRatio <= 1 ? "yes" : "no") |\n")
     emit("| \(label): vtk / openh264 direct ≤ 1.10 | \(inverse(oh)) | \(1 / oh.medianRatio <= 1.10 ? "yes" : "no") |\n")
 }
+if let encodeSpeed { emit(encodeSpeedTargets(encodeSpeed)) }
 let rtFF = roundtrip[1]
 emit("| round trip: vtk / ffmpeg ≤ 1 | \(inverse(rtFF)) | \(1 / rtFF.medianRatio <= 1 ? "yes" : "no") |\n")
 emit("| vtk suite run: -j 2 / -j 1 < 1 | \(f2(suiteJobs[1].medianRatio)) | \(suiteJobs[1].medianRatio < 1 ? "yes" : "no") |\n")
