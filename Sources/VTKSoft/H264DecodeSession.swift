@@ -27,10 +27,10 @@ final class H264DecodeSession {
         let nalUnit: ArraySlice<UInt8>
     }
 
-    /// Decodes one picture; `violations` gets the parameters that contradict the slice data (see
-    /// ``ParameterViolation``), also when the decode then fails.
-    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
-                violations: inout [ParameterViolation]) throws(VAError) {
+    /// vaEndPicture's part: checks one picture's buffers and builds its access unit; `violations` gets the
+    /// parameters that contradict the slice data (see ``ParameterViolation``), also when it then throws.
+    func prepare(_ buffers: [RenderedBuffer], for surface: Surface, contextWidth: Int, contextHeight: Int,
+                 violations: inout [ParameterViolation]) throws(VAError) -> PreparedAccessUnit {
         var picture: VAPictureParameterBufferH264?
         var matrix: VAIQMatrixBufferH264?
         var slices: [Slice] = []
@@ -100,16 +100,18 @@ final class H264DecodeSession {
             }
         }
         for slice in slices { append(Array(slice.nalUnit), to: &accessUnit) }
+        return PreparedAccessUnit(bytes: accessUnit, width: width, height: height)
+    }
 
-        let outcome = decoder.decode(accessUnit) { decoded in
-            let copyWidth = min(decoded.width, width, surface.pitch)
-            let copyHeight = min(decoded.height, height, surface.allocatedHeight)
+    /// The worker's part: libavcodec decodes the access unit into `surface`.
+    func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
+        let outcome = decoder.decode(unit.bytes) { decoded in
+            let copyWidth = min(decoded.width, unit.width, surface.pitch)
+            let copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             I420ToNV12(decoded.planes.0, decoded.strides.0, decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
                        surface.luma, Int32(surface.pitch), surface.chroma, Int32(surface.pitch), Int32(copyWidth), Int32(copyHeight))
         }
-        // Concealed errors are the client's to ask about (vaQuerySurfaceError): the picture is there.
-        surface.concealedMacroblocks = outcome.hadErrors ? (width / 16) * (height / 16) : 0
-        if !outcome.decoded { throw .decodingError }
+        try surface.record(outcome, width: unit.width, height: unit.height)
     }
 
     private func append(_ nalUnit: [UInt8], to accessUnit: inout [UInt8]) {
