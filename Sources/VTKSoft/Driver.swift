@@ -201,13 +201,14 @@ final class Driver: @unchecked Sendable {
     func map(bufferID: VABufferID) throws(VAError) -> UnsafeMutableRawPointer {
         let buffer = try buffers.get(bufferID)
         // A coded buffer maps once its picture is coded (va.h: vaMapBuffer waits).
-        while buffer.pendingPictures > 0 { lock.wait() }
+        waitWhile { buffer.pendingPictures > 0 }
         return buffer.type == VAEncCodedBufferType ? buffer.mapCodedSegment() : buffer.bytes
     }
 
     func destroyBuffer(_ id: VABufferID) throws(VAError) {
         let buffer = try buffers.get(id)
-        waitForWorker()
+        // The worker has its own copy of rendered parameters; only a coded buffer it is to write must wait.
+        waitWhile { buffer.pendingPictures > 0 }
         // An image's buffer goes with the image (vaDestroyImage).
         if buffer.type == VAImageBufferType, images.ids.contains(where: { (try? images.get($0))?.description.buf == id }) {
             throw .invalidBuffer
@@ -338,7 +339,7 @@ final class Driver: @unchecked Sendable {
     /// the decoder concealed damage (details in vaQuerySurfaceError), as iHD reports it.
     func sync(surfaceID: VASurfaceID) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         if let error = surface.pictureError { throw error }
         if surface.concealedMacroblocks > 0 { throw .decodingError }
     }
@@ -348,9 +349,19 @@ final class Driver: @unchecked Sendable {
         try surfaces.get(surfaceID).pendingPictures > 0 ? VASurfaceRendering : VASurfaceReady
     }
 
+    /// Client calls waiting for the worker now (``vtksoftDisplayWaitingCalls``).
+    private(set) var waitingCalls = 0
+
+    /// Waits for the worker while `busy` (the lock is released meanwhile), counted in ``waitingCalls``.
+    private func waitWhile(_ busy: () -> Bool) {
+        waitingCalls += 1
+        defer { waitingCalls -= 1 }
+        while busy() { lock.wait() }
+    }
+
     /// Waits until the worker is idle (before objects it may be using go away).
     func waitForWorker() {
-        while pendingPictures > 0 { lock.wait() }
+        waitWhile { pendingPictures > 0 }
     }
 
     private func codedBuffer(_ id: VABufferID, contextID: VAContextID) throws(VAError) -> Buffer {
@@ -386,7 +397,7 @@ final class Driver: @unchecked Sendable {
     func deriveImage(surfaceID: VASurfaceID) throws(VAError) -> VAImage {
         let surface = try surfaces.get(surfaceID)
         try persona.imageAccess.checkDerive()
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         let layout = ImageLayout(surface: surface)
         let bufferID = buffers.insert(Buffer(aliasing: surface.memory, size: surface.memory.size), ids: &ids)
         let imageID = images.insert(ids: &ids) { Image(description: layout.vaImage(id: $0, buffer: bufferID), derivedFrom: surfaceID) }
@@ -400,7 +411,7 @@ final class Driver: @unchecked Sendable {
 
     func getImage(surfaceID: VASurfaceID, x: Int, y: Int, width: Int, height: Int, imageID: VAImageID) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         let image = try images.get(imageID)
         let buffer = try buffers.get(image.description.buf)
         guard x >= 0, y >= 0, width > 0, height > 0, x & 1 == 0, y & 1 == 0,
@@ -414,7 +425,7 @@ final class Driver: @unchecked Sendable {
 
     func putImage(surfaceID: VASurfaceID, imageID: VAImageID, source: VARectangle, destination: VARectangle) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         let image = try images.get(imageID)
         let buffer = try buffers.get(image.description.buf)
         // No scaler: the rectangles must be the same size.
