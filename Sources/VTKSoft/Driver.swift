@@ -1,6 +1,5 @@
 import CLibVA
 import Glibc
-import JSONText
 
 /// The state of one vtksoft display (one vaInitialize): its VA objects, behind one lock.
 ///
@@ -202,13 +201,14 @@ final class Driver: @unchecked Sendable {
     func map(bufferID: VABufferID) throws(VAError) -> UnsafeMutableRawPointer {
         let buffer = try buffers.get(bufferID)
         // A coded buffer maps once its picture is coded (va.h: vaMapBuffer waits).
-        while buffer.pendingPictures > 0 { lock.wait() }
+        waitWhile { buffer.pendingPictures > 0 }
         return buffer.type == VAEncCodedBufferType ? buffer.mapCodedSegment() : buffer.bytes
     }
 
     func destroyBuffer(_ id: VABufferID) throws(VAError) {
         let buffer = try buffers.get(id)
-        waitForWorker()
+        // The worker has its own copy of rendered parameters; only a coded buffer it is to write must wait.
+        waitWhile { buffer.pendingPictures > 0 }
         // An image's buffer goes with the image (vaDestroyImage).
         if buffer.type == VAImageBufferType, images.ids.contains(where: { (try? images.get($0))?.description.buf == id }) {
             throw .invalidBuffer
@@ -239,6 +239,9 @@ final class Driver: @unchecked Sendable {
         context.rendered += batch
     }
 
+    /// Checks the picture's buffers now, as a driver builds its command buffer in vaEndPicture (what is
+    /// wrong with them is vaEndPicture's status), and leaves the work to the worker: vaEndPicture returns at
+    /// once, and what goes wrong while working comes from vaSyncSurface or the coded buffer's status.
     func endPicture(contextID: VAContextID) throws(VAError) {
         let context = try contexts.get(contextID)
         guard let target = context.renderTarget else { throw .operationFailed }
@@ -247,34 +250,87 @@ final class Driver: @unchecked Sendable {
         context.renderTarget = nil
         context.rendered = []
         let surface = try surfaces.get(target)
-        switch persona.timing {
-        case .inline:
-            try runPicture(context: context, contextID: contextID, target: target, surface: surface, rendered: rendered)
-        case .worker:
-            // The coded buffer is named now, so vaMapBuffer can wait for this picture.
-            let coded: Buffer?
-            switch context.backend {
-            case .decode: coded = nil
-            case .encode(let session): coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
-            case .nativeEncode(let session): coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+        let picture = CapturedPicture(capture: capture, context: contextID, surface: target, entrypoint: context.config.entrypoint,
+                                      buffers: rendered, hevc: VTKSoftAbilities.isHEVC(context.config.profile))
+        let job: PictureJob
+        do {
+            job = try prepare(context: context, contextID: contextID, surface: surface, rendered: rendered, picture: picture)
+        } catch {
+            // Refused pictures are captured too, in their turn after those in flight.
+            if capture != nil { submit(PictureJob(run: { picture.record(failure: error) }), on: nil) }
+            throw error
+        }
+        submit(job, on: surface)
+    }
+
+    /// The checks of vaEndPicture, and the work left for the worker.
+    private func prepare(context: Context, contextID: VAContextID, surface: Surface, rendered: [RenderedBuffer],
+                         picture: CapturedPicture) throws(VAError) -> PictureJob {
+        switch context.backend {
+        case .decode(let session):
+            var found: [ParameterViolation] = []
+            defer { violations.add(found) }
+            let unit: PreparedAccessUnit
+            do throws(VAError) {
+                unit = try session.prepare(rendered, for: surface, contextWidth: context.width, contextHeight: context.height, violations: &found)
+            } catch {
+                picture.violations = found
+                throw error
             }
-            surface.pendingPictures += 1
-            surface.pictureError = nil
-            coded?.pendingPictures += 1
-            pendingPictures += 1
-            worker.submit { [self] in
-                lock.withLock {
-                    while workerHeld { lock.wait() }
-                    do throws(VAError) {
-                        try runPicture(context: context, contextID: contextID, target: target, surface: surface, rendered: rendered)
-                    } catch {
-                        surface.pictureError = error
-                    }
-                    surface.pendingPictures -= 1
-                    coded?.pendingPictures -= 1
-                    pendingPictures -= 1
-                    lock.broadcast()
+            picture.violations = found
+            return PictureJob { () throws(VAError) in
+                defer { picture.record() }
+                surface.reconstruction = nil
+                try session.decode(unit, into: surface)
+            }
+        case .encode(let session):
+            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+            let prepared = try session.prepare(rendered, source: surface)
+            return PictureJob(coded: coded) { [self] () throws(VAError) in
+                picture.record()
+                write(try session.encode(prepared, source: surface), into: coded)
+            }
+        case .nativeEncode(let session):
+            // Captured after coding, with what the driver did (QP, violations, reconstruction MD5).
+            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+            let prepared = try session.prepare(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
+            return PictureJob(coded: coded, reconstruction: prepared.target) { [self] () throws(VAError) in
+                do throws(VAError) {
+                    let output = try session.encode(prepared)
+                    picture.encode = output.captured
+                    write(output.stream, into: coded)
+                    picture.record()
+                } catch {
+                    picture.record(failure: error)
+                    throw error
                 }
+            }
+        }
+    }
+
+    /// Hands `job` to the worker; `surface` (the render target) and what the job writes read as Rendering
+    /// until it is done.
+    private func submit(_ job: PictureJob, on surface: Surface?) {
+        let reconstruction = job.reconstruction.flatMap { $0 === surface ? nil : $0 }
+        surface?.pendingPictures += 1
+        surface?.pictureError = nil
+        reconstruction?.pendingPictures += 1
+        job.coded?.pendingPictures += 1
+        pendingPictures += 1
+        worker.submit { [self] in
+            lock.withLock {
+                while workerHeld { lock.wait() }
+                do throws(VAError) { try job.run() } catch {
+                    surface?.pictureError = error
+                    // A coded buffer whose picture failed holds nothing, flagged as bad.
+                    job.coded?.codedLength = 0
+                    job.coded?.codedStatus = UInt32(VA_CODED_BUF_STATUS_BAD_BITSTREAM)
+                }
+                surface?.pendingPictures -= 1
+                reconstruction?.pendingPictures -= 1
+                job.coded?.pendingPictures -= 1
+                pendingPictures -= 1
+                lock.broadcast()
             }
         }
     }
@@ -283,7 +339,7 @@ final class Driver: @unchecked Sendable {
     /// the decoder concealed damage (details in vaQuerySurfaceError), as iHD reports it.
     func sync(surfaceID: VASurfaceID) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         if let error = surface.pictureError { throw error }
         if surface.concealedMacroblocks > 0 { throw .decodingError }
     }
@@ -293,42 +349,19 @@ final class Driver: @unchecked Sendable {
         try surfaces.get(surfaceID).pendingPictures > 0 ? VASurfaceRendering : VASurfaceReady
     }
 
-    /// Waits until the worker is idle (before objects it may be using go away).
-    func waitForWorker() {
-        while pendingPictures > 0 { lock.wait() }
+    /// Client calls waiting for the worker now (``vtksoftDisplayWaitingCalls``).
+    private(set) var waitingCalls = 0
+
+    /// Waits for the worker while `busy` (the lock is released meanwhile), counted in ``waitingCalls``.
+    private func waitWhile(_ busy: () -> Bool) {
+        waitingCalls += 1
+        defer { waitingCalls -= 1 }
+        while busy() { lock.wait() }
     }
 
-    private func runPicture(context: Context, contextID: VAContextID, target: VASurfaceID, surface: Surface,
-                            rendered: [RenderedBuffer]) throws(VAError) {
-        switch context.backend {
-        case .decode(let session):
-            var found: [ParameterViolation] = []
-            defer {
-                violations.add(found)
-                capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, violations: found,
-                                hevc: VTKSoftAbilities.isHEVC(context.config.profile))
-            }
-            surface.reconstruction = nil
-            try session.decode(rendered, into: surface, contextWidth: context.width, contextHeight: context.height, violations: &found)
-        case .encode(let session):
-            capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered)
-            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
-            try write(try session.encode(rendered, source: surface), into: coded)
-        case .nativeEncode(let session):
-            // Captured after coding, with what the driver did (QP, violations, reconstruction MD5).
-            var outcome: [(String, JSONValue)] = []
-            defer { capture?.record(context: contextID, surface: target, entrypoint: context.config.entrypoint, buffers: rendered, encode: outcome) }
-            do throws(VAError) {
-                let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
-                let output = try session.encode(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
-                outcome = output.captured
-                try write(output.stream, into: coded)
-            } catch {
-                outcome.append(("status", .string(String(cString: vaErrorStr(error.status)))))
-                if let reason = error.reason { outcome.append(("reason", .string(reason))) }
-                throw error
-            }
-        }
+    /// Waits until the worker is idle (before objects it may be using go away).
+    func waitForWorker() {
+        waitWhile { pendingPictures > 0 }
     }
 
     private func codedBuffer(_ id: VABufferID, contextID: VAContextID) throws(VAError) -> Buffer {
@@ -337,12 +370,13 @@ final class Driver: @unchecked Sendable {
         return coded
     }
 
-    /// A stream that does not fit: NOT_ENOUGH_BUFFER, nothing written, the overflow bit in the segment status.
-    private func write(_ stream: [UInt8], into coded: Buffer) throws(VAError) {
+    /// A stream that does not fit: nothing written, the overflow bit in the segment status (i965 flags it
+    /// when the buffer is mapped; vaSyncSurface succeeds).
+    private func write(_ stream: [UInt8], into coded: Buffer) {
         guard stream.count <= coded.codedCapacity else {
             coded.codedLength = 0
             coded.codedStatus = UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK)
-            throw .notEnoughBuffer
+            return
         }
         stream.withUnsafeBytes { coded.codedPayload.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: stream.count) }
         coded.codedLength = stream.count
@@ -363,7 +397,7 @@ final class Driver: @unchecked Sendable {
     func deriveImage(surfaceID: VASurfaceID) throws(VAError) -> VAImage {
         let surface = try surfaces.get(surfaceID)
         try persona.imageAccess.checkDerive()
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         let layout = ImageLayout(surface: surface)
         let bufferID = buffers.insert(Buffer(aliasing: surface.memory, size: surface.memory.size), ids: &ids)
         let imageID = images.insert(ids: &ids) { Image(description: layout.vaImage(id: $0, buffer: bufferID), derivedFrom: surfaceID) }
@@ -377,7 +411,7 @@ final class Driver: @unchecked Sendable {
 
     func getImage(surfaceID: VASurfaceID, x: Int, y: Int, width: Int, height: Int, imageID: VAImageID) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         let image = try images.get(imageID)
         let buffer = try buffers.get(image.description.buf)
         guard x >= 0, y >= 0, width > 0, height > 0, x & 1 == 0, y & 1 == 0,
@@ -391,7 +425,7 @@ final class Driver: @unchecked Sendable {
 
     func putImage(surfaceID: VASurfaceID, imageID: VAImageID, source: VARectangle, destination: VARectangle) throws(VAError) {
         let surface = try surfaces.get(surfaceID)
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitWhile { surface.pendingPictures > 0 }
         let image = try images.get(imageID)
         let buffer = try buffers.get(image.description.buf)
         // No scaler: the rectangles must be the same size.

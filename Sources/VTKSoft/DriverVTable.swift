@@ -193,7 +193,7 @@ enum DriverVTable {
         vtable.pointee.vaEndPicture = { ctx, context in
             call(ctx) { driver throws(VAError) in try driver.endPicture(contextID: context) }
         }
-        // Work runs on the display's worker (or inside vaEndPicture, by the persona): syncing waits for it.
+        // Work runs on the display's worker (vaEndPicture only checks and submits): syncing waits for it.
         vtable.pointee.vaSyncSurface = { ctx, surface in
             call(ctx) { driver throws(VAError) in try driver.sync(surfaceID: surface) }
         }

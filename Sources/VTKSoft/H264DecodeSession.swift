@@ -22,10 +22,10 @@ final class H264DecodeSession {
         rebuilder = ParameterSetRebuilder(profile: profile)
     }
 
-    /// Decodes one picture; `violations` gets the parameters that contradict the slice data (see
-    /// ``ParameterViolation``), also when the decode then fails.
-    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
-                violations: inout [ParameterViolation]) throws(VAError) {
+    /// vaEndPicture's part: checks one picture's buffers and builds its access unit; `violations` gets the
+    /// parameters that contradict the slice data (see ``ParameterViolation``), also when it then throws.
+    func prepare(_ buffers: [RenderedBuffer], for surface: Surface, contextWidth: Int, contextHeight: Int,
+                 violations: inout [ParameterViolation]) throws(VAError) -> PreparedAccessUnit {
         let rendered = try RenderedPicture<VAPictureParameterBufferH264, VAIQMatrixBufferH264, VASliceParameterBufferH264>(buffers, headerSize: 1)
         let picture = rendered.picture, matrix = rendered.matrix, slices = rendered.slices
         let seq = picture.seq_fields.bits
@@ -69,15 +69,17 @@ final class H264DecodeSession {
             }
         }
         accessUnit += slices.map { NALUnit(bytes: $0.nalUnit, offset: 0) }
+        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height)
+    }
 
-        let outcome = decoder.decode(AnnexBScanner.byteStream(accessUnit)) { decoded in
-            let copyWidth = min(decoded.width, width, surface.pitch)
-            let copyHeight = min(decoded.height, height, surface.allocatedHeight)
+    /// The worker's part: libavcodec decodes the access unit into `surface`.
+    func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
+        let outcome = decoder.decode(unit.bytes) { decoded in
+            let copyWidth = min(decoded.width, unit.width, surface.pitch)
+            let copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             I420ToNV12(decoded.planes.0, decoded.strides.0, decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
                        surface.luma, Int32(surface.pitch), surface.chroma, Int32(surface.pitch), Int32(copyWidth), Int32(copyHeight))
         }
-        // Concealed errors are the client's to ask about (vaQuerySurfaceError): the picture is there.
-        surface.concealedMacroblocks = outcome.hadErrors ? (width / 16) * (height / 16) : 0
-        if !outcome.decoded { throw .decodingError }
+        try surface.record(outcome, width: unit.width, height: unit.height)
     }
 }

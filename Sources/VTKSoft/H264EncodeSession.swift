@@ -24,7 +24,14 @@ final class H264EncodeSession {
         return picture.element(as: VAEncPictureParameterBufferH264.self).coded_buf
     }
 
-    func encode(_ rendered: [RenderedBuffer], source: Surface) throws(VAError) -> [UInt8] {
+    /// One picture checked at vaEndPicture: the encoder settings its parameters ask for.
+    struct Prepared {
+        let settings: OpenH264Settings
+        let intra: Bool
+    }
+
+    /// vaEndPicture's part: reads the buffers and refuses what openh264 cannot honour.
+    func prepare(_ rendered: [RenderedBuffer], source: Surface) throws(VAError) -> Prepared {
         let buffers = try EncodePictureBuffers(rendered)
         if let s = buffers.sequence { sequence = s }
         if let r = buffers.rateControl { rateControlParameters = r }
@@ -33,22 +40,24 @@ final class H264EncodeSession {
         guard let sequence, let picture, let firstSlice = slices.first else { throw .invalidParameter }
         let settings = try self.settings(sequence, picture, slices, firstSlice)
         guard source.width >= Int(settings.width), source.height >= Int(settings.height) else { throw .invalidSurface }
+        // openh264 makes no non-IDR I pictures on request: an I picture becomes an IDR.
+        return Prepared(settings: settings, intra: picture.pic_fields.bits.idr_pic_flag != 0 || slices.allSatisfy { $0.slice_type % 5 == 2 })
+    }
 
-        if encoder?.settings != settings {
-            encoder = nil
-            guard let fresh = OpenH264Encoder(settings) else { throw .invalidParameter }
-            encoder = fresh
-        }
+    /// The worker's part: codes `source` as prepared.
+    func encode(_ prepared: Prepared, source: Surface) throws(VAError) -> [UInt8] {
+        let settings = prepared.settings
+        if encoder?.settings != settings { encoder = OpenH264Encoder(settings) }
+        guard let encoder else { throw .invalidParameter }
         let width = Int(settings.width), height = Int(settings.height)
         let lumaSize = width * height, chromaStride = (width + 1) / 2, chromaSize = chromaStride * ((height + 1) / 2)
-        if scratch == nil || scratch!.size < lumaSize + 2 * chromaSize { scratch = PlaneMemory(size: lumaSize + 2 * chromaSize) }
-        let base = scratch!.base.assumingMemoryBound(to: UInt8.self)
+        let scratch = self.scratch.flatMap { $0.size >= lumaSize + 2 * chromaSize ? $0 : nil } ?? PlaneMemory(size: lumaSize + 2 * chromaSize)
+        self.scratch = scratch
+        let base = scratch.base.assumingMemoryBound(to: UInt8.self)
         let planes = (base, base + lumaSize, base + lumaSize + chromaSize)
         NV12ToI420(source.luma, Int32(source.pitch), source.chroma, Int32(source.pitch),
                    planes.0, Int32(width), planes.1, Int32(chromaStride), planes.2, Int32(chromaStride), Int32(width), Int32(height))
-        // openh264 makes no non-IDR I pictures on request: an I picture becomes an IDR.
-        let intra = picture.pic_fields.bits.idr_pic_flag != 0 || slices.allSatisfy { $0.slice_type % 5 == 2 }
-        guard let stream = encoder!.encode(planes: planes, strides: (Int32(width), Int32(chromaStride), Int32(chromaStride)), forceIDR: intra) else {
+        guard let stream = encoder.encode(planes: planes, strides: (Int32(width), Int32(chromaStride), Int32(chromaStride)), forceIDR: prepared.intra) else {
             throw .encodingError
         }
         return stream

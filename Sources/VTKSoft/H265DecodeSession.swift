@@ -19,9 +19,10 @@ final class H265DecodeSession: PictureDecoding {
         rebuilder = H265ParameterSetRebuilder(profile: profile)
     }
 
-    /// No H.265 parameter is checked against the slice data yet: `violations` stays empty.
-    func decode(_ buffers: [RenderedBuffer], into surface: Surface, contextWidth: Int, contextHeight: Int,
-                violations: inout [ParameterViolation]) throws(VAError) {
+    /// vaEndPicture's part: checks one picture's buffers and builds its access unit. No H.265 parameter is
+    /// checked against the slice data yet: `violations` stays empty.
+    func prepare(_ buffers: [RenderedBuffer], for surface: Surface, contextWidth: Int, contextHeight: Int,
+                 violations: inout [ParameterViolation]) throws(VAError) -> PreparedAccessUnit {
         let rendered = try RenderedPicture<VAPictureParameterBufferHEVC, VAIQMatrixBufferHEVC, VASliceParameterBufferHEVC>(buffers, headerSize: 2)
         let picture = rendered.picture, matrix = rendered.matrix
         let f = picture.pic_fields.bits
@@ -53,9 +54,14 @@ final class H265DecodeSession: PictureDecoding {
             }
         }
         accessUnit += rewritten.map { NALUnit($0) }
+        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height)
+    }
 
-        let outcome = decoder.decode(AnnexBScanner.byteStream(accessUnit)) { decoded in
-            let copyWidth = min(decoded.width, width, surface.width), copyHeight = min(decoded.height, height, surface.allocatedHeight)
+    /// The worker's part: libavcodec decodes the access unit into `surface` (P010 for 10-bit surfaces).
+    func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
+        let tenBit = surface.format == .p010
+        let outcome = decoder.decode(unit.bytes) { decoded in
+            let copyWidth = min(decoded.width, unit.width, surface.width), copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             if decoded.bitDepth == 10 && tenBit {
                 Self.writeP010(decoded, into: surface, width: copyWidth, height: copyHeight)
             } else if decoded.bitDepth == 8 && !tenBit {
@@ -63,8 +69,7 @@ final class H265DecodeSession: PictureDecoding {
                            surface.luma, Int32(surface.pitch), surface.chroma, Int32(surface.pitch), Int32(copyWidth), Int32(copyHeight))
             }
         }
-        surface.concealedMacroblocks = outcome.hadErrors ? (width / 16) * (height / 16) : 0
-        if !outcome.decoded { throw .decodingError }
+        try surface.record(outcome, width: unit.width, height: unit.height)
     }
 
     /// slice_pic_parameter_set_id of a slice segment NAL unit (7.3.6.1), or nil when unreadable.

@@ -8,16 +8,16 @@ import VTKMedia
 /// ``EncodeRequest`` exactly as the client described it (headers, slices, QP, reference lists, surfaces),
 /// and the engine's output into the coded buffer and the reconstructed surface.
 ///
-/// Strictness, chosen per case as hardware behaves:
-/// - a list entry or CurrPic naming no surface: VA_STATUS_ERROR_INVALID_SURFACE; an INVALID entry inside
-///   num_ref_idx_active, or slices whose lists differ: VA_STATUS_ERROR_INVALID_PARAMETER;
+/// Strictness, chosen per case as hardware behaves (checks at vaEndPicture, coding on the worker):
+/// - a list entry or CurrPic naming no surface: VA_STATUS_ERROR_INVALID_SURFACE from vaEndPicture; an
+///   INVALID entry inside num_ref_idx_active, or slices whose lists differ: VA_STATUS_ERROR_INVALID_PARAMETER;
 /// - a reference surface holding no reconstruction, a list entry missing from ReferenceFrames, frame_num,
 ///   POC or idr_pic_id against 7.4.3, a packed slice header that disagrees with its slice parameters, a
 ///   packed SPS whose size disagrees with the sequence parameters: coded anyway as hardware does (the
 ///   surface's pixels are read as they are; the values are written as given; the slice data follows the
 ///   slice parameters behind the client's header) and reported as a violation (``EncodeViolations``);
-/// - a coded buffer too small: VA_STATUS_ERROR_NOT_ENOUGH_BUFFER from vaEndPicture, with
-///   VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK in the segment (see Driver.endPicture).
+/// - a coded buffer too small: found while coding, so vaEndPicture has succeeded; the segment is empty with
+///   VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK (i965 flags it at vaMapBuffer; see Driver.write).
 ///
 /// Rate control: CQP codes the slice QP (pic_init_qp + slice_qp_delta). CBR and VBR take the QP from
 /// ``RateController`` and write it into every slice header's slice_qp_delta — also into a client's
@@ -42,6 +42,8 @@ final class NativeEncodeSession {
     private var maxFrameSize: Int?
     /// SPS and PPS the client packed (kept across pictures: clients send them with IDRs only).
     private var packedSets = ParameterSets()
+    /// Fields of the client's packed SPS the driver writes into its own (radeonsi 24), kept as packedSets.
+    private var clientSequence: MesaSequenceFields?
     private var rateController: RateController?
     private var engine = H264PictureEncoder()
     /// 7.4.3 state: the previous picture's IDR flag and idr_pic_id, and PrevRefFrameNum.
@@ -61,11 +63,51 @@ final class NativeEncodeSession {
         return picture.element(as: VAEncPictureParameterBufferH264.self).coded_buf
     }
 
-    /// Codes one picture from `source` into the access unit bytes; writes the reconstruction into
-    /// CurrPic's surface. `surface` resolves surface ids.
-    func encode(_ rendered: [RenderedBuffer], source: Surface,
-                surface: (VASurfaceID) throws(VAError) -> Surface) throws(VAError) -> Output {
+    /// One picture checked at vaEndPicture: what the engine needs, all but the pixels and the
+    /// reconstructions of earlier pictures, which exist only once the worker has coded those.
+    struct Prepared {
+        let sps: SequenceParameterSet
+        let pps: PictureParameterSet
+        let derivedSPS: SequenceParameterSet
+        let derivedPPS: PictureParameterSet
+        let slices: [SliceRequest]
+        /// RefPicList0 and RefPicList1, their surfaces resolved.
+        let references: [[PendingReference]]
+        let source: Surface
+        /// CurrPic's surface, where the reconstruction goes.
+        let target: Surface
+        let kind: RateController.PictureKind
+        let rateControl: RateController.Parameters?
+        let maxFrameSize: Int?
+        let packedHeaders: [PackedHeader]
+        let writeParameterSets: Bool
+        let picOrderCnt: Int
+        let widthInMbs: Int
+        let heightInMbs: Int
+        var violations: [String]
+    }
+
+    /// A reference list entry: the surface, read on the worker (its reconstruction, else its pixels).
+    struct PendingReference {
+        let surface: Surface
+        let id: VASurfaceID
+        let list: Int
+        let index: Int
+        let picOrderCnt: Int
+        let isLongTerm: Bool
+    }
+
+    /// vaEndPicture's part: reads the buffers, checks them (what hardware refuses throws; what it codes
+    /// anyway is counted as a violation) and resolves every surface named. `surface` resolves surface ids.
+    func prepare(_ rendered: [RenderedBuffer], source: Surface,
+                 surface: (VASurfaceID) throws(VAError) -> Surface) throws(VAError) -> Prepared {
         var buffers = try EncodePictureBuffers(rendered)
+        var violations: [String] = []
+        func violation(_ message: String) {
+            violations.append(message)
+            EncodeViolations.report(message)
+        }
+        if policy.readsPackedSequence { readClientSequence(buffers.packedHeaders, violation: violation) }
         buffers.packedHeaders = buffers.packedHeaders.filter { policy.inserts($0.kind) }
         if let s = buffers.sequence { sequence = s }
         if let r = buffers.rateControl { rateControlMisc = r }
@@ -80,15 +122,7 @@ final class NativeEncodeSession {
         guard s.frame_mbs_only_flag != 0 else { throw .unimplemented }  // no interlace
         guard seq.picture_width_in_mbs > 0, seq.picture_height_in_mbs > 0 else { throw VAError.invalidParameter.because("zero picture size") }
 
-        var violations: [String] = []
-        func violation(_ message: String) {
-            violations.append(message)
-            EncodeViolations.report(message)
-        }
         let rcParameters = rateControlParameters(seq, buffers)
-        if let p = rcParameters {
-            if rateController == nil { rateController = RateController(p) } else { rateController?.update(p) }
-        }
 
         // Parameter sets: the client's packed ones where it sent them, else derived (as iHD).
         var packedSPSorPPS = false
@@ -100,7 +134,8 @@ final class NativeEncodeSession {
                 packedSPSorPPS = true
             }
         }
-        let derivedSPS = EncodeHeaderDerivation.sequenceParameterSet(seq, profile: profile, rateControl: rcParameters)
+        var derivedSPS = EncodeHeaderDerivation.sequenceParameterSet(seq, profile: profile, rateControl: rcParameters)
+        clientSequence?.apply(to: &derivedSPS)
         let sps = packedSets.sps[Int(pic.seq_parameter_set_id)] ?? derivedSPS
         let derivedPPS = EncodeHeaderDerivation.pictureParameterSet(pic, sps: sps)
         let pps = packedSets.pps[Int(pic.pic_parameter_set_id)] ?? derivedPPS
@@ -124,7 +159,8 @@ final class NativeEncodeSession {
             let derived = EncodeHeaderDerivation.sliceHeader(slice, picture: pic, sps: sps, pps: pps)
             var request = SliceRequest(header: derived, macroblockCount: Int(slice.num_macroblocks))
             if index < packedSlices.count {
-                try attachPackedHeader(packedSlices[index], to: &request, index: index, sps: sps, pps: pps, violation: violation)
+                try attachPackedHeader(packedSlices[index], to: &request, index: index, sps: sps, pps: pps,
+                                       rateControlled: rcParameters != nil, violation: violation)
             }
             requestSlices.append(request)
         }
@@ -133,21 +169,53 @@ final class NativeEncodeSession {
         }
 
         // Reference lists (the first inter slice's; slices with other lists are refused).
-        let (list0, list1) = try referenceLists(pic, buffers.slices, requestSlices, surface: surface, widthInMbs: widthInMbs,
-                                                heightInMbs: heightInMbs, sps: sps, violation: violation)
+        let references = try referenceLists(pic, buffers.slices, requestSlices, surface: surface, violation: violation)
+        return Prepared(sps: sps, pps: pps, derivedSPS: derivedSPS, derivedPPS: derivedPPS, slices: requestSlices, references: references,
+                        source: source, target: try surface(pic.CurrPic.picture_id), kind: pictureKind(buffers.slices),
+                        rateControl: rcParameters, maxFrameSize: maxFrameSize, packedHeaders: buffers.packedHeaders,
+                        writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS,
+                        picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt), widthInMbs: widthInMbs, heightInMbs: heightInMbs,
+                        violations: violations)
+    }
+
+    /// The worker's part: codes the prepared picture into the access unit bytes and writes the
+    /// reconstruction into CurrPic's surface.
+    func encode(_ prepared: Prepared) throws(VAError) -> Output {
+        var p = prepared
+        func violation(_ message: String) {
+            p.violations.append(message)
+            EncodeViolations.report(message)
+        }
+        if let parameters = p.rateControl {
+            if rateController == nil { rateController = RateController(parameters) } else { rateController?.update(parameters) }
+        }
+        let (sps, pps) = (p.sps, p.pps)
         let crop = sps.cropRectangle
-        let sourcePicture = EncoderPicture(nv12: source, visibleWidth: crop.x + crop.width, visibleHeight: crop.y + crop.height,
-                                           widthInMbs: widthInMbs, heightInMbs: heightInMbs)
-        let kind = pictureKind(buffers.slices)
-        var qp = rateController?.qp(for: kind) ?? (Int(pps.picInitQpMinus26) + 26 + requestSlices[0].header.sliceQpDelta)
+        let lists = p.references.map { list in
+            list.map { entry in
+                let picture: EncoderPicture
+                if let kept = entry.surface.reconstruction {
+                    picture = kept
+                } else {
+                    violation("RefPicList\(entry.list)[\(entry.index)] names surface \(entry.id), which holds no reconstructed picture")
+                    picture = EncoderPicture(nv12: entry.surface, visibleWidth: p.widthInMbs * 16, visibleHeight: p.heightInMbs * 16,
+                                             widthInMbs: p.widthInMbs, heightInMbs: p.heightInMbs)
+                }
+                return ReferencePicture(picture: picture, picOrderCnt: entry.picOrderCnt, isLongTerm: entry.isLongTerm)
+            }
+        }
+        let sourcePicture = EncoderPicture(nv12: p.source, visibleWidth: crop.x + crop.width, visibleHeight: crop.y + crop.height,
+                                           widthInMbs: p.widthInMbs, heightInMbs: p.heightInMbs)
+        var requestSlices = p.slices
+        var qp = rateController?.qp(for: p.kind) ?? (Int(pps.picInitQpMinus26) + 26 + requestSlices[0].header.sliceQpDelta)
         var coded: EncodedPicture
         var stream: [UInt8]
         var passes = 0
         repeat {
             passes += 1
             if rateController != nil { requestSlices = try requestSlices.map { slice throws(VAError) in try withQP(slice, qp, sps: sps, pps: pps) } }
-            let request = EncodeRequest(sps: sps, pps: pps, slices: requestSlices, source: sourcePicture, refPicList0: list0,
-                                        refPicList1: list1, picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt))
+            let request = EncodeRequest(sps: sps, pps: pps, slices: requestSlices, source: sourcePicture, refPicList0: lists[0],
+                                        refPicList1: lists[1], picOrderCnt: p.picOrderCnt)
             do throws(EncodingError) { coded = try engine.encode(request) } catch {
                 EncodeViolations.report("engine refused the picture: \(error)")
                 switch error {
@@ -155,17 +223,16 @@ final class NativeEncodeSession {
                 case .inconsistent: throw .invalidParameter
                 }
             }
-            stream = assemble(buffers.packedHeaders, slices: coded.sliceNALUnits, sps: derivedSPS, pps: derivedPPS,
-                              writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS)
-            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp, maxFrameSize: maxFrameSize) else { break }
+            stream = assemble(p.packedHeaders, slices: coded.sliceNALUnits, sps: p.derivedSPS, pps: p.derivedPPS,
+                              writeParameterSets: p.writeParameterSets)
+            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp, maxFrameSize: p.maxFrameSize) else { break }
             qp = retry
         } while true
-        rateController?.record(bits: 8 * stream.count, qp: qp, kind: kind)
+        rateController?.record(bits: 8 * stream.count, qp: qp, kind: p.kind)
 
         // The reconstruction, into CurrPic's surface and kept with it.
-        let target = try surface(pic.CurrPic.picture_id)
-        coded.reconstruction.write(to: target)
-        target.reconstruction = coded.reconstruction
+        coded.reconstruction.write(to: p.target)
+        p.target.reconstruction = coded.reconstruction
 
         var md5 = MD5()
         md5.update(coded.reconstruction.i420(crop: crop))
@@ -175,10 +242,22 @@ final class NativeEncodeSession {
             ("passes", .int(passes)),
             ("coded_bytes", .int(stream.count)),
             ("reconstruction_md5", .string(md5.finalize())),
-            ("violations", .array(violations.map { .string($0) })),
+            ("violations", .array(p.violations.map { .string($0) })),
         ]
         if let rc = rateController { captured.append(("buffer_fullness", .int(Int(rc.bufferFullness)))) }
         return Output(stream: stream, captured: captured)
+    }
+
+    /// radeonsi 24: a packed SEQUENCE gives fields of the driver's own SPS; one that does not parse is
+    /// ignored (Mesa's frontend returns success whatever it read) and logged as a violation.
+    private func readClientSequence(_ packed: [PackedHeader], violation: (String) -> Void) {
+        for header in packed where header.kind == .sequence {
+            do throws(BitstreamError) {
+                if let fields = try MesaSequenceFields(header) { clientSequence = fields }
+            } catch {
+                violation("packed SPS does not parse (\(error)); ignored, the driver writes its own")
+            }
+        }
     }
 
     // MARK: Rate control
@@ -225,8 +304,8 @@ final class NativeEncodeSession {
 
     /// Uses the client's packed slice header when it agrees with the slice parameters; when it does not,
     /// the slice data follows the parameters behind the client's header (hardware's corrupt output).
-    private func attachPackedHeader(_ packed: PackedHeader, to request: inout SliceRequest, index: Int,
-                                    sps: SequenceParameterSet, pps: PictureParameterSet, violation: (String) -> Void) throws(VAError) {
+    private func attachPackedHeader(_ packed: PackedHeader, to request: inout SliceRequest, index: Int, sps: SequenceParameterSet,
+                                    pps: PictureParameterSet, rateControlled: Bool, violation: (String) -> Void) throws(VAError) {
         guard let rbsp = packed.sliceHeaderRBSP else { throw VAError.invalidParameter.because("packed slice header \(index) has no start code and NAL header") }
         var sets = ParameterSets()
         sets.sps[sps.seqParameterSetId] = sps
@@ -251,7 +330,7 @@ final class NativeEncodeSession {
             compare("direct_spatial_mv_pred_flag", parsed.directSpatialMvPredFlag, derived.directSpatialMvPredFlag)
         }
         if pps.entropyCodingModeFlag && !parsed.sliceType.isIntra { compare("cabac_init_idc", parsed.cabacInitIdc, derived.cabacInitIdc) }
-        if rateController == nil { compare("slice_qp_delta", parsed.sliceQpDelta, derived.sliceQpDelta) }
+        if !rateControlled { compare("slice_qp_delta", parsed.sliceQpDelta, derived.sliceQpDelta) }
         compare("disable_deblocking_filter_idc", parsed.disableDeblockingFilterIdc, derived.disableDeblockingFilterIdc)
         compare("slice_alpha_c0_offset_div2", parsed.sliceAlphaC0OffsetDiv2, derived.sliceAlphaC0OffsetDiv2)
         compare("slice_beta_offset_div2", parsed.sliceBetaOffsetDiv2, derived.sliceBetaOffsetDiv2)
@@ -286,12 +365,13 @@ final class NativeEncodeSession {
 
     // MARK: References and 7.4.3
 
+    /// RefPicList0/1 of the first inter slice, each entry's surface resolved (a list naming no surface is
+    /// INVALID_SURFACE, an invalid entry inside num_ref_idx_active INVALID_PARAMETER).
     private func referenceLists(_ pic: VAEncPictureParameterBufferH264, _ slices: [VAEncSliceParameterBufferH264],
                                 _ requests: [SliceRequest], surface: (VASurfaceID) throws(VAError) -> Surface,
-                                widthInMbs: Int, heightInMbs: Int, sps: SequenceParameterSet,
-                                violation: (String) -> Void) throws(VAError) -> ([ReferencePicture], [ReferencePicture]) {
+                                violation: (String) -> Void) throws(VAError) -> [[PendingReference]] {
         let referenceFrames = entries(pic.ReferenceFrames, 16).filter { $0.flags & UInt32(VA_PICTURE_H264_INVALID) == 0 }
-        var lists: [[ReferencePicture]]?
+        var lists: [[PendingReference]]?
         var firstIDs: [[VASurfaceID]] = []
         for (slice, request) in zip(slices, requests) where !request.header.sliceType.isIntra {
             let counts = [request.header.numRefIdxL0ActiveMinus1 + 1, request.header.sliceType == .b ? request.header.numRefIdxL1ActiveMinus1 + 1 : 0]
@@ -302,7 +382,7 @@ final class NativeEncodeSession {
                 continue
             }
             firstIDs = ids
-            var built: [[ReferencePicture]] = [[], []]
+            var built: [[PendingReference]] = [[], []]
             for l in 0..<2 {
                 for (i, entry) in named[l].prefix(counts[l]).enumerated() {
                     guard entry.flags & UInt32(VA_PICTURE_H264_INVALID) == 0, entry.picture_id != VASurfaceID(VA_INVALID_ID) else {
@@ -312,21 +392,14 @@ final class NativeEncodeSession {
                     if !referenceFrames.contains(where: { $0.picture_id == entry.picture_id }) {
                         violation("RefPicList\(l)[\(i)] names surface \(entry.picture_id), which is not in ReferenceFrames")
                     }
-                    let picture: EncoderPicture
-                    if let kept = reference.reconstruction {
-                        picture = kept
-                    } else {
-                        violation("RefPicList\(l)[\(i)] names surface \(entry.picture_id), which holds no reconstructed picture")
-                        picture = EncoderPicture(nv12: reference, visibleWidth: widthInMbs * 16, visibleHeight: heightInMbs * 16,
-                                                 widthInMbs: widthInMbs, heightInMbs: heightInMbs)
-                    }
-                    built[l].append(ReferencePicture(picture: picture, picOrderCnt: Int(entry.TopFieldOrderCnt),
+                    built[l].append(PendingReference(surface: reference, id: entry.picture_id, list: l, index: i,
+                                                     picOrderCnt: Int(entry.TopFieldOrderCnt),
                                                      isLongTerm: entry.flags & UInt32(VA_PICTURE_H264_LONG_TERM_REFERENCE) != 0))
                 }
             }
             lists = built
         }
-        return (lists?[0] ?? [], lists?[1] ?? [])
+        return lists ?? [[], []]
     }
 
     /// 7.4.3: frame_num 0 on IDRs and PrevRefFrameNum + 1 on other frames (without gaps allowed),

@@ -2,7 +2,7 @@ import JSONText
 import CLibVA
 import Glibc
 
-/// With VTKSOFT_CAPTURE=FILE, appends one JSON line per picture (at vaEndPicture) with every field of
+/// With VTKSOFT_CAPTURE=FILE, appends one JSON line per picture (once the worker has done it) with every field of
 /// the parameter buffers the client rendered, so what two VA clients send can be compared.
 final class ParameterCapture {
     private let path: String
@@ -73,4 +73,44 @@ final class ParameterCapture {
 
 private extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+/// One picture's VTKSOFT_CAPTURE line, filled in as the picture goes (decode violations at vaEndPicture, the
+/// encoder's outcome on the worker) and written by the worker, so lines stay in picture order.
+final class CapturedPicture {
+    private let capture: ParameterCapture?
+    private let context: VAContextID
+    private let surface: VASurfaceID
+    private let entrypoint: VAEntrypoint
+    private let buffers: [RenderedBuffer]
+    private let hevc: Bool
+    /// Decode pictures: the parameters that contradict the slice data (nil for encode pictures).
+    var violations: [ParameterViolation]?
+    /// Encode pictures: what the native encoder did.
+    var encode: [(String, JSONValue)] = []
+
+    init(capture: ParameterCapture?, context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint,
+         buffers: [RenderedBuffer], hevc: Bool) {
+        self.capture = capture
+        self.context = context
+        self.surface = surface
+        self.entrypoint = entrypoint
+        self.buffers = buffers
+        self.hevc = hevc
+        violations = entrypoint == VAEntrypointVLD ? [] : nil
+    }
+
+    func record() {
+        capture?.record(context: context, surface: surface, entrypoint: entrypoint, buffers: buffers, encode: encode,
+                        violations: violations, hevc: hevc)
+    }
+
+    /// The line of a picture refused or failed: encode lines say the status and why.
+    func record(failure error: VAError) {
+        if violations == nil {
+            encode.append(("status", .string(String(cString: vaErrorStr(error.status)))))
+            if let reason = error.reason { encode.append(("reason", .string(reason))) }
+        }
+        record()
+    }
 }

@@ -58,6 +58,13 @@ final class Surface {
 
     deinit { errorRecords?.deallocate() }
 
+    /// Notes what libavcodec made of a picture decoded here: concealed damage is the client's to ask about
+    /// (vaSyncSurface's DECODING_ERROR, then vaQuerySurfaceError), and no picture at all is DECODING_ERROR.
+    func record(_ outcome: LibavcodecDecoder.Outcome, width: Int, height: Int) throws(VAError) {
+        concealedMacroblocks = outcome.hadErrors ? (width / 16) * (height / 16) : 0
+        if !outcome.decoded { throw .decodingError }
+    }
+
     /// The error records for vaQuerySurfaceError: one covering the concealed macroblocks when there are
     /// any, then the terminator (status -1).
     func decodeErrorRecords(macroblocks: Int) -> UnsafeMutablePointer<VASurfaceDecodeMBErrors> {

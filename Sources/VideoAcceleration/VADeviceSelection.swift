@@ -1,4 +1,7 @@
 import CLibVA
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a device is wanted for, so `--device auto` can pass over devices that cannot do it (a decode-only
 /// driver such as nvidia-vaapi-driver when encoding).
@@ -47,7 +50,7 @@ extension VADisplayConnection {
     public static func open(_ choice: VADeviceChoice, for job: VADeviceJob) throws -> VADisplayConnection {
         guard choice == .automatic, job != .any else { return try open(choice) }
         var tried: [String] = []
-        let found = firstCapable(renderNodes(), open: { try openDRM($0) }, capable: { $0.canDo(job) }, tried: &tried, job: job)
+        let found = firstCapable(candidateDevices(), open: { try openCandidate($0) }, capable: { $0.canDo(job) }, tried: &tried, job: job)
         if let found { return found }
         do { return try openSoftware() } catch { tried.append("vtksoft: \(error)"); throw VADeviceError.noDriver(tried) }
     }
@@ -65,10 +68,31 @@ extension VADisplayConnection {
         return nil
     }
 
-    /// Every render node and vtksoft, each opened or with the reason it could not be (for `vtk info`).
+    /// Every candidate device and vtksoft, each opened or with the reason it could not be (for `vtk info`).
     public static func allDevices() -> [(path: String, result: Result<VADisplayConnection, Error>)] {
-        var out: [(String, Result<VADisplayConnection, Error>)] = renderNodes().map { node in (node, Result { try openDRM(node) }) }
+        var out: [(String, Result<VADisplayConnection, Error>)] = candidateDevices().map { node in (node, Result { try openCandidate(node) }) }
         out.append(("vtksoft", Result { try openSoftware() }))
         return out
+    }
+}
+
+extension VADisplayConnection {
+    /// The devices `--device auto` tries, in order: `VTK_DEVICES` when set (comma-separated render nodes or
+    /// `soft:NAME`, vtksoft as persona NAME, so personas can stand in for a machine's GPUs), else
+    /// /dev/dri/renderD*. vtksoft itself comes after them all.
+    public static func candidateDevices() -> [String] {
+        guard let value = getenv("VTK_DEVICES") else { return renderNodes() }
+        return String(cString: value).split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }.filter { !$0.isEmpty }
+    }
+
+    /// Opens one candidate device: `soft:NAME` is vtksoft as persona NAME (its path is that name, so what
+    /// `--device auto` chose is visible), anything else a DRM node.
+    public static func openCandidate(_ candidate: String) throws -> VADisplayConnection {
+        guard case .softwarePersona(let name) = VADeviceChoice(candidate) else { return try openDRM(candidate) }
+        // vtksoft reads VTKSOFT_PERSONA at vaInitialize; the next candidate (or the vtksoft fallback) must not inherit it.
+        let previous = getenv("VTKSOFT_PERSONA").map { String(cString: $0) }
+        setenv("VTKSOFT_PERSONA", name, 1)
+        defer { if let previous { setenv("VTKSOFT_PERSONA", previous, 1) } else { unsetenv("VTKSOFT_PERSONA") } }
+        return try openSoftware(devicePath: candidate)
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 
 /// Which VA device to use.
 public enum VADeviceChoice: Hashable, Sendable, CustomStringConvertible {
-    /// The first /dev/dri/renderD* whose driver initialises, else vtksoft.
+    /// The first /dev/dri/renderD* (or `VTK_DEVICES` entry) whose driver initialises, else vtksoft.
     case automatic
     /// vtksoft, the software driver, even where hardware exists.
     case software
@@ -83,8 +83,8 @@ public final class VADisplayConnection: @unchecked Sendable {
             return try openSoftware()
         case .automatic:
             var tried: [String] = []
-            for node in renderNodes() {
-                do { return try openDRM(node) } catch { tried.append("\(node): \(error)") }
+            for node in candidateDevices() {
+                do { return try openCandidate(node) } catch { tried.append("\(node): \(error)") }
             }
             do { return try openSoftware() } catch { tried.append("vtksoft: \(error)"); throw VADeviceError.noDriver(tried) }
         }
@@ -115,9 +115,9 @@ public final class VADisplayConnection: @unchecked Sendable {
 
     /// A display with no device for vtksoft: what libva's DRM back end builds, without the file descriptor
     /// (vtksoft never uses one). libva loads the driver named by the callbacks from LIBVA_DRIVERS_PATH.
-    public static func openSoftware() throws -> VADisplayConnection {
+    public static func openSoftware(devicePath: String = "vtksoft") throws -> VADisplayConnection {
         let directory = try SoftwareDriverLocation.directory()
-        return try VADisplayConnection(display: softwareDisplay(driversDirectory: directory), devicePath: "vtksoft", fd: -1, software: true)
+        return try VADisplayConnection(display: softwareDisplay(driversDirectory: directory), devicePath: devicePath, fd: -1, software: true)
     }
 
     /// A display handle with no device behind it whose driver is vtksoft in `driversDirectory`, not yet

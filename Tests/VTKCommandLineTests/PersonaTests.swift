@@ -53,6 +53,32 @@ struct PersonaTests {
         #expect(run.stdoutText.contains("entrypoint: EncSliceLP,"), "\(run.stdoutText)")
     }
 
+    /// Two vtksoft personas stand for a machine's two GPUs, listed through VTK_DEVICES (what `--device auto`
+    /// tries instead of /dev/dri/renderD*): the decode-only nvidia one first.
+    @Test("--device auto with an nvidia device listed first: encode and roundtrip on the next device, decode stays on nvidia",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+    func automaticDeviceSkipsDecodeOnly() throws {
+        let clip = try #require(Self.clip)
+        let devices = ["VTK_DEVICES": "soft:nvidia,soft:ihd-gen12"]
+        let out = TestPaths.scratch.appendingPathComponent("auto-device.h264")
+        let encode = try VTKBinary.run(["encode", clip.path, "--size", "96x64", "-o", out.path, "--device", "auto"], extraEnvironment: devices)
+        #expect(encode.status == 0, "\(encode.stderrText)")
+        #expect(encode.stderrText.contains("soft:ihd-gen12") && !encode.stderrText.contains("soft:nvidia"), "says where: \(encode.stderrText)")
+        #expect(encode.stderrText.contains("EncSliceLP"), "\(encode.stderrText)")
+
+        let roundtrip = try VTKBinary.run(["roundtrip", clip.path, "--size", "96x64", "--pix-fmt", "i420", "--psnr", "--min-psnr", "30",
+                                           "--device", "auto"], extraEnvironment: devices)
+        #expect(roundtrip.status == 0, "\(roundtrip.stdoutText)\(roundtrip.stderrText)")
+        #expect(roundtrip.stdoutText.contains("device:     soft:ihd-gen12 ("), "\(roundtrip.stdoutText)")
+
+        // nvidia decodes H.264: decode stays on the first device, and gives FFmpeg's pictures.
+        let decode = try VTKBinary.run(["decode", out.path, "--md5", "--device", "auto"], extraEnvironment: devices)
+        #expect(decode.status == 0, "\(decode.stderrText)")
+        #expect(decode.stderrText.contains("on soft:nvidia"), "\(decode.stderrText)")
+        let reference = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", out.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
+        #expect(reference.status == 0 && decode.stdoutText == reference.stdoutText, "vtk \(decode.stdoutText) vs FFmpeg \(reference.stdoutText)")
+    }
+
     @Test("ihd-gen12-nohuc: CQP encodes; CBR and VBR are refused with exit 4, naming the missing mode",
           .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
     func withoutHuC() throws {
@@ -95,19 +121,20 @@ struct PersonaTests {
         #expect(run.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "MD5=\(stream.md5)")
     }
 
-    @Test("ihd-gen12: a damaged slice gives DECODING_ERROR from vaSyncSurface; vtk flags the frame and keeps it",
+    @Test("A damaged slice gives DECODING_ERROR from vaSyncSurface (ihd-gen12 and vtksoft itself); vtk flags the frame and keeps it",
           .enabled(if: VTKBinary.available, VTKBinary.missing),
-          .enabled(if: !ConformanceStream.all.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)))
-    func damagedSlice() throws {
+          .enabled(if: !ConformanceStream.all.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
+          arguments: ["ihd-gen12", "vtksoft"])
+    func damagedSlice(persona: String) throws {
         let stream = try #require(ConformanceStream.all.first)
-        let clean = try Self.vtk("ihd-gen12", ["decode", stream.url.path, "--framemd5", "--device", "soft", "-q"])
+        let clean = try Self.vtk(persona, ["decode", stream.url.path, "--framemd5", "--device", "soft", "-q"])
         var bytes = try [UInt8](Data(contentsOf: stream.url))
         // Zero a run in the middle of the stream: slice data damage the decoder conceals.
         let start = bytes.count / 2
         for i in start..<min(start + 48, bytes.count) { bytes[i] = 0x5a }
-        let damaged = TestPaths.scratch.appendingPathComponent("persona-damaged.264")
+        let damaged = TestPaths.scratch.appendingPathComponent("persona-damaged-\(persona).264")
         try Data(bytes).write(to: damaged)
-        let run = try Self.vtk("ihd-gen12", ["decode", damaged.path, "--framemd5", "--device", "soft", "-q"])
+        let run = try Self.vtk(persona, ["decode", damaged.path, "--framemd5", "--device", "soft", "-q"])
         let lines = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count }
         // Exit 3 (input error), every frame kept, the damaged one flagged as possibly wrong.
         #expect(run.status == 3, "\(run.stderrText)")

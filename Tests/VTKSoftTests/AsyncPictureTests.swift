@@ -1,4 +1,5 @@
 import CLibVA
+import Foundation
 import H264Bitstream
 import Testing
 import VTKTestSupport
@@ -7,18 +8,18 @@ import VTKTestSupport
 /// once, vaQuerySurfaceStatus says Rendering until the picture is done, vaSyncSurface and vaMapBuffer wait.
 @Suite("vtksoft pictures in flight")
 struct AsyncPictureTests {
-    @Test("ihd-gen12: three pictures in flight are Rendering, then each coded buffer holds its own picture, in order")
-    func picturesInFlight() throws {
+    /// iHD's free Gen12 build encodes H.264 only on EncSliceLP; vtksoft itself (the default) on EncSlice.
+    @Test("Three pictures in flight are Rendering, then each coded buffer holds its own picture, in order",
+          arguments: [("ihd-gen12", VAEntrypointEncSliceLP), ("vtksoft", VAEntrypointEncSlice)])
+    func picturesInFlight(persona: String, entrypoint: VAEntrypoint) throws {
         let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
         let display = owner.display
-        try #require(VTKSoftCounters.setPersona("ihd-gen12", in: display), "vtksoft_display_set_persona")
+        try #require(VTKSoftCounters.setPersona(persona, in: display), "vtksoft_display_set_persona")
         let client = VTKSoftVAClient(display: display)
         var attributes = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420)),
                           VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP))]
         var config = VAConfigID(VA_INVALID_ID)
-        // iHD's free Gen12 build encodes H.264 only on EncSliceLP.
-        #expect(vaCreateConfig(display, VAProfileH264Main, VAEntrypointEncSlice, &attributes, 2, &config) == VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT)
-        try client.check(vaCreateConfig(display, VAProfileH264Main, VAEntrypointEncSliceLP, &attributes, 2, &config), "vaCreateConfig")
+        try client.check(vaCreateConfig(display, VAProfileH264Main, entrypoint, &attributes, 2, &config), "vaCreateConfig")
         defer { vaDestroyConfig(display, config) }
         var sources = try (0..<3).map { _ in try client.createSurface() }
         defer { vaDestroySurfaces(display, &sources, 3) }
@@ -51,7 +52,7 @@ struct AsyncPictureTests {
         for source in sources {
             var status = VASurfaceReady
             try client.check(vaQuerySurfaceStatus(display, source, &status), "vaQuerySurfaceStatus")
-            #expect(status == VASurfaceRendering, "surface \(source) while the worker is held")
+            #expect(status == VASurfaceRendering, "\(persona): surface \(source) while the worker is held")
         }
         try #require(VTKSoftCounters.holdWorker(false, in: display))
         var sizes: [Int] = []
@@ -66,7 +67,71 @@ struct AsyncPictureTests {
             sizes.append(Int(segment.size))
             vaUnmapBuffer(display, buffer)
         }
-        #expect(sizes.allSatisfy { $0 > 0 } && sizes == sizes.sorted() && Set(sizes).count == 3, "coded sizes \(sizes) for QP \(qps)")
+        #expect(sizes.allSatisfy { $0 > 0 } && sizes == sizes.sorted() && Set(sizes).count == 3, "\(persona): coded sizes \(sizes) for QP \(qps)")
+    }
+
+    @Test("ihd-gen12 offers no EncSlice for H.264")
+    func gen12LowPowerOnly() throws {
+        let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
+        try #require(VTKSoftCounters.setPersona("ihd-gen12", in: owner.display), "vtksoft_display_set_persona")
+        var config = VAConfigID(VA_INVALID_ID)
+        #expect(vaCreateConfig(owner.display, VAProfileH264Main, VAEntrypointEncSlice, nil, 0, &config) == VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT)
+    }
+
+    /// What a client may call while a picture is in flight, as on hardware: reading the surface
+    /// (vaGetImage, vaDeriveImage) or the coded buffer (vaMapBuffer) waits for the picture, and so does
+    /// destroying the surface. Each call runs on its own thread while the worker is held, and the worker is
+    /// let go once all four are blocked in the driver (vtksoft_display_waiting_calls); each must then see
+    /// the finished picture.
+    @Test("vtksoft: with a picture in flight, vaGetImage, vaDeriveImage, vaMapBuffer and vaDestroySurfaces wait for it")
+    func callsWaitForThePicture() throws {
+        let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
+        let client = VTKSoftVAClient(display: owner.display)
+        let stream = try client.encodeOnePicture()
+        var decode = try VTKSoftVAClient.DecodeContext(client, count: 3)
+
+        try #require(VTKSoftCounters.holdWorker(true, in: owner.display))
+        for target in decode.targets { try client.submitDecode(stream, context: decode.id, target: target) }
+        // Encode too: the coded buffer is written by the worker.
+        let encode = try client.submitEncodeOnePicture()
+        for surface in decode.targets + [encode.source] {
+            var status = VASurfaceReady
+            try client.check(vaQuerySurfaceStatus(owner.display, surface, &status), "vaQuerySurfaceStatus")
+            #expect(status == VASurfaceRendering, "surface \(surface) while the worker is held")
+        }
+        let results = ThreadResults()
+        let group = DispatchGroup()
+        let (getTarget, deriveTarget, destroyTarget) = (decode.targets[0], decode.targets[1], decode.targets[2])
+        nonisolated(unsafe) let display = owner.display
+        DispatchQueue.global().async(group: group) { results.set("vaGetImage", Result { try VTKSoftVAClient(display: display).luma(getTarget, sync: false) }) }
+        DispatchQueue.global().async(group: group) { results.set("vaDeriveImage", Result { try VTKSoftVAClient(display: display).derivedLuma(deriveTarget) }) }
+        let coded = encode.coded
+        DispatchQueue.global().async(group: group) { results.set("vaMapBuffer", Result { try VTKSoftVAClient(display: display).codedBytes(coded) }) }
+        DispatchQueue.global().async(group: group) {
+            var surface = destroyTarget
+            results.set("vaDestroySurfaces", Result { [vaDestroySurfaces(display, &surface, 1) == VA_STATUS_SUCCESS ? 1 : 0] })
+        }
+        // Each call is either blocked in the driver or (were it not to wait) already done: only then let go.
+        var polls = 0
+        while (VTKSoftCounters.waitingCalls(in: owner.display) ?? 0) + results.count < 4, polls < 120_000 {
+            usleep(1000)
+            polls += 1
+        }
+        #expect(VTKSoftCounters.waitingCalls(in: owner.display) == 4, "the four calls wait for the held worker")
+        try #require(VTKSoftCounters.holdWorker(false, in: owner.display))
+        group.wait()
+        decode.targets.removeLast()
+        defer { decode.destroy(); encode.destroy() }
+
+        for name in ["vaGetImage", "vaDeriveImage"] {
+            let luma = try results.get(name).get()
+            #expect(VTKSoftVAClient.error(luma) < 3, "\(name) read the decoded picture")
+        }
+        let bytes = try results.get("vaMapBuffer").get()
+        #expect(AnnexBScanner.nalUnits(in: bytes).contains { $0.type == .idrSlice }, "vaMapBuffer: \(bytes.count) coded bytes")
+        #expect(try results.get("vaDestroySurfaces").get() == [1])
+        var status = VASurfaceReady
+        #expect(vaQuerySurfaceStatus(owner.display, destroyTarget, &status) == VA_STATUS_ERROR_INVALID_SURFACE)
     }
 
     @Test("nvidia: vaDeriveImage is refused with OPERATION_FAILED, no encode entrypoint, NV12 and P010 the image formats")
@@ -103,5 +168,19 @@ struct AsyncPictureTests {
         #expect(types.contains(.sequenceParameterSet) == writesParameterSets, "\(persona): \(types)")
         #expect(types.contains(.pictureParameterSet) == writesParameterSets, "\(persona): \(types)")
         #expect(types.contains { $0.rawValue == 5 }, "\(persona): an IDR slice in \(types)")
+    }
+}
+
+/// What each background call of a test gave, set from its thread.
+private final class ThreadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [String: Result<[UInt8], any Error>] = [:]
+
+    func set(_ name: String, _ result: Result<[UInt8], any Error>) { lock.withLock { results[name] = result } }
+
+    var count: Int { lock.withLock { results.count } }
+
+    func get(_ name: String) throws -> Result<[UInt8], any Error> {
+        try lock.withLock { try #require(results[name], "\(name) gave nothing") }
     }
 }

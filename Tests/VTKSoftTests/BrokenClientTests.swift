@@ -148,7 +148,8 @@ struct BrokenClientTests {
         owner.terminate()
     }
 
-    @Test("A coded buffer too small for the picture: VA_STATUS_ERROR_NOT_ENOUGH_BUFFER and an overflow status")
+    /// Found while coding, after vaEndPicture returned: as on i965, the segment says so and is empty.
+    @Test("A coded buffer too small for the picture: vaEndPicture and vaSyncSurface succeed, the segment is empty with the overflow status")
     func codedBufferTooSmall() throws {
         let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
         let client = VTKSoftVAClient(display: owner.display)
@@ -169,7 +170,8 @@ struct BrokenClientTests {
                        try client.createBuffer(context, VAEncSliceParameterBufferType, slice)]
         try client.check(vaBeginPicture(display, context, source), "begin")
         try client.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "render")
-        #expect(vaEndPicture(display, context) == VA_STATUS_ERROR_NOT_ENOUGH_BUFFER)
+        #expect(vaEndPicture(display, context) == VA_STATUS_SUCCESS)
+        #expect(vaSyncSurface(display, source) == VA_STATUS_SUCCESS)
         var pointer: UnsafeMutableRawPointer?
         #expect(vaMapBuffer(display, coded, &pointer) == VA_STATUS_SUCCESS)
         if let segment = pointer?.assumingMemoryBound(to: VACodedBufferSegment.self).pointee {

@@ -264,7 +264,7 @@ struct NativeEncodeTests {
         _ = try client.cleanPair()
     }
 
-    @Test("Refused as hardware refuses: bit_length past the data, a tiny coded buffer, a list naming no surface")
+    @Test("Refused as hardware refuses: bit_length past the data, a list naming no surface; a tiny coded buffer flagged as overflowing")
     func refusals() throws {
         let client = try Client()
         var tooLong = Client.Picture()
@@ -273,7 +273,14 @@ struct NativeEncodeTests {
 
         let tiny = try client.codedBuffer(16)
         defer { vaDestroyBuffer(client.display, tiny) }
-        #expect(try client.encode(Client.Picture(), coded: tiny).0 == VA_STATUS_ERROR_NOT_ENOUGH_BUFFER)
+        // Found while coding: vaEndPicture has succeeded; the segment is empty and flagged.
+        let (status, bytes) = try client.encode(Client.Picture(), coded: tiny)
+        #expect(status == VA_STATUS_SUCCESS && bytes.isEmpty)
+        var pointer: UnsafeMutableRawPointer?
+        #expect(vaMapBuffer(client.display, tiny, &pointer) == VA_STATUS_SUCCESS)
+        let segment = try #require(pointer).assumingMemoryBound(to: VACodedBufferSegment.self).pointee
+        #expect(segment.status & UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK) != 0)
+        vaUnmapBuffer(client.display, tiny)
 
         _ = try client.cleanPair()
         var bogus = Client.Picture(idr: false, frameNum: 2, poc: 4, recon: 2)

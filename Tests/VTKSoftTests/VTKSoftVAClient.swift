@@ -44,17 +44,32 @@ struct VTKSoftVAClient {
         try check(vaUnmapBuffer(display, image.buf), "vaUnmapBuffer")
     }
 
-    /// Reads the luma plane back with vaGetImage into an I420 image.
-    func luma(_ surface: VASurfaceID) throws -> [UInt8] {
+    /// Reads the luma plane back with vaGetImage into an I420 image; `sync`: vaSyncSurface first (else
+    /// vaGetImage itself must wait for a picture in flight).
+    func luma(_ surface: VASurfaceID, sync: Bool = true) throws -> [UInt8] {
         var format = VAImageFormat()
         format.fourcc = UInt32(VA_FOURCC_I420)
         var image = VAImage()
         try check(vaCreateImage(display, &format, Int32(Self.size), Int32(Self.size), &image), "vaCreateImage")
         defer { vaDestroyImage(display, image.image_id) }
-        // DECODING_ERROR: the picture is there, with concealed damage (vaQuerySurfaceError says where).
-        let sync = vaSyncSurface(display, surface)
-        if sync != VA_STATUS_ERROR_DECODING_ERROR { try check(sync, "vaSyncSurface") }
+        if sync {
+            // DECODING_ERROR: the picture is there, with concealed damage (vaQuerySurfaceError says where).
+            let status = vaSyncSurface(display, surface)
+            if status != VA_STATUS_ERROR_DECODING_ERROR { try check(status, "vaSyncSurface") }
+        }
         try check(vaGetImage(display, surface, 0, 0, UInt32(Self.size), UInt32(Self.size), image.image_id), "vaGetImage")
+        return try lumaPlane(of: image)
+    }
+
+    /// Reads the luma plane through vaDeriveImage, without vaSyncSurface (vaDeriveImage must wait).
+    func derivedLuma(_ surface: VASurfaceID) throws -> [UInt8] {
+        var image = VAImage()
+        try check(vaDeriveImage(display, surface, &image), "vaDeriveImage")
+        defer { vaDestroyImage(display, image.image_id) }
+        return try lumaPlane(of: image)
+    }
+
+    private func lumaPlane(of image: VAImage) throws -> [UInt8] {
         var pointer: UnsafeMutableRawPointer?
         try check(vaMapBuffer(display, image.buf, &pointer), "vaMapBuffer")
         defer { vaUnmapBuffer(display, image.buf) }
@@ -63,32 +78,74 @@ struct VTKSoftVAClient {
         return (0..<Self.size * Self.size).map { base[($0 / Self.size) * pitch + $0 % Self.size] }
     }
 
-    /// Encodes the gradient as one Constrained Baseline IDR; returns the Annex B bytes.
-    func encodeOnePicture() throws -> [UInt8] {
+    /// Encodes the gradient as one Constrained Baseline IDR; returns the Annex B bytes. `packedSequence`:
+    /// Annex B bytes sent as a packed SEQUENCE header (the config then asks for packed sequence headers).
+    func encodeOnePicture(packedSequence: [UInt8]? = nil) throws -> [UInt8] {
+        let encode = try submitEncodeOnePicture(packedSequence: packedSequence)
+        defer { encode.destroy() }
+        try check(vaSyncSurface(display, encode.source), "vaSyncSurface")
+        return try codedBytes(encode.coded)
+    }
+
+    /// The objects of one encode: config, context, source surface and coded buffer.
+    struct EncodeContext {
+        let display: VADisplay
+        let config: VAConfigID
+        let context: VAContextID
+        let source: VASurfaceID
+        let coded: VABufferID
+
+        func destroy() {
+            var source = source
+            vaDestroyBuffer(display, coded)
+            vaDestroyContext(display, context)
+            vaDestroySurfaces(display, &source, 1)
+            vaDestroyConfig(display, config)
+        }
+    }
+
+    /// Submits the gradient for encoding as one Constrained Baseline IDR: returns once vaEndPicture has
+    /// (the picture may still be in flight).
+    func submitEncodeOnePicture(packedSequence: [UInt8]? = nil) throws -> EncodeContext {
         var attributes = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420)),
                           VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP))]
+        if packedSequence != nil {
+            attributes.append(VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: UInt32(VA_ENC_PACKED_HEADER_SEQUENCE)))
+        }
         var config = VAConfigID(VA_INVALID_ID)
-        try check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointEncSlice, &attributes, 2, &config), "vaCreateConfig")
-        defer { vaDestroyConfig(display, config) }
+        try check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointEncSlice, &attributes, Int32(attributes.count), &config),
+                  "vaCreateConfig")
         var source = try createSurface()
-        defer { vaDestroySurfaces(display, &source, 1) }
         try fill(source)
         var context = VAContextID(VA_INVALID_ID)
         try check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &source, 1, &context), "vaCreateContext")
-        defer { vaDestroyContext(display, context) }
         var coded = VABufferID(VA_INVALID_ID)
         try check(vaCreateBuffer(display, context, VAEncCodedBufferType, 1 << 16, 1, nil, &coded), "coded buffer")
-        defer { vaDestroyBuffer(display, coded) }
+        let encode = EncodeContext(display: display, config: config, context: context, source: source, coded: coded)
 
         let (sequence, picture, slice) = Self.idrParameters(source: source, coded: coded, qp: 26)
         var buffers = [try createBuffer(context, VAEncSequenceParameterBufferType, sequence),
-                       try createBuffer(context, VAEncPictureParameterBufferType, picture),
-                       try createBuffer(context, VAEncSliceParameterBufferType, slice)]
+                       try createBuffer(context, VAEncPictureParameterBufferType, picture)]
         defer { for b in buffers { vaDestroyBuffer(display, b) } }
+        if var packed = packedSequence {
+            var parameter = VAEncPackedHeaderParameterBuffer()
+            parameter.type = UInt32(VAEncPackedHeaderSequence.rawValue)
+            parameter.bit_length = UInt32(packed.count * 8)
+            parameter.has_emulation_bytes = 1
+            buffers.append(try createBuffer(context, VAEncPackedHeaderParameterBufferType, parameter))
+            var data = VABufferID(VA_INVALID_ID)
+            try check(vaCreateBuffer(display, context, VAEncPackedHeaderDataBufferType, UInt32(packed.count), 1, &packed, &data), "packed data")
+            buffers.append(data)
+        }
+        buffers.append(try createBuffer(context, VAEncSliceParameterBufferType, slice))
         try check(vaBeginPicture(display, context, source), "vaBeginPicture")
         try check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
         try check(vaEndPicture(display, context), "vaEndPicture")
-        try check(vaSyncSurface(display, source), "vaSyncSurface")
+        return encode
+    }
+
+    /// The bytes of a coded buffer (vaMapBuffer waits for its picture).
+    func codedBytes(_ coded: VABufferID) throws -> [UInt8] {
         var pointer: UnsafeMutableRawPointer?
         try check(vaMapBuffer(display, coded, &pointer), "map coded")
         defer { vaUnmapBuffer(display, coded) }
@@ -117,6 +174,40 @@ struct VTKSoftVAClient {
     /// slice_data_bit_offset is `sliceDataBitOffset` of where its slice data starts: VA's convention
     /// unless a test means to send a wrong one.
     func decodeOnePicture(_ stream: [UInt8], sliceDataBitOffset: (SliceDataPosition) -> Int = \.vaBitOffset) throws -> [UInt8] {
+        let context = try DecodeContext(self)
+        defer { context.destroy() }
+        try submitDecode(stream, context: context.id, target: context.targets[0], sliceDataBitOffset: sliceDataBitOffset)
+        return try luma(context.targets[0])
+    }
+
+    /// A Constrained Baseline decode config and context of `size` x `size` over `count` new surfaces.
+    struct DecodeContext {
+        let client: VTKSoftVAClient
+        var config = VAConfigID(VA_INVALID_ID)
+        var id = VAContextID(VA_INVALID_ID)
+        var targets: [VASurfaceID]
+
+        init(_ client: VTKSoftVAClient, count: Int = 1) throws {
+            self.client = client
+            let display = client.display
+            try client.check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointVLD, nil, 0, &config), "vaCreateConfig")
+            targets = try (0..<count).map { _ in try client.createSurface() }
+            try client.check(vaCreateContext(display, config, Int32(size), Int32(size), VA_PROGRESSIVE, &targets, Int32(count), &id), "vaCreateContext")
+        }
+
+        /// Destroys the context, config and those targets still in `targets`.
+        func destroy() {
+            var targets = targets
+            vaDestroyContext(client.display, id)
+            vaDestroySurfaces(client.display, &targets, Int32(targets.count))
+            vaDestroyConfig(client.display, config)
+        }
+    }
+
+    /// Submits the IDR of a stream made by ``encodeOnePicture()`` for decoding into `target`: returns once
+    /// vaEndPicture has (the picture may still be in flight).
+    func submitDecode(_ stream: [UInt8], context: VAContextID, target: VASurfaceID,
+                      sliceDataBitOffset: (SliceDataPosition) -> Int = \.vaBitOffset) throws {
         let units = AnnexBScanner.nalUnits(in: stream)
         let spsUnit = try #require(units.first { $0.type == .sequenceParameterSet })
         let ppsUnit = try #require(units.first { $0.type == .pictureParameterSet })
@@ -126,15 +217,6 @@ struct VTKSoftVAClient {
         try sets.store(ppsUnit)
         let sps = try #require(sets.sps.values.first), pps = try #require(sets.pps.values.first)
         let header = try SliceHeader(nalUnit: idr, parameterSets: sets)
-
-        var config = VAConfigID(VA_INVALID_ID)
-        try check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointVLD, nil, 0, &config), "vaCreateConfig")
-        defer { vaDestroyConfig(display, config) }
-        var target = try createSurface()
-        defer { vaDestroySurfaces(display, &target, 1) }
-        var context = VAContextID(VA_INVALID_ID)
-        try check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &target, 1, &context), "vaCreateContext")
-        defer { vaDestroyContext(display, context) }
 
         var picture = Self.intraPictureParameters(target)
         picture.picture_width_in_mbs_minus1 = UInt16(sps.picWidthInMbsMinus1)
@@ -173,7 +255,6 @@ struct VTKSoftVAClient {
         try check(vaBeginPicture(display, context, target), "vaBeginPicture")
         try check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
         try check(vaEndPicture(display, context), "vaEndPicture")
-        return try luma(target)
     }
 
     /// Mean absolute difference from the gradient.

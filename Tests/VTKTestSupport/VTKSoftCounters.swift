@@ -46,6 +46,9 @@ public enum VTKSoftCounters {
         return unsafeBitCast(symbol, to: Setter.self)(display, hold ? 1 : 0) == 0
     }
 
+    /// Client calls of one display now blocked waiting for its worker.
+    public static func waitingCalls(in display: UnsafeMutableRawPointer?) -> Int? { displayCounter("vtksoft_display_waiting_calls", display) }
+
     /// Makes one display's new encode contexts use `engine` ("native" or "openh264").
     public static func setEncoder(_ engine: String, in display: UnsafeMutableRawPointer?) -> Bool {
         typealias Setter = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32

@@ -30,3 +30,14 @@ public func vtksoftDisplayHoldWorker(_ display: UnsafeMutableRawPointer?, _ hold
     driver.lock.withLock { driver.workerHeld = hold != 0 }
     return 0
 }
+
+/// Client calls of a display now waiting for its worker (vaSyncSurface, vaMapBuffer, vaGetImage …), so
+/// that a test can know a call on another thread is blocked before it lets the worker go. Returns the
+/// count, or -1 for a display that is not vtksoft's.
+@_cdecl("vtksoft_display_waiting_calls")
+public func vtksoftDisplayWaitingCalls(_ display: UnsafeMutableRawPointer?) -> Int32 {
+    guard let dctx = display?.assumingMemoryBound(to: VADisplayContext.self),
+          let ctx = dctx.pointee.pDriverContext, let raw = ctx.pointee.pDriverData else { return -1 }
+    let driver = Unmanaged<Driver>.fromOpaque(raw).takeUnretainedValue()
+    return driver.lock.withLock { Int32(driver.waitingCalls) }
+}

@@ -47,6 +47,6 @@ extension Persona {
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12)],
             maxWidth: 4096, maxHeight: 4096,
-            packedHeaders: .clientOnly, imageAccess: .derive, timing: .worker, encoder: .native)
+            packedHeaders: .clientOnly, imageAccess: .derive, encoder: .native)
     }()
 }

@@ -68,6 +68,6 @@ extension Persona {
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 8192, maxHeight: 8192,
-            packedHeaders: .driverUnlessClient, imageAccess: .derive, timing: .worker, encoder: .native)
+            packedHeaders: .driverUnlessClient, imageAccess: .derive, encoder: .native)
     }
 }

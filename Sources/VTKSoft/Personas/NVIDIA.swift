@@ -21,7 +21,7 @@ extension Persona {
             // Surface formats NV12, P010, P012, P016, 444P, Q416; of these vtksoft maps NV12 and P010.
             imageFormats: [ImageLayout.nv12, ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
-            packedHeaders: .driverUnlessClient, imageAccess: .copyOnly, timing: .worker, encoder: nil,
+            packedHeaders: .driverUnlessClient, imageAccess: .copyOnly, encoder: nil,
             // nvPutSurface: "return VA_STATUS_ERROR_UNIMPLEMENTED" (vabackend.c).
             presentation: .unavailable)
     }()

@@ -33,7 +33,6 @@ struct Persona: Sendable {
     let maxHeight: Int
     let packedHeaders: PackedHeaderPolicy
     let imageAccess: ImageAccess
-    let timing: WorkTiming
     /// The encoder engine: personas that take packed headers from the client need the native one.
     let encoder: EncoderEngine?
     /// What vaPutSurface does.

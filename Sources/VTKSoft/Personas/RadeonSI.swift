@@ -43,6 +43,6 @@ extension Persona {
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
-            packedHeaders: policy, imageAccess: .derive, timing: .worker, encoder: .native)
+            packedHeaders: policy, imageAccess: .derive, encoder: .native)
     }
 }

@@ -8,13 +8,16 @@ enum PackedHeaderPolicy: String, Sendable {
     /// i965: SPS/PPS/SEI only from the client's packed headers, none written by the driver
     /// (gen9_mfc_avc_inset_headers has no else-branch); slice headers built by the driver when none is packed.
     case clientOnly
-    /// radeonsi 24.x: packed SEQUENCE accepted and not inserted (Mesa reads a few VUI fields from it; vtksoft
-    /// takes nothing from it), other packed types ignored (the frontend returns UNIMPLEMENTED internally and
+    /// radeonsi 24.x: packed SEQUENCE parsed and not inserted (its fields go into the driver's own SPS:
+    /// ``MesaSequenceFields``), other packed types ignored (the frontend returns UNIMPLEMENTED internally and
     /// carries on); the driver writes its own SPS/PPS and slice headers.
     case driverOnly
 
     /// Whether a packed header of `kind` goes into the stream.
     func inserts(_ kind: PackedHeader.Kind) -> Bool { self != .driverOnly }
+
+    /// Whether a packed SEQUENCE is parsed for the fields of the driver's own SPS (``MesaSequenceFields``).
+    var readsPackedSequence: Bool { self == .driverOnly }
 
     /// Whether the driver writes its own SPS/PPS on IDRs, given the packed headers the client said it sends.
     func writesParameterSets(configPackedHeaders: UInt32) -> Bool {
@@ -35,14 +38,6 @@ enum ImageAccess: Sendable {
     func checkDerive() throws(VAError) {
         if self == .copyOnly { throw .operationFailed }
     }
-}
-
-/// When a picture's work runs: on the display's worker thread as hardware does (vaEndPicture returns at once,
-/// errors come from vaSyncSurface), or inside vaEndPicture (vtksoft's strict default, whose tests check the
-/// status vaEndPicture gives).
-enum WorkTiming: Sendable {
-    case worker
-    case inline
 }
 
 /// Whether vaPutSurface draws on an X11 drawable (iHD, i965, Mesa) or is refused as unimplemented

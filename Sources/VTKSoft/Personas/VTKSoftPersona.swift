@@ -51,6 +51,6 @@ extension Persona {
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
-            packedHeaders: .driverUnlessClient, imageAccess: .derive, timing: .inline, encoder: nil)
+            packedHeaders: .driverUnlessClient, imageAccess: .derive, encoder: nil)
     }
 }
