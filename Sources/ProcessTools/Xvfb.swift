@@ -33,7 +33,7 @@ public final class Xvfb: @unchecked Sendable {
         let f = "'\(numberFile.path)'"
         let cleanup = "kill -KILL $x 2>/dev/null; wait $x 2>/dev/null; n=$(cat \(f) 2>/dev/null); "
             + "[ -n \"$n\" ] && rm -f /tmp/.X$n-lock /tmp/.X11-unix/X$n; rm -f \(f)"
-        let watchdog = "\(path) -displayfd 3 -nolisten tcp -screen 0 320x240x24 3>\(f) & x=$!; trap '\(cleanup); exit 0' TERM; "
+        let watchdog = "\(path) -displayfd 3 -nolisten tcp +bs -screen 0 320x240x24 3>\(f) & x=$!; trap '\(cleanup); exit 0' TERM; "
             + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $x 2>/dev/null; do sleep 0.5; done; \(cleanup)"
         process.arguments = ["-c", watchdog]
         process.standardOutput = FileHandle.nullDevice

@@ -9,7 +9,7 @@ final class BackgroundProcess {
     let stdoutURL: URL
     let stderrURL: URL
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         let id = UUID().uuidString
         stdoutURL = TestPaths.scratch.appendingPathComponent("\(id).out")
         stderrURL = TestPaths.scratch.appendingPathComponent("\(id).err")
@@ -17,9 +17,9 @@ final class BackgroundProcess {
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : (ProcessRunner.which(executable) ?? executable))
         process.arguments = arguments
-        if let drivers = VTKSoftDriverLocation.directory {
-            process.environment = ProcessInfo.processInfo.environment.merging(["VTKSOFT_DRIVERS_PATH": drivers.path]) { $1 }
-        }
+        var extra = environment
+        if let drivers = VTKSoftDriverLocation.directory { extra["VTKSOFT_DRIVERS_PATH"] = drivers.path }
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardInput = FileHandle.nullDevice
