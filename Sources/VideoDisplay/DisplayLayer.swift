@@ -125,10 +125,11 @@ public final class DisplayLayer {
         }
     }
 
-    /// Decodes ahead, presents what is due, drops what is late; returns what happened.
+    /// Presents what is due and drops what is late, decoding ahead between presentations; returns what
+    /// happened. It returns right after a marker is reached, before anything else is shown.
     public func service() throws(DisplayError) -> [DisplayEvent] {
         var events: [DisplayEvent] = []
-        try presentDue(into: &events)
+        guard try presentDue(into: &events) else { return events }
         while frames.count < decodeAhead {
             if samples.isEmpty { pull() }
             if samples.isEmpty {
@@ -136,9 +137,9 @@ public final class DisplayLayer {
                 break
             }
             try decodeNext()
+            guard try presentDue(into: &events) else { return events }
         }
-        try presentDue(into: &events)
-        checkMarkers(into: &events)
+        _ = reachMarker(into: &events)
         return events
     }
 
@@ -179,11 +180,14 @@ public final class DisplayLayer {
         return markers.contains(where: due) || seekTarget.map(due) == true
     }
 
-    private func presentDue(into events: inout [DisplayEvent]) throws(DisplayError) {
+    /// Shows the frame due now, dropping late ones; false when it stopped at a marker.
+    private func presentDue(into events: inout [DisplayEvent]) throws(DisplayError) -> Bool {
         while let frame = frames.first {
             let now = timebase.clock.now()
-            let time = timebase.time(atHost: now)
-            guard frame.presentationTime <= time else { return }
+            // A frame is due from its host time on: the nanosecond absorbs rounding between host and media time.
+            let time = timebase.time(atHost: now) + 1e-9
+            guard frame.presentationTime <= time else { return true }
+            if reachMarker(into: &events) { return false }
             let next = frames.dropFirst().first
             frames.removeFirst()
             if let target = seekTarget, let next, next.presentationTime <= target {
@@ -204,15 +208,17 @@ public final class DisplayLayer {
             statistics.presented += 1
             events.append(.presented(frame, hostTime: shown))
         }
+        return true
     }
 
-    private func checkMarkers(into events: inout [DisplayEvent]) {
-        while let marker = markers.first, timebase.time >= marker, current != nil {
-            // The frame due at the marker is shown once the next one is known to come after it.
-            let nextKnown = frames.first.map { $0.presentationTime > marker } ?? (endOfStream && decoderFlushed && samples.isEmpty)
-            guard nextKnown else { return }
-            markers.removeFirst()
-            events.append(.reachedMarker(marker))
-        }
+    /// The first marker, when the timeline has passed it, a frame is shown, and the next frame is known to
+    /// come after it (so the frame shown is the one due at the marker).
+    private func reachMarker(into events: inout [DisplayEvent]) -> Bool {
+        guard let marker = markers.first, current != nil, timebase.time + 1e-9 >= marker else { return false }
+        let nextIsLater = frames.first.map { $0.presentationTime > marker } ?? (endOfStream && decoderFlushed && samples.isEmpty)
+        guard nextIsLater else { return false }
+        markers.removeFirst()
+        events.append(.reachedMarker(marker))
+        return true
     }
 }
