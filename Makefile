@@ -3,9 +3,10 @@
 
 SWIFT ?= swift
 # Build and link against these (libva, libyuv, and vtksoft's software codecs).
-BUILD_PACKAGES := libva-dev libdrm-dev libyuv-dev libopenh264-dev libavcodec-dev libavutil-dev zlib1g-dev libx11-dev libxext-dev pkg-config
-# Tests also drive third-party tools: FFmpeg (reference decoder, VA-API client), vainfo, Xvfb.
-TEST_PACKAGES := ffmpeg vainfo xvfb x11-apps gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-vaapi gstreamer1.0-plugins-bad
+BUILD_PACKAGES := libva-dev libdrm-dev libx11-dev libxext-dev libyuv-dev libopenh264-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
+# Tests also drive third-party tools: FFmpeg (reference decoder, VA-API client), vainfo, Xvfb, GStreamer,
+# mpv (VA clients that present), xwd and xdotool (screenshots and windows under Xvfb).
+TEST_PACKAGES := ffmpeg vainfo xvfb gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-vaapi gstreamer1.0-plugins-bad mpv x11-apps xdotool
 BENCH_PACKAGES := hyperfine time
 
 .PHONY: all deps test-deps bench-deps build build-release test roundtrip bench clean fuzz sanitize sanitize-address sanitize-thread

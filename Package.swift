@@ -18,6 +18,9 @@ let package = Package(
             name: "CLibVA", pkgConfig: "libva-drm",
             providers: [.apt(["libva-dev", "libdrm-dev"])]),
         .systemLibrary(
+            name: "CX11", pkgConfig: "x11",  // Xlib and MIT-SHM: VA presentation on X11, vtksoft's vaPutSurface, vtk play's window
+            providers: [.apt(["libx11-dev", "libxext-dev"])]),
+        .systemLibrary(
             name: "CLibYUV",  // Debian's libyuv-dev has no .pc file: the module map links `yuv` directly.
             providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(
@@ -29,9 +32,6 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",  // PNG compression, for VTKCommandLine
             providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(
-            name: "CX11",  // Xlib and MIT-SHM, for vtk play's window (X11Display)
-            providers: [.apt(["libx11-dev", "libxext-dev"])]),
         .systemLibrary(
             name: "CLibAVUtil", pkgConfig: "libavutil",  // MD5 (av_md5), for VTKMedia
             providers: [.apt(["libavutil-dev"])]),
@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "RTP"),
 
         // MARK: The VA layer
-        .target(name: "VideoAcceleration", dependencies: ["CLibVA", "VTKMedia"]),
+        .target(name: "VideoAcceleration", dependencies: ["CLibVA", "CX11", "VTKMedia"]),
 
         .target(name: "PixelConversion", dependencies: ["CLibYUV", "VTKMedia"]),
 
@@ -67,7 +67,7 @@ let package = Package(
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText", "VTKMedia"],
+            dependencies: ["CLibVA", "CX11", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText", "VTKMedia"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
@@ -111,6 +111,6 @@ let package = Package(
         .testTarget(name: "VideoDisplayTests", dependencies: ["VideoDisplay", "H264Bitstream", "VTKMedia"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
-        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "H264Bitstream", "VideoAcceleration"]),
+        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),
     ]
 )

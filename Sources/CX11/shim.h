@@ -1,6 +1,7 @@
 #ifndef VTK_CX11_SHIM_H
 #define VTK_CX11_SHIM_H
-/* Xlib and the MIT shared-memory extension (libx11-dev, libxext-dev), for vtk play's window. */
+/* Xlib (libx11-dev) and the MIT shared-memory extension (libxext-dev): the X connection vtk presents on, the
+   XPutImage path of vtksoft's vaPutSurface, and vtk play's window (X11Display). */
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <X11/keysym.h>

@@ -33,6 +33,7 @@ private let unimplemented = VAStatus(VA_STATUS_ERROR_UNIMPLEMENTED)
 
 /// Fills libva's vtables: every entry, so libva never calls through a null pointer. What vtksoft does
 /// not do (subpictures, display attributes, video processing, buffer export) answers UNIMPLEMENTED.
+/// vaPutSurface draws on X11 (SurfacePresentation.swift).
 enum DriverVTable {
     static func install(in ctx: VADriverContextP) {
         let vtable = ctx.pointee.vtable!
@@ -248,6 +249,16 @@ enum DriverVTable {
             }
         }
         vtable.pointee.vaSetImagePalette = { _, _, _ in unimplemented }
+        vtable.pointee.vaPutSurface = { ctx, surface, draw, sx, sy, sw, sh, dx, dy, dw, dh, clip, clipCount, flags in
+            // libva-x11 passes the X Drawable (an XID) as the pointer's value.
+            let x11 = ctx.flatMap { ($0.pointee.display_type & UInt(VA_DISPLAY_MAJOR_MASK)) == UInt(VA_DISPLAY_X11) ? $0.pointee.native_dpy : nil }
+            return call(ctx) { driver throws(VAError) in
+                try driver.putSurface(surfaceID: surface, x11Display: x11.map(OpaquePointer.init), drawable: UInt(bitPattern: draw),
+                                      source: VARectangle(x: sx, y: sy, width: sw, height: sh),
+                                      destination: VARectangle(x: dx, y: dy, width: dw, height: dh),
+                                      clip: try array(clip.map { UnsafePointer($0) }, Int(clipCount)), flags: flags)
+            }
+        }
     }
 
     private static func installUnimplemented(_ vtable: UnsafeMutablePointer<VADriverVTable>) {
@@ -259,7 +270,6 @@ enum DriverVTable {
                 try output(errorInfo).pointee = UnsafeMutableRawPointer(picture.decodeErrorRecords(macroblocks: macroblocks))
             }
         }
-        vtable.pointee.vaPutSurface = { _, _, _, _, _, _, _, _, _, _, _, _, _, _ in unimplemented }
         vtable.pointee.vaQuerySubpictureFormats = { _, _, _, _ in unimplemented }
         vtable.pointee.vaCreateSubpicture = { _, _, _ in unimplemented }
         vtable.pointee.vaDestroySubpicture = { _, _ in unimplemented }

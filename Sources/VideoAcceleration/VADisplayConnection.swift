@@ -42,13 +42,18 @@ public final class VADisplayConnection: @unchecked Sendable {
     public let devicePath: String
     public let vendor: String
     public let version: (major: Int32, minor: Int32)
-    public var isSoftware: Bool { fd < 0 }
+    /// vtksoft, on a display with no device or on an X11 connection.
+    public let isSoftware: Bool
     private let fd: Int32
+    /// The X connection of a display opened with ``openX11(_:displayName:for:)``, closed after vaTerminate.
+    let x11: X11Connection?
 
-    private init(display: VADisplay, devicePath: String, fd: Int32) throws(VAError) {
+    init(display: VADisplay, devicePath: String, fd: Int32, software: Bool, x11: X11Connection? = nil) throws(VAError) {
         self.display = display
         self.devicePath = devicePath
         self.fd = fd
+        self.isSoftware = software
+        self.x11 = x11
         var major: Int32 = 0, minor: Int32 = 0
         let status = vaInitialize(display, &major, &minor)
         if status != VA_STATUS_SUCCESS {
@@ -105,14 +110,14 @@ public final class VADisplayConnection: @unchecked Sendable {
             close(fd)
             throw VAError("vaGetDisplayDRM(\(path))", VAStatus(VA_STATUS_ERROR_INVALID_DISPLAY))
         }
-        return try VADisplayConnection(display: display, devicePath: path, fd: fd)
+        return try VADisplayConnection(display: display, devicePath: path, fd: fd, software: false)
     }
 
     /// A display with no device for vtksoft: what libva's DRM back end builds, without the file descriptor
     /// (vtksoft never uses one). libva loads the driver named by the callbacks from LIBVA_DRIVERS_PATH.
     public static func openSoftware() throws -> VADisplayConnection {
         let directory = try SoftwareDriverLocation.directory()
-        return try VADisplayConnection(display: softwareDisplay(driversDirectory: directory), devicePath: "vtksoft", fd: -1)
+        return try VADisplayConnection(display: softwareDisplay(driversDirectory: directory), devicePath: "vtksoft", fd: -1, software: true)
     }
 
     /// A display handle with no device behind it whose driver is vtksoft in `driversDirectory`, not yet
@@ -135,6 +140,12 @@ public final class VADisplayConnection: @unchecked Sendable {
             free(dctx.pointee.pDriverContext)
             free(dctx)
         }
+        nameSoftwareDriver(in: dctx)
+        return VADisplay(dctx)
+    }
+
+    /// Makes libva load vtksoft, whatever driver the display's back end would have named.
+    static func nameSoftwareDriver(in dctx: VADisplayContextP) {
         dctx.pointee.vaGetNumCandidates = { _, count in
             count?.pointee = 1
             return VAStatus(VA_STATUS_SUCCESS)
@@ -143,7 +154,6 @@ public final class VADisplayConnection: @unchecked Sendable {
             name?.pointee = strdup(SoftwareDriverLocation.driverName)
             return VAStatus(VA_STATUS_SUCCESS)
         }
-        return VADisplay(dctx)
     }
 
     // MARK: Capabilities

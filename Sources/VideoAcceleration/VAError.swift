@@ -33,6 +33,10 @@ public enum VADeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     case cannotOpen(String, errno: Int32)
     case noDriver([String])
     case driverNotFound(String)
+    /// No X server to present on: DISPLAY unset, or the server cannot be reached.
+    case noX11Display(String)
+    /// A named DRM device was asked to present on X11, where the X server chooses the device.
+    case cannotPresentOn(String)
 
     public var description: String {
         switch self {
@@ -40,6 +44,8 @@ public enum VADeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .cannotOpen(path, code): return "cannot open \(path): \(String(cString: strerror(code)))"
         case .noDriver(let tried): return "no VA device could be initialised (tried: \(tried.joined(separator: "; ")))"
         case .driverNotFound(let where_): return "vtksoft driver (libvtksoft_drv_video.so) not found in \(where_)"
+        case .noX11Display(let reason): return "no X display: \(reason)"
+        case .cannotPresentOn(let path): return "VA device \(path) cannot be chosen for X11 presentation (the X server picks the device; use auto or soft)"
         }
     }
 }

@@ -16,9 +16,11 @@ struct StreamDecode {
     /// vtksoft's count of VA objects still alive in the session's display after invalidate().
     var liveObjectsAfterInvalidate: Int?
 
-    init(url: URL) throws {
+    /// On vtksoft's own display, or on `connection` when given.
+    init(url: URL, connection: VADisplayConnection? = nil) throws {
         let bytes = [UInt8](try Data(contentsOf: url))
-        let session = try DecompressionSession(formatDescription: nil, device: .software, outputFormat: .i420)
+        let session = try connection.map { try DecompressionSession(formatDescription: nil, connection: $0, outputFormat: .i420) }
+            ?? DecompressionSession(formatDescription: nil, device: .software, outputFormat: .i420)
         var whole = MD5()
         func take(_ frames: [DecodedFrame]) {
             for frame in frames {
@@ -75,6 +77,20 @@ struct ConformanceDecodeTests {
         #expect(result.frameMD5s.count == stream.frames)
         #expect(result.frameMD5s == expected)
         #expect(result.sizes == ["\(stream.width)x\(stream.height)"])
+    }
+
+    @Test("A session runs on a VA display opened on X11 (VADisplayConnection.openX11), bit-exactly",
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          .enabled(if: VTKSoftAvailability.driverFound, VTKSoftAvailability.message),
+          .enabled(if: Xvfb.isInstalled && Xvfb.shared != nil, "no Xvfb: skipping the decode on an X11 VA display"))
+    func onX11Display() throws {
+        let stream = try #require(GeneratedStream.standard.first)
+        let url = try stream.url()
+        let connection = try VADisplayConnection.openX11(.software, displayName: try #require(Xvfb.shared).display)
+        #expect(connection.canPresent)
+        let result = try StreamDecode(url: url, connection: connection)
+        #expect(result.frameMD5s == (try ffmpegFrameMD5s(url)))
+        #expect(result.frameMD5s.count == stream.frames)
     }
 }
 

@@ -10,7 +10,9 @@ import VTKTestSupport
 /// manual clock in VideoDisplayTests: nothing here depends on how fast the machine is.
 @Suite("vtk play", .serialized)  // one window at a time: windows on one screen would cover each other
 struct PlayTests {
-    static var ready: Bool { VTKBinary.available && ProcessRunner.hasFFmpeg && Xvfb.shared != nil }
+    /// An X server of the suite's own, so that its windows never cover those of tests reading the shared one's root window.
+    static let server = Xvfb.startPrivate()
+    static var ready: Bool { VTKBinary.available && ProcessRunner.hasFFmpeg && server != nil }
     static let missing: Comment = "needs the vtk binary, ffmpeg and Xvfb"
 
     /// A stream and the frame rate it is played at.
@@ -34,7 +36,7 @@ struct PlayTests {
     }
 
     static func play(_ arguments: [String]) throws -> ProcessRunner.Result {
-        try VTKBinary.run(["play"] + arguments, extraEnvironment: ["DISPLAY": try #require(Xvfb.shared).display])
+        try VTKBinary.run(["play"] + arguments, extraEnvironment: ["DISPLAY": try #require(Self.server).display])
     }
 
     /// FFmpeg's decode of `stream`, frame `index` (display order), as I420.
@@ -52,23 +54,14 @@ struct PlayTests {
         return [UInt8](result.stdout)
     }
 
-    /// PSNR of the luma (BT.601) of two RGB images of the same size.
-    static func lumaPSNR(_ a: [UInt8], _ b: [UInt8]) -> Double {
-        guard a.count == b.count, !a.isEmpty else { return 0 }
-        func luma(_ p: [UInt8], _ i: Int) -> Double { 0.299 * Double(p[i]) + 0.587 * Double(p[i + 1]) + 0.114 * Double(p[i + 2]) }
-        var sum = 0.0
-        for i in stride(from: 0, to: a.count, by: 3) { let d = luma(a, i) - luma(b, i); sum += d * d }
-        let mse = sum / Double(a.count / 3)
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
-    }
-
     /// The luma PSNR of `shot` against the frames around `due`; the frame due must be the best match, at 40 dB or more.
     static func expectShows(_ shot: URL, dueFrame due: Int, of stream: Stream, frameCount: Int) throws -> Double {
-        let picture = try rgb(of: shot)
-        #expect(picture.count == stream.width * stream.height * 3, "\(shot.lastPathComponent): wrong size")
+        let picture = RGBImage(width: stream.width, height: stream.height, bytes: try rgb(of: shot))
+        #expect(picture.bytes.count == stream.width * stream.height * 3, "\(shot.lastPathComponent): wrong size")
         var psnr: [Int: Double] = [:]
         for index in max(0, due - 1)...min(frameCount - 1, due + 1) {
-            psnr[index] = lumaPSNR(picture, PixelConverter.rgb(try reference(stream, frame: index)))
+            // FFmpeg's decode through the same RGB conversion as vtk play's (libyuv, BT.601 limited range).
+            psnr[index] = picture.lumaPSNR(RGBImage(width: stream.width, height: stream.height, bytes: PixelConverter.rgb(try reference(stream, frame: index))))
         }
         let best = psnr.max { $0.value < $1.value }?.key
         #expect(best == due, "\(stream) \(shot.lastPathComponent): best match frame \(best ?? -1), due \(due); PSNRs \(psnr)")
@@ -133,12 +126,13 @@ struct PlayTests {
     @Test("xwd reads the window of a still picture (--rate 0) as the frame due at --start; q quits", .enabled(if: ready && ProcessRunner.which("xwd") != nil && ProcessRunner.which("xdotool") != nil, "needs xwd and xdotool"))
     func xwdStill() throws {
         let stream = try #require(try Self.generated().dropFirst().first)  // 320x240, B-pyramid
-        let display = try #require(Xvfb.shared).display
+        let display = try #require(Self.server).display
         let log = TestPaths.scratch.appendingPathComponent("play-still.jsonl")
-        let player = try BackgroundProcess(try #require(VTKBinary.url).path, ["play", stream.url.path, "--start", "1", "--rate", "0", "--timing-log", log.path],
-                                           environment: ["DISPLAY": display])
-        #expect(player.waitFor { (try? String(contentsOf: log, encoding: .utf8))?.contains("\"presented\"") == true && player.stderr.contains("window 0x") })
-        let text = player.stderr
+        let player = try VTKTestSupport.BackgroundProcess(try #require(VTKBinary.url).path,
+                                                          ["play", stream.url.path, "--start", "1", "--rate", "0", "--timing-log", log.path],
+                                                          environment: ["DISPLAY": display, "VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path])
+        #expect(player.wait { (try? String(contentsOf: log, encoding: .utf8))?.contains("\"presented\"") == true && player.outputText.contains("window 0x") })
+        let text = player.outputText
         let window = try #require(text.range(of: "window 0x").map { String(text[$0.upperBound...].prefix { $0.isHexDigit }) })
         let shot = TestPaths.scratch.appendingPathComponent("play-still.xwd")
         let xwd = try ProcessRunner.run("xwd", ["-display", display, "-id", "0x\(window)", "-silent", "-out", shot.path])
@@ -146,7 +140,9 @@ struct PlayTests {
         _ = try Self.expectShows(shot, dueFrame: 25, of: stream, frameCount: 40)
         let key = try ProcessRunner.run("xdotool", ["key", "--window", "0x\(window)", "q"], environment: ["DISPLAY": display])
         #expect(key.status == 0, "\(key.stderrText)")
-        #expect(player.finish(seconds: 60) == 0, "\(player.stderr)")
+        #expect(player.wait(timeout: 60) { !player.isRunning })
+        let end = player.stop()
+        #expect(end.status == 0, "\(end.output)")
     }
 
     @Test("a decode slowed on purpose (--decode-delay) drops late frames and counts them: the log's nulls are the summary's drops",

@@ -9,7 +9,7 @@ final class BackgroundProcess {
     let stdoutURL: URL
     let stderrURL: URL
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    init(_ executable: String, _ arguments: [String]) throws {
         let id = UUID().uuidString
         stdoutURL = TestPaths.scratch.appendingPathComponent("\(id).out")
         stderrURL = TestPaths.scratch.appendingPathComponent("\(id).err")
@@ -17,9 +17,9 @@ final class BackgroundProcess {
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : (ProcessRunner.which(executable) ?? executable))
         process.arguments = arguments
-        var extra = environment
-        if let drivers = VTKSoftDriverLocation.directory { extra["VTKSOFT_DRIVERS_PATH"] = drivers.path }
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        if let drivers = VTKSoftDriverLocation.directory {
+            process.environment = ProcessInfo.processInfo.environment.merging(["VTKSOFT_DRIVERS_PATH": drivers.path]) { $1 }
+        }
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardInput = FileHandle.nullDevice
@@ -87,6 +87,48 @@ enum Loopback {
                         to: SocketAddress.resolve(host: "127.0.0.1", port: port + 1))
     }
 
+    /// vtk send writes the SDP (one frame into the void), FFmpeg listens on it, vtk sends `input` whole;
+    /// returns what FFmpeg printed (`MD5=` of its decode as `pixelFormat`) and the SDP.
+    static func sendToFFmpeg(_ input: URL, pixelFormat: String = "yuv420p") throws -> (output: String, sdp: String) {
+        let port = try freePortPair()
+        let sdp = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).sdp")
+        defer { try? FileManager.default.removeItem(at: sdp) }
+        // The SDP first, so that FFmpeg can listen before the stream starts.
+        let probe = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--sdp", sdp.path, "--frames", "1", "--fast"])
+        #expect(probe.status == 0, "\(probe.stderrText)")
+        let ffmpeg = try BackgroundProcess("ffmpeg", ["-v", "error", "-protocol_whitelist", "file,udp,rtp", "-i", sdp.path,
+                                                      "-fps_mode", "passthrough", "-pix_fmt", pixelFormat, "-f", "md5", "-"])
+        #expect(ffmpeg.waitFor { isBound(port) }, "ffmpeg never listened: \(ffmpeg.stderr)")
+        let send = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fps", "100"])
+        #expect(send.status == 0, "\(send.stderrText)")
+        #expect(ffmpeg.finish() == 0, "\(ffmpeg.stderr)")  // vtk's RTCP BYE ends FFmpeg's input
+        return (ffmpeg.stdout + ffmpeg.stderr, (try? String(contentsOf: sdp, encoding: .utf8)) ?? "")
+    }
+
+    /// vtk sends `input` to gst-launch (udpsrc ! rtph264depay or rtph265depay ! filesink); returns FFmpeg's
+    /// output (`MD5=`) for the elementary stream GStreamer wrote, decoded as `pixelFormat`.
+    static func sendToGStreamer(_ input: URL, codec: String, pixelFormat: String = "yuv420p") throws -> String {
+        let port = try freePortPair()
+        // Packetising is deterministic: a first send into the void counts the packets GStreamer must take.
+        let count = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fast"])
+        let text = count.stderrText
+        let packets = try #require(text.range(of: " sent as ").flatMap { Int(text[$0.upperBound...].prefix(while: \.isNumber)) }, "\(text)")
+        let output = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).es")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let gst = try BackgroundProcess("gst-launch-1.0", [
+            "-q", "udpsrc", "port=\(port)", "num-buffers=\(packets)", "buffer-size=4194304",
+            "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=\(codec),payload=96", "!", "rtp\(codec.lowercased())depay", "!",
+            "video/x-\(codec.lowercased()),stream-format=byte-stream,alignment=au", "!", "filesink", "location=\(output.path)",
+        ])
+        #expect(gst.waitFor { isBound(port) }, "gst-launch never listened: \(gst.stderr)")
+        let send = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fps", "500"])
+        #expect(send.status == 0, "\(send.stderrText)")
+        #expect(gst.finish() == 0, "\(gst.stderr)")
+        let decoded = try ProcessRunner.run("ffmpeg", ["-v", "error", "-f", codec == "H265" ? "hevc" : "h264", "-i", output.path,
+                                                       "-pix_fmt", pixelFormat, "-f", "md5", "-"])
+        return decoded.stdoutText + decoded.stderrText
+    }
+
     static func ffmpegFrameMD5s(_ file: URL) throws -> [String] {
         let result = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", file.path, "-f", "framemd5", "-"])
         return result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -130,19 +172,8 @@ struct RTPEndToEndTests {
           arguments: ["BA_MW_D.264", "MPS_MW_A.264", "Cisco_Men_whisper_640x320_CABAC_Bframe_9.264"])
     func vtkToFFmpeg(file: String) throws {
         let stream = try Self.conformance(file)
-        let port = try Loopback.freePortPair()
-        let sdp = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).sdp")
-        defer { try? FileManager.default.removeItem(at: sdp) }
-        // The SDP first (one frame into the void), so that FFmpeg can listen before the stream starts.
-        let probe = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--sdp", sdp.path, "--frames", "1", "--fast"])
-        #expect(probe.status == 0, "\(probe.stderrText)")
-        let ffmpeg = try BackgroundProcess("ffmpeg", ["-v", "error", "-protocol_whitelist", "file,udp,rtp", "-i", sdp.path,
-                                                      "-fps_mode", "passthrough", "-pix_fmt", "yuv420p", "-f", "md5", "-"])
-        #expect(ffmpeg.waitFor { Loopback.isBound(port) }, "ffmpeg never listened: \(ffmpeg.stderr)")
-        let send = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--fps", "100"])
-        #expect(send.status == 0, "\(send.stderrText)")
-        #expect(ffmpeg.finish() == 0, "\(ffmpeg.stderr)")  // vtk's RTCP BYE ends FFmpeg's input
-        #expect(ffmpeg.stdout.contains("MD5=\(stream.md5)"), "\(file): \(ffmpeg.stdout) \(ffmpeg.stderr)")
+        let output = try Loopback.sendToFFmpeg(stream.url).output
+        #expect(output.contains("MD5=\(stream.md5)"), "\(file): \(output)")
     }
 
     @Test("vtk sends, GStreamer (udpsrc ! rtph264depay) receives: decoded MD5 equals reference.tsv",
@@ -151,38 +182,27 @@ struct RTPEndToEndTests {
           arguments: ["BA_MW_D.264", "MPS_MW_A.264"])
     func vtkToGStreamer(file: String) throws {
         let stream = try Self.conformance(file)
-        let port = try Loopback.freePortPair()
-        // Packetising is deterministic: a first send into the void counts the packets GStreamer must take.
-        let count = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--fast"])
-        let text = count.stderrText
-        let packets = try #require(text.range(of: " sent as ").flatMap { Int(text[$0.upperBound...].prefix(while: \.isNumber)) }, "\(text)")
-        let output = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).264")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let gst = try BackgroundProcess("gst-launch-1.0", [
-            "-q", "udpsrc", "port=\(port)", "num-buffers=\(packets)", "buffer-size=4194304",
-            "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=H264,payload=96", "!", "rtph264depay", "!",
-            "video/x-h264,stream-format=byte-stream,alignment=au", "!", "filesink", "location=\(output.path)",
-        ])
-        #expect(gst.waitFor { Loopback.isBound(port) }, "gst-launch never listened: \(gst.stderr)")
-        let send = try VTKBinary.run(["send", stream.url.path, "rtp://127.0.0.1:\(port)", "--fps", "500"])
-        #expect(send.status == 0, "\(send.stderrText)")
-        #expect(gst.finish() == 0, "\(gst.stderr)")
-        let decoded = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", output.path, "-pix_fmt", "yuv420p", "-f", "md5", "-"])
-        #expect(decoded.stdoutText.contains("MD5=\(stream.md5)"), "\(file): \(decoded.stdoutText) \(decoded.stderrText)")
+        let output = try Loopback.sendToGStreamer(stream.url, codec: "H264")
+        #expect(output.contains("MD5=\(stream.md5)"), "\(file): \(output)")
     }
 
     static let lossStream = GeneratedStream(name: "x264-rtp-loss-320x240", width: 320, height: 240, frames: 300,
                                             encoderOptions: ["-c:v", "libx264", "-threads", "1", "-bf", "0",
                                                              "-x264-params", "keyint=30:min-keyint=30:scenecut=0"])
+    static let lossStreamH265 = GeneratedStream(name: "x265-rtp-loss-320x240", width: 320, height: 240, frames: 300,
+                                                encoderOptions: ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                                                                 "log-level=error:pools=1:frame-threads=1:bframes=0:keyint=30:min-keyint=30:scenecut=0"],
+                                                muxer: "hevc")
 
-    @Test("--loss 2 --seed 1 on 300 frames: every lost packet counted, damaged frames flagged, exact again from the next IDR")
-    func lossIsCountedFlaggedAndRecovered() throws {
-        let file = try Self.lossStream.url()
+    @Test("--loss 2 --seed 1 on 300 frames: every lost packet counted, damaged frames flagged, exact again from the next IDR",
+          arguments: [lossStream, lossStreamH265])
+    func lossIsCountedFlaggedAndRecovered(stream: GeneratedStream) throws {
+        let file = try stream.url()
         let reference = try Loopback.ffmpegFrameMD5s(file)
         #expect(reference.count == 300)
         // Loss on the receiving side, by sequence number; no jitter-buffer wait, so nothing depends on time.
         let (receiver, port) = try Loopback.startReceiver(["--framemd5", "--stats", "--json", "--loss", "2", "--seed", "1",
-                                                           "--latency", "0", "--timeout", "120"])
+                                                           "--latency", "0", "--timeout", "120", "--codec", stream.muxer == "hevc" ? "h265" : "h264"])
         let send = try VTKBinary.run(["send", file.path, "rtp://127.0.0.1:\(port)", "--fps", "300", "--mtu", "400"])
         #expect(send.status == 0, "\(send.stderrText)")
         #expect(receiver.finish() == 3, "loss is an input error: \(receiver.stderr)")
@@ -263,8 +283,8 @@ struct RTPEndToEndTests {
         #expect(busy.status == 3 && busy.stderrText.contains("already in use"), "\(busy.stderrText)")
         let sdp = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).sdp")
         defer { try? FileManager.default.removeItem(at: sdp) }
-        try "v=0\nm=video 5004 RTP/AVP 96\na=rtpmap:96 H265/90000\n".write(to: sdp, atomically: true, encoding: .utf8)
+        try "v=0\nm=video 5004 RTP/AVP 96\na=rtpmap:96 VP8/90000\n".write(to: sdp, atomically: true, encoding: .utf8)
         let unusable = try VTKBinary.run(["receive", sdp.path, "--timeout", "1"])
-        #expect(unusable.status == 3 && unusable.stderrText.contains("no H264 payload type"), "\(unusable.stderrText)")
+        #expect(unusable.status == 3 && unusable.stderrText.contains("no H264 or H265 payload type"), "\(unusable.stderrText)")
     }
 }

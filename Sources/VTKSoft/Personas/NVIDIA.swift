@@ -1,7 +1,7 @@
 import CLibVA
 
 /// nvidia-vaapi-driver v0.0.17 (NVDEC), decode only. Source: `src/vabackend.c` (nvQueryConfigProfiles,
-/// nvGetConfigAttributes: RTFormat only, others left untouched; nvDeriveImage returns OPERATION_FAILED) and
+/// nvGetConfigAttributes: RTFormat only, others left untouched; nvDeriveImage returns OPERATION_FAILED, nvPutSurface UNIMPLEMENTED) and
 /// published `vainfo` dumps, as gathered in ../shared/personas/README.md.
 extension Persona {
     static let nvidia: Persona = {
@@ -21,6 +21,8 @@ extension Persona {
             // Surface formats NV12, P010, P012, P016, 444P, Q416; of these vtksoft maps NV12 and P010.
             imageFormats: [ImageLayout.nv12, ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
-            packedHeaders: .driverUnlessClient, imageAccess: .copyOnly, timing: .worker, encoder: nil)
+            packedHeaders: .driverUnlessClient, imageAccess: .copyOnly, timing: .worker, encoder: nil,
+            // nvPutSurface: "return VA_STATUS_ERROR_UNIMPLEMENTED" (vabackend.c).
+            presentation: .unavailable)
     }()
 }

@@ -36,6 +36,8 @@ struct Persona: Sendable {
     let timing: WorkTiming
     /// The encoder engine: personas that take packed headers from the client need the native one.
     let encoder: EncoderEngine?
+    /// What vaPutSurface does.
+    var presentation: Presentation = .x11
 
     // MARK: What is advertised
 

@@ -44,3 +44,10 @@ enum WorkTiming: Sendable {
     case worker
     case inline
 }
+
+/// Whether vaPutSurface draws on an X11 drawable (iHD, i965, Mesa) or is refused as unimplemented
+/// (nvidia-vaapi-driver: nvPutSurface returns VA_STATUS_ERROR_UNIMPLEMENTED; clients present otherwise).
+enum Presentation: Sendable {
+    case x11
+    case unavailable
+}

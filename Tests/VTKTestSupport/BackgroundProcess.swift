@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A third-party program left running while a test looks at what it does (a player's window), then stopped.
+/// Output goes to temporary files, so a chatty tool cannot block on a full pipe.
+public final class BackgroundProcess {
+    private let process = Process()
+    private let outURL: URL
+    private let errURL: URL
+    private let out: FileHandle
+    private let err: FileHandle
+
+    /// Starts `executable` (a name on PATH or a path) with `environment` added to this process's.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : (ProcessRunner.which(executable) ?? executable))
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let id = UUID().uuidString
+        outURL = TestPaths.scratch.appendingPathComponent("\(id).out")
+        errURL = TestPaths.scratch.appendingPathComponent("\(id).err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        out = try FileHandle(forWritingTo: outURL)
+        err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
+    /// What it wrote to stdout and stderr so far.
+    public var outputText: String {
+        [outURL, errURL].map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
+    }
+
+    /// Polls `condition` (every 0.2 s) until it holds or the program ends; gives up after `timeout` seconds,
+    /// a bound only a broken run reaches. Returns whether the condition held.
+    public func wait(timeout: Double = 120, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            if !process.isRunning { return condition() }
+            usleep(200_000)
+        }
+        return false
+    }
+
+    /// Stops the program (SIGTERM, then SIGKILL after 5 s) and returns its exit status and output.
+    @discardableResult
+    public func stop() -> (status: Int32, output: String) {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { usleep(50_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        try? out.close()
+        try? err.close()
+        return (process.terminationStatus, outputText)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+    }
+}
