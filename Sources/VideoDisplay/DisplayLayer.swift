@@ -70,7 +70,7 @@ public final class DisplayLayer {
     /// Push: a decoded frame, in display order.
     public func enqueue(_ frame: DisplayFrame) {
         // While seeking, a frame at or before the target supersedes the frames before it.
-        if let target = seekTarget, frame.presentationTime <= target {
+        if let target = seekTarget, frame.presentationTime <= target + 1e-9 {
             statistics.skippedForSeek += frames.count
             frames.removeAll()
         }
@@ -176,7 +176,7 @@ public final class DisplayLayer {
 
     /// The frame is due at a marker still ahead: the last frame at or before it.
     private func isDueAtMarker(_ frame: DisplayFrame, next: DisplayFrame?) -> Bool {
-        let due = { (time: Double) in frame.presentationTime <= time && (next.map { $0.presentationTime > time } ?? true) }
+        let due = { (time: Double) in frame.presentationTime <= time + 1e-9 && (next.map { $0.presentationTime > time + 1e-9 } ?? true) }
         return markers.contains(where: due) || seekTarget.map(due) == true
     }
 
@@ -190,7 +190,7 @@ public final class DisplayLayer {
             if reachMarker(into: &events) { return false }
             let next = frames.dropFirst().first
             frames.removeFirst()
-            if let target = seekTarget, let next, next.presentationTime <= target {
+            if let target = seekTarget, let next, next.presentationTime <= target + 1e-9 {
                 statistics.skippedForSeek += 1
                 continue
             }
@@ -201,7 +201,7 @@ public final class DisplayLayer {
                 events.append(.dropped(frame, hostTime: now))
                 continue
             }
-            if let target = seekTarget, next.map({ $0.presentationTime > target }) ?? true { seekTarget = nil }
+            if let target = seekTarget, next.map({ $0.presentationTime > target + 1e-9 }) ?? true { seekTarget = nil }
             let shown = timebase.clock.now()
             try presenter.present(frame)
             current = frame
@@ -215,7 +215,7 @@ public final class DisplayLayer {
     /// come after it (so the frame shown is the one due at the marker).
     private func reachMarker(into events: inout [DisplayEvent]) -> Bool {
         guard let marker = markers.first, current != nil, timebase.time + 1e-9 >= marker else { return false }
-        let nextIsLater = frames.first.map { $0.presentationTime > marker } ?? (endOfStream && decoderFlushed && samples.isEmpty)
+        let nextIsLater = frames.first.map { $0.presentationTime > marker + 1e-9 } ?? (endOfStream && decoderFlushed && samples.isEmpty)
         guard nextIsLater else { return false }
         markers.removeFirst()
         events.append(.reachedMarker(marker))

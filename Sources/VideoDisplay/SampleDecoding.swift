@@ -21,7 +21,9 @@ public final class SessionSampleDecoder: SampleDecoding {
     private let frameDuration: Double
     private let delay: Double
     private let clock: any HostClock
-    private var nextTime: Double?
+    /// The time of the first frame after a reset, and how many frames were stamped since.
+    private var firstTime: Double?
+    private var stamped = 0
 
     public init(frameDuration: Double, delay: Double = 0, clock: any HostClock,
                 makeSession: @escaping () throws -> any VideoDecompressionSession) {
@@ -37,7 +39,7 @@ public final class SessionSampleDecoder: SampleDecoding {
     public var statistics: DecodeStatistics? { session?.statistics }
 
     public func decode(_ sample: SampleBuffer) throws(DisplayError) -> [DisplayFrame] {
-        if nextTime == nil, sample.decodeTime.isNumeric { nextTime = sample.decodeTime.seconds }
+        if firstTime == nil, sample.decodeTime.isNumeric { firstTime = sample.decodeTime.seconds }
         let frames = try run { session throws in try session.decode(sample) }
         if delay > 0 { clock.sleep(for: delay) }
         return frames
@@ -51,7 +53,8 @@ public final class SessionSampleDecoder: SampleDecoding {
     public func reset() {
         session?.invalidate()
         session = nil
-        nextTime = nil
+        firstTime = nil
+        stamped = 0
     }
 
     private func run(_ body: (any VideoDecompressionSession) throws -> [DecodedFrame]) throws(DisplayError) -> [DisplayFrame] {
@@ -69,8 +72,9 @@ public final class SessionSampleDecoder: SampleDecoding {
 
     private func stamp(_ frame: DecodedFrame) -> DisplayFrame {
         let given = frame.presentationTime
-        let time = given.isNumeric ? given.seconds : (nextTime ?? 0)
-        nextTime = time + frameDuration
+        // Multiplied, not summed, so that frame n is at exactly n durations (a screenshot time lands on it).
+        let time = given.isNumeric ? given.seconds : (firstTime ?? 0) + Double(stamped) * frameDuration
+        stamped += 1
         let duration = frame.pixelBuffer.duration.isNumeric ? frame.pixelBuffer.duration.seconds : frameDuration
         return DisplayFrame(pixelBuffer: frame.pixelBuffer, presentationTime: time, duration: duration)
     }

@@ -29,9 +29,9 @@ struct PlayTests {
         try GeneratedStream.standard.filter { $0.width <= 320 && $0.height <= 240 }.map { Stream(url: try $0.url(), width: $0.width, height: $0.height, fps: 25) }
     }
 
-    /// Three conformance streams: several IDRs, CABAC, frame cropping.
+    /// Three conformance streams: several IDRs, CABAC, non-reference frames.
     static func conformance() -> [Stream] {
-        ConformanceStream.all.filter { ["MIDR_MW_D.264", "CI_MW_D.264", "CVFC1_Sony_C.jsv"].contains($0.file) }
+        ConformanceStream.all.filter { ["MIDR_MW_D.264", "CI_MW_D.264", "NRF_MW_E.264"].contains($0.file) }
             .map { Stream(url: $0.url, width: $0.width, height: $0.height, fps: 25) }
     }
 
