@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 # Build and link against these (libva, libyuv, and vtksoft's software codecs).
-BUILD_PACKAGES := libva-dev libdrm-dev libx11-dev libyuv-dev libopenh264-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
+BUILD_PACKAGES := libva-dev libdrm-dev libx11-dev libxext-dev libyuv-dev libopenh264-dev libavcodec-dev libavutil-dev zlib1g-dev pkg-config
 # Tests also drive third-party tools: FFmpeg (reference decoder, VA-API client), vainfo, Xvfb, GStreamer,
 # mpv (VA clients that present), xwd and xdotool (screenshots and windows under Xvfb).
 TEST_PACKAGES := ffmpeg vainfo xvfb gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-vaapi gstreamer1.0-plugins-bad mpv x11-apps xdotool

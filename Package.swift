@@ -18,8 +18,8 @@ let package = Package(
             name: "CLibVA", pkgConfig: "libva-drm",
             providers: [.apt(["libva-dev", "libdrm-dev"])]),
         .systemLibrary(
-            name: "CX11", pkgConfig: "x11",  // Xlib: VA presentation on X11, vtksoft's vaPutSurface
-            providers: [.apt(["libx11-dev"])]),
+            name: "CX11", pkgConfig: "x11",  // Xlib and MIT-SHM: VA presentation on X11, vtksoft's vaPutSurface, vtk play's window
+            providers: [.apt(["libx11-dev", "libxext-dev"])]),
         .systemLibrary(
             name: "CLibYUV",  // Debian's libyuv-dev has no .pc file: the module map links `yuv` directly.
             providers: [.apt(["libyuv-dev"])]),
@@ -77,10 +77,15 @@ let package = Package(
                 .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"]),
             ]),
 
+        // MARK: Display: a timebase and a layer that shows frames at their times; an X11 window to show them on
+        .target(name: "VideoDisplay", dependencies: ["DecompressionSession", "H264Bitstream", "VTKMedia"]),
+        .target(name: "X11Display", dependencies: ["VideoDisplay", "CX11", "CLibYUV", "PixelConversion", "VTKMedia"]),
+
         // MARK: The command
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
-                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP"]),
+                               "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP",
+                               "VideoDisplay", "X11Display", "H265Bitstream"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
 
         // MARK: Tools (benchmarks)
@@ -100,11 +105,12 @@ let package = Package(
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
         .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H265DecodingTests", dependencies: ["H265Decoding", "H265Bitstream", "H264Bitstream", "VTKTestSupport"]),
-        .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "RTP"]),
+        .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "RTP", "PixelConversion", "VTKMedia"]),
         .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "H265Bitstream"]),
         .testTarget(name: "CompressionSessionTests",
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
+        .testTarget(name: "VideoDisplayTests", dependencies: ["VideoDisplay", "H264Bitstream", "VTKMedia"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),

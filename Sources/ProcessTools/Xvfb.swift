@@ -34,7 +34,8 @@ public final class Xvfb: @unchecked Sendable {
         let cleanup = "kill -KILL $x 2>/dev/null; wait $x 2>/dev/null; n=$(cat \(f) 2>/dev/null); "
             + "[ -n \"$n\" ] && rm -f /tmp/.X$n-lock /tmp/.X11-unix/X$n; rm -f \(f)"
         // -noreset: the server would otherwise reset each time its last client goes, refusing whoever connects then.
-        let watchdog = "\(path) -displayfd 3 -nolisten tcp -noreset -screen 0 320x240x24 3>\(f) & x=$!; trap '\(cleanup); exit 0' TERM; "
+        // +bs: a covered window keeps its pixels, so that reading it back shows it whatever lies on top.
+        let watchdog = "\(path) -displayfd 3 -nolisten tcp -noreset +bs -screen 0 320x240x24 3>\(f) & x=$!; trap '\(cleanup); exit 0' TERM; "
             + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $x 2>/dev/null; do sleep 0.5; done; \(cleanup)"
         process.arguments = ["-c", watchdog]
         process.standardOutput = FileHandle.nullDevice
@@ -53,6 +54,10 @@ public final class Xvfb: @unchecked Sendable {
         if process.isRunning { process.terminate() }
         return nil
     }
+
+    /// A server of its own, stopped with this process: for tests that put windows on the screen, away from the
+    /// tests that read the shared server's root window.
+    public static func startPrivate() -> Xvfb? { start() }
 
     /// Stops the server now (the watchdog otherwise stops it when this process exits).
     public func stop() {

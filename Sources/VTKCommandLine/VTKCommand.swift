@@ -40,6 +40,8 @@ public enum VTKCommand {
                    details: SendCommand.details, run: SendCommand.run, examples: SendCommand.examples, exitCodes: SendCommand.exitCodes),
         Subcommand(name: ReceiveCommand.name, summary: ReceiveCommand.summary, usage: ReceiveCommand.usage, options: ReceiveCommand.options,
                    details: ReceiveCommand.details, run: ReceiveCommand.run, examples: ReceiveCommand.examples, exitCodes: ReceiveCommand.exitCodes),
+        Subcommand(name: PlayCommand.name, summary: PlayCommand.summary, usage: PlayCommand.usage, options: PlayCommand.options,
+                   details: PlayCommand.details, run: PlayCommand.run, examples: PlayCommand.examples, exitCodes: PlayCommand.exitCodes),
         Subcommand(name: SuiteCommand.name, summary: SuiteCommand.summary, usage: SuiteCommand.usage, options: SuiteCommand.options,
                    details: SuiteCommand.details, run: SuiteCommand.run,
                    examples: SuiteCommand.examples, exitCodes: [.success, .thresholdNotMet, .usage, .input, .device, .output]),

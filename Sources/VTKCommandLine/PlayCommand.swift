@@ -1,0 +1,268 @@
+import DecompressionSession
+import H264Bitstream
+import JSONText
+import VideoAcceleration
+import VideoDisplay
+import VTKMedia
+import X11Display
+
+/// `vtk play`: a file decoded and shown in an X11 window at its presentation times, on a timebase.
+enum PlayCommand {
+    static let name = "play"
+    static let summary = "show H.264/H.265 video in an X11 window at its presentation times (push or pull feeding)"
+    static let usage = "vtk play INPUT [--rate R] [--start T] [--loop] [--mode push|pull] [--fps F] [--timing-log FILE] "
+        + "[--screenshot T:FILE.png] [--frames N]"
+    static let examples = [
+        "vtk play in.mp4",
+        "vtk play in.264 --fps 30 --rate 2 --timing-log timing.jsonl",
+        "vtk play in.264 --start 1.5 --screenshot 2:at-2s.png --frames 60",
+    ]
+    static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output]
+    static let options: [OptionSpec] = [
+        .value("--rate", valueName: "R", help: "playback rate: 1 real time, 2 twice as fast, 0 a still picture at --start (default 1)"),
+        .value("--start", valueName: "T", help: "start at media time T seconds (decoding from the sync sample before it)"),
+        .flag("--loop", help: "play the input again and again"),
+        .value("--mode", valueName: "push|pull", help: "pull: read samples when the display asks for more (default); push: samples arrive at their own pace, as from a live source"),
+        .value("--fps", valueName: "F", help: "frame rate of an Annex B stream without VUI timing (default: its VUI timing, else 25)"),
+        .value("--timing-log", valueName: "FILE", help: "one JSON line per frame: {\"frame\": N, \"pts\": seconds, \"presented\": host seconds or null when dropped}"),
+        .list("--screenshot", valueName: "T:FILE.png", help: "save the window as PNG when the timebase reaches T (may be given several times)"),
+        .value("--frames", valueName: "N", help: "stop after N frames (shown or dropped)"),
+        .value("--decode-delay", valueName: "MS", help: "sleep MS milliseconds after each decode (tests: late frames are dropped)"),
+        .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
+        .flag("-q", "--quiet", help: "no window line and no summary on standard error"),
+        .flag("-h", "--help", help: "show this help"),
+    ]
+    static let details = """
+        INPUT is an H.264 or H.265 Annex B stream or an MP4 file. The window opens on DISPLAY; without one
+        (DISPLAY unset, or the server cannot be reached) vtk exits with 4. Pictures are converted to RGB by
+        libyuv and put with XShm (XPutImage when shared memory is unavailable). A frame later than half its
+        duration is dropped, not shown late, and counted. Keys: space pauses and resumes, Left and Right seek
+        5 seconds (decoding from the IDR or recovery point before the target), q quits.
+        Timing-log "presented" times are seconds on the host clock from the moment the timebase started at
+        --start; at rate R a frame is due at (pts - start) / R.
+        """
+
+    /// Seconds a push source leads the timeline by, as a receiver's jitter buffer does.
+    static func pushLatency(frameDuration: Double, rate: Double) -> Double { 0.1 + 4 * frameDuration / max(rate, 0.25) }
+    static let seekStep = 5.0
+
+    static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        let values = OptionValues(parsed: parsed, command: name)
+        guard parsed.positionals.count == 1 else {
+            throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk play: no INPUT given\nusage: \(usage)"
+                                 : "vtk play: one INPUT expected, got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
+        }
+        let rate = try values.double("rate", range: 0...64) ?? 1
+        let startOption = try values.double("start", range: 0...1e9)
+        let push = try values.choice("mode", ["push", "pull"]) == "push"
+        let frameLimit = try values.int("frames", range: 1...Int(Int32.max))
+        let delay = (try values.double("decode-delay", range: 0...10_000) ?? 0) / 1000
+        var frameRate: (Int, Int)?
+        if let text = parsed["fps"] {
+            guard let parsedRate = FrameRate.parse(text) else {
+                throw CommandFailure(.usage, "vtk play: --fps must be a rate like 30, 29.97 or 30000/1001, not '\(text)'")
+            }
+            frameRate = parsedRate
+        }
+        let screenshots = try parsed.list("screenshot").map { text throws(CommandFailure) -> (time: Double, path: String) in
+            guard let colon = text.firstIndex(of: ":"), let time = Double(text[..<colon]), time >= 0, time.isFinite,
+                  !text[text.index(after: colon)...].isEmpty else {
+                throw CommandFailure(.usage, "vtk play: --screenshot must be T:FILE.png with T in seconds, not '\(text)'")
+            }
+            return (time, String(text[text.index(after: colon)...]))
+        }
+
+        let window: X11Window
+        do { window = try X11Window(title: "vtk play \(parsed.positionals[0])") } catch {
+            throw CommandFailure(.device, "vtk play: \(error)")
+        }
+        let input = try InputFile(parsed.positionals[0], command: name)
+        let source = try PlaybackSource(input: input, frameRate: frameRate, loops: parsed.has("loop"), command: name)
+        let log = try parsed["timing-log"].map { path throws(CommandFailure) in try OutputFile(path, command: name) }
+
+        let device = VADeviceChoice(parsed["device"] ?? "auto")
+        let connection: VADisplayConnection
+        do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
+            throw CommandFailure(.device, "vtk play: cannot open VA device '\(device)': \(error)")
+        }
+        let clock = MonotonicClock()
+        let decoder = SessionSampleDecoder(frameDuration: source.frameDuration, delay: delay, clock: clock) { () throws -> any VideoDecompressionSession in
+            switch source.codec {
+            case .h264: return try DecompressionSession(formatDescription: source.formatDescription, connection: connection, outputFormat: .i420)
+            case .h265: return try H265DecompressionSession(formatDescription: source.hevcFormatDescription, connection: connection, outputFormat: .nv12)
+            }
+        }
+        let start = startOption ?? source.firstTime
+        let timebase = Timebase(clock: clock, time: start, rate: rate)
+        let layer = DisplayLayer(timebase: timebase, decoder: decoder, presenter: window)
+        for shot in screenshots { layer.addMarker(shot.time) }
+        let player = Player(layer: layer, source: source, window: window, push: push, log: log, screenshots: screenshots, frameLimit: frameLimit,
+                            quiet: parsed.has("quiet"))
+        do { try player.run(from: start) } catch let failure as CommandFailure { throw failure } catch let error as DisplayError {
+            switch error {
+            case .decode(let why): throw CommandFailure(.input, "vtk play: \(input.displayName): \(why)")
+            case .noDisplay(let why), .presentation(let why): throw CommandFailure(.device, "vtk play: \(why)")
+            }
+        } catch {
+            throw CommandFailure(.internalError, "vtk play: \(error)")
+        }
+        return .success
+    }
+}
+
+/// The render loop of `vtk play`: feeds the layer (pull: when it asks; push: each sample at its own time),
+/// services it at its wake times, writes the timing log and screenshots, and answers keys.
+private final class Player {
+    let layer: DisplayLayer
+    let source: PlaybackSource
+    let window: X11Window
+    let push: Bool
+    let log: OutputFile?
+    var screenshots: [(time: Double, path: String)]
+    let frameLimit: Int?
+    let quiet: Bool
+    var timebase: Timebase { layer.timebase }
+    var clock: any HostClock { layer.timebase.clock }
+
+    /// Host time of the timeline's first start: zero of the timing log's "presented".
+    var hostOrigin: Double?
+    var framesHandled = 0
+    var userPaused = false
+    /// Push: the next sample, the host time the feed started and the media time it started from.
+    var pending: SampleBuffer?
+    var pushOrigin = 0.0
+    var pushTarget = 0.0
+    var announced = false
+
+    init(layer: DisplayLayer, source: PlaybackSource, window: X11Window, push: Bool, log: OutputFile?,
+         screenshots: [(time: Double, path: String)], frameLimit: Int?, quiet: Bool) {
+        self.layer = layer
+        self.source = source
+        self.window = window
+        self.push = push
+        self.log = log
+        self.screenshots = screenshots
+        self.frameLimit = frameLimit
+        self.quiet = quiet
+        if !push {
+            layer.requestMediaDataWhenReady { [unowned self] in
+                while self.layer.isReadyForMoreMediaData {
+                    guard let sample = self.source.next() else { self.layer.markEndOfStream(); return }
+                    self.layer.enqueue(sample)
+                }
+            }
+        }
+    }
+
+    func run(from start: Double) throws -> Void {
+        try seek(to: start)
+        while true {
+            if push { feed() }
+            for event in try layer.service() {
+                try handle(event)
+                if let frameLimit, framesHandled >= frameLimit { return finish() }
+            }
+            if layer.isFinished {
+                // Screenshots past the end show the last picture, which stays on the window.
+                for shot in screenshots { try save(shot) }
+                return finish()
+            }
+            var wake = layer.nextWakeHostTime()
+            if push, let pending { wake = min(wake ?? .infinity, arrival(pending)) }
+            let keys = window.waitForKeys(seconds: wake.map { max(0, $0 - clock.now()) } ?? 0.25)
+            for key in keys {
+                switch key {
+                case .quit: return finish()
+                case .togglePause:
+                    userPaused.toggle()
+                    if userPaused { timebase.pause() } else { timebase.resume() }
+                case .seekBackward: try seek(to: max(source.firstTime, timebase.time - PlayCommand.seekStep))
+                case .seekForward: try seek(to: timebase.time + PlayCommand.seekStep)
+                }
+            }
+        }
+    }
+
+    /// Decoding restarts at the sync sample before `target`; the timeline restarts at `target` once the
+    /// frame due there is decoded (pull) or after the push latency.
+    func seek(to target: Double) throws {
+        source.seek(to: target)
+        try layer.flush(seekingTo: target)
+        if push {
+            pending = nil
+            pushOrigin = clock.now()
+            pushTarget = target
+            timebase.seek(to: target)
+            if !userPaused { startTimebase(atHost: pushOrigin + PlayCommand.pushLatency(frameDuration: source.frameDuration, rate: timebase.rate), time: target) }
+        } else {
+            try layer.preroll(through: target)
+            timebase.seek(to: target)
+            if !userPaused { startTimebase(atHost: clock.now(), time: target) }
+        }
+    }
+
+    func startTimebase(atHost host: Double, time: Double) {
+        timebase.start(atHost: host, time: time)
+        if hostOrigin == nil { hostOrigin = host }
+    }
+
+    /// Push: when a sample arrives, as if sent live at the pace of its decode time (samples before the
+    /// start arrive at once).
+    func arrival(_ sample: SampleBuffer) -> Double {
+        let time = sample.decodeTime.isNumeric ? sample.decodeTime.seconds : sample.presentationTime.seconds
+        let ahead = time - pushTarget
+        guard ahead > 0 else { return pushOrigin }
+        return timebase.rate > 0 ? pushOrigin + ahead / timebase.rate : .infinity
+    }
+
+    func feed() {
+        let now = clock.now()
+        while true {
+            if pending == nil {
+                pending = source.next()
+                if pending == nil { layer.markEndOfStream(); return }
+            }
+            guard let sample = pending, arrival(sample) <= now else { return }
+            layer.enqueue(sample)
+            pending = nil
+        }
+    }
+
+    func handle(_ event: DisplayEvent) throws {
+        switch event {
+        case .presented(let frame, let host):
+            try record(frame, presented: host)
+            if !announced && !quiet {
+                announced = true
+                StandardStreams.error("vtk play: window 0x\(String(window.windowID, radix: 16)) on \(window.displayName) (\(window.method)), "
+                                      + "\(frame.pixelBuffer.width)x\(frame.pixelBuffer.height), \(source.codec.rawValue)\n")
+            }
+        case .dropped(let frame, _):
+            try record(frame, presented: nil)
+        case .reachedMarker(let time):
+            for shot in screenshots where shot.time == time { try save(shot) }
+        }
+    }
+
+    func record(_ frame: DisplayFrame, presented: Double?) throws(CommandFailure) {
+        defer { framesHandled += 1 }
+        guard let log else { return }
+        let host = presented.map { JSONValue.number($0 - (hostOrigin ?? 0)) } ?? .null
+        let line = JSONValue.object([("frame", .int(framesHandled)), ("pts", .number(frame.presentationTime)), ("presented", host)])
+        try log.write(Array((line.text + "\n").utf8))
+    }
+
+    func save(_ shot: (time: Double, path: String)) throws {
+        screenshots.removeAll { $0.time == shot.time && $0.path == shot.path }
+        let picture = try window.screenshot()
+        let file = try OutputFile(shot.path, command: PlayCommand.name)
+        try file.write(PNGWriter.png(rgb: picture.rgb, width: picture.width, height: picture.height))
+    }
+
+    func finish() {
+        guard !quiet else { return }
+        let s = layer.statistics
+        StandardStreams.error("vtk play: \(s.presented) frames shown, \(s.dropped) dropped (late)"
+                              + (s.skippedForSeek > 0 ? ", \(s.skippedForSeek) decoded only to reach a seek target" : "") + "\n")
+    }
+}

@@ -1,0 +1,36 @@
+import VTKMedia
+
+/// A decoded picture on the layer's timeline: its pixels and when it is to be seen.
+public struct DisplayFrame: Sendable {
+    public var pixelBuffer: PixelBuffer
+    /// Seconds on the media timeline.
+    public var presentationTime: Double
+    /// Seconds the picture lasts (until the next one).
+    public var duration: Double
+
+    public init(pixelBuffer: PixelBuffer, presentationTime: Double, duration: Double) {
+        self.pixelBuffer = pixelBuffer
+        self.presentationTime = presentationTime
+        self.duration = duration
+    }
+}
+
+/// What the layer puts pictures on: an X11 window (XShm/XPutImage, or VA's own vaPutSurface), or a test's recorder.
+public protocol FramePresenter: AnyObject {
+    func present(_ frame: DisplayFrame) throws(DisplayError)
+}
+
+public enum DisplayError: Error, CustomStringConvertible, Equatable {
+    /// No display to show on (DISPLAY unset, or the server refused).
+    case noDisplay(String)
+    /// The display server refused a request.
+    case presentation(String)
+    /// A sample could not be decoded.
+    case decode(String)
+
+    public var description: String {
+        switch self {
+        case .noDisplay(let why), .presentation(let why), .decode(let why): why
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import H264Bitstream
+import VTKMedia
+
+/// What happened to a frame, or to the timeline, during ``DisplayLayer/service()``.
+public enum DisplayEvent: Sendable {
+    /// The frame went to the presenter at `hostTime`.
+    case presented(DisplayFrame, hostTime: Double)
+    /// The frame was too late to be shown (counted in ``DisplayLayer/Statistics/dropped``).
+    case dropped(DisplayFrame, hostTime: Double)
+    /// The timeline reached a marker and the frame due at it is on the presenter (a screenshot may be taken).
+    case reachedMarker(Double)
+}
+
+/// Shows decoded pictures at their presentation times on a ``Timebase``, like AVSampleBufferDisplayLayer.
+///
+/// Feeding: push with ``enqueue(_:)-(SampleBuffer)`` (or decoded frames with ``enqueue(_:)-(DisplayFrame)``) as
+/// media arrives; or pull, with ``requestMediaDataWhenReady(_:)``, whose block the layer calls whenever fewer than
+/// `lowWaterMark` samples and frames wait, and which enqueues while ``isReadyForMoreMediaData``.
+/// Driving: the owner calls ``service()`` at ``nextWakeHostTime()`` (and when input arrives); the layer decodes
+/// ahead, presents the frame due now, and drops a frame that is superseded or later than `lateTolerance` of its
+/// duration past its time, so nothing is shown late. Used from one thread (the owner's render loop).
+public final class DisplayLayer {
+    public struct Statistics: Sendable, Equatable {
+        public var presented = 0
+        /// Frames too late to show.
+        public var dropped = 0
+        /// Frames decoded only to reach a seek target (not drops).
+        public var skippedForSeek = 0
+    }
+
+    public let timebase: Timebase
+    public let lowWaterMark: Int
+    /// Frames decoded ahead of the timeline.
+    public let decodeAhead: Int
+    /// The fraction of a frame's duration it may be late and still be shown.
+    public let lateTolerance: Double
+    public private(set) var statistics = Statistics()
+    /// The frame on the presenter.
+    public private(set) var current: DisplayFrame?
+
+    private let decoder: (any SampleDecoding)?
+    private let presenter: any FramePresenter
+    private var samples: [SampleBuffer] = []
+    private var frames: [DisplayFrame] = []
+    private var request: (() -> Void)?
+    private var endOfStream = false
+    private var decoderFlushed = false
+    private var markers: [Double] = []
+    private var seekTarget: Double?
+
+    public init(timebase: Timebase, decoder: (any SampleDecoding)?, presenter: any FramePresenter,
+                lowWaterMark: Int = 8, decodeAhead: Int = 3, lateTolerance: Double = 0.5) {
+        self.timebase = timebase
+        self.decoder = decoder
+        self.presenter = presenter
+        self.lowWaterMark = max(1, lowWaterMark)
+        self.decodeAhead = max(1, decodeAhead)
+        self.lateTolerance = lateTolerance
+    }
+
+    // MARK: Feeding
+
+    /// Push: a compressed sample, in decoding order.
+    public func enqueue(_ sample: SampleBuffer) {
+        samples.append(sample)
+        endOfStream = false
+        decoderFlushed = false
+    }
+
+    /// Push: a decoded frame, in display order.
+    public func enqueue(_ frame: DisplayFrame) {
+        // While seeking, a frame at or before the target supersedes the frames before it.
+        if let target = seekTarget, frame.presentationTime <= target + 1e-9 {
+            statistics.skippedForSeek += frames.count
+            frames.removeAll()
+        }
+        frames.append(frame)
+    }
+
+    /// No more samples until the next enqueue: the decoder gives up the frames it holds.
+    public func markEndOfStream() { endOfStream = true }
+
+    public var isReadyForMoreMediaData: Bool { samples.count + frames.count < lowWaterMark && !endOfStream }
+
+    /// Pull: `block` is called from ``service()`` whenever the layer is ready for more.
+    public func requestMediaDataWhenReady(_ block: @escaping () -> Void) { request = block }
+    public func stopRequestingMediaData() { request = nil }
+
+    /// Everything decoded or waiting is forgotten (not counted as dropped) and the decoder reset; with
+    /// `target`, frames before the one due at it are skipped, and that one is shown even if late.
+    public func flush(seekingTo target: Double? = nil) throws(DisplayError) {
+        statistics.skippedForSeek += frames.count
+        samples.removeAll()
+        frames.removeAll()
+        endOfStream = false
+        decoderFlushed = false
+        seekTarget = target
+        try decoder?.reset()
+    }
+
+    /// Marks media time `time`: ``DisplayEvent/reachedMarker(_:)`` comes once the timeline passes it with the
+    /// frame due at it on the presenter; that frame is never dropped.
+    public func addMarker(_ time: Double) {
+        markers.append(time)
+        markers.sort()
+    }
+
+    /// True once the stream ended and every frame was presented or dropped.
+    public var isFinished: Bool { endOfStream && decoderFlushed && samples.isEmpty && frames.isEmpty }
+
+    // MARK: Driving
+
+    /// Decodes (pulling as needed) until the frame due at `time` is known: one after it is decoded, or the
+    /// stream ended. The caller starts the timebase afterwards, so that decoding up to a start or seek target
+    /// does not make the first frames late.
+    public func preroll(through time: Double) throws(DisplayError) {
+        while !(frames.last.map { $0.presentationTime > time } ?? false) {
+            if samples.isEmpty { pull() }
+            if samples.isEmpty {
+                if !endOfStream || decoderFlushed { return }
+                try flushDecoder()
+                continue
+            }
+            try decodeNext()
+        }
+    }
+
+    /// Presents what is due and drops what is late, decoding ahead between presentations; returns what
+    /// happened. It returns right after a marker is reached, before anything else is shown.
+    public func service() throws(DisplayError) -> [DisplayEvent] {
+        var events: [DisplayEvent] = []
+        guard try presentDue(into: &events) else { return events }
+        while frames.count < decodeAhead {
+            if samples.isEmpty { pull() }
+            if samples.isEmpty {
+                if endOfStream && !decoderFlushed { try flushDecoder(); continue }
+                break
+            }
+            try decodeNext()
+            guard try presentDue(into: &events) else { return events }
+        }
+        _ = reachMarker(into: &events)
+        return events
+    }
+
+    /// When ``service()`` next has work: the next frame's or marker's time, now while samples wait to be
+    /// decoded, nil when only new input or a timebase change can bring work.
+    public func nextWakeHostTime() -> Double? {
+        var wake: [Double] = []
+        if let next = frames.first, let host = timebase.hostTime(for: next.presentationTime) { wake.append(host) }
+        if let marker = markers.first, let host = timebase.hostTime(for: marker) { wake.append(host) }
+        if frames.count < decodeAhead && (!samples.isEmpty || endOfStream && !decoderFlushed || request != nil && !endOfStream) {
+            wake.append(timebase.clock.now())
+        }
+        return wake.min()
+    }
+
+    // MARK: Inside
+
+    private func pull() {
+        guard let request, isReadyForMoreMediaData else { return }
+        request()
+    }
+
+    private func decodeNext() throws(DisplayError) {
+        let sample = samples.removeFirst()
+        guard let decoder else { return }
+        for frame in try decoder.decode(sample) { enqueue(frame) }
+    }
+
+    private func flushDecoder() throws(DisplayError) {
+        decoderFlushed = true
+        guard let decoder else { return }
+        for frame in try decoder.finish() { enqueue(frame) }
+    }
+
+    /// The frame is due at a marker still ahead: the last frame at or before it.
+    private func isDueAtMarker(_ frame: DisplayFrame, next: DisplayFrame?) -> Bool {
+        let due = { (time: Double) in frame.presentationTime <= time + 1e-9 && (next.map { $0.presentationTime > time + 1e-9 } ?? true) }
+        return markers.contains(where: due) || seekTarget.map(due) == true
+    }
+
+    /// Shows the frame due now, dropping late ones; false when it stopped at a marker.
+    private func presentDue(into events: inout [DisplayEvent]) throws(DisplayError) -> Bool {
+        while let frame = frames.first {
+            let now = timebase.clock.now()
+            // A frame is due from its host time on: the nanosecond absorbs rounding between host and media time.
+            let time = timebase.time(atHost: now) + 1e-9
+            guard frame.presentationTime <= time else { return true }
+            if reachMarker(into: &events) { return false }
+            let next = frames.dropFirst().first
+            frames.removeFirst()
+            if let target = seekTarget, let next, next.presentationTime <= target + 1e-9 {
+                statistics.skippedForSeek += 1
+                continue
+            }
+            let superseded = next.map { $0.presentationTime <= time } ?? false
+            let late = time - frame.presentationTime > lateTolerance * frame.duration
+            if !isDueAtMarker(frame, next: next) && (superseded || late) {
+                statistics.dropped += 1
+                events.append(.dropped(frame, hostTime: now))
+                continue
+            }
+            if let target = seekTarget, next.map({ $0.presentationTime > target + 1e-9 }) ?? true { seekTarget = nil }
+            let shown = timebase.clock.now()
+            try presenter.present(frame)
+            current = frame
+            statistics.presented += 1
+            events.append(.presented(frame, hostTime: shown))
+        }
+        return true
+    }
+
+    /// The first marker, when the timeline has passed it, a frame is shown, and the next frame is known to
+    /// come after it (so the frame shown is the one due at the marker).
+    private func reachMarker(into events: inout [DisplayEvent]) -> Bool {
+        guard let marker = markers.first, current != nil, timebase.time + 1e-9 >= marker else { return false }
+        let nextIsLater = frames.first.map { $0.presentationTime > marker + 1e-9 } ?? (endOfStream && decoderFlushed && samples.isEmpty)
+        guard nextIsLater else { return false }
+        markers.removeFirst()
+        events.append(.reachedMarker(marker))
+        return true
+    }
+}
