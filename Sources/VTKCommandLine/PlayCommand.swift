@@ -29,13 +29,16 @@ enum PlayCommand {
         .value("--frames", valueName: "N", help: "stop after N frames (shown or dropped)"),
         .value("--decode-delay", valueName: "MS", help: "sleep MS milliseconds after each decode (tests: late frames are dropped)"),
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
+        .value("--present", valueName: "auto|va|x11", help: "va: VA's vaPutSurface on a VA display opened on the X server; x11: RGB by libyuv, put with XShm or XPutImage; auto (default): va when the device can present, else x11"),
         .flag("-q", "--quiet", help: "no window line and no summary on standard error"),
         .flag("-h", "--help", help: "show this help"),
     ]
     static let details = """
         INPUT is an H.264 or H.265 Annex B stream or an MP4 file. The window opens on DISPLAY; without one
-        (DISPLAY unset, or the server cannot be reached) vtk exits with 4. Pictures are converted to RGB by
-        libyuv and put with XShm (XPutImage when shared memory is unavailable). A frame later than half its
+        (DISPLAY unset, or the server cannot be reached) vtk exits with 4. When the VA device can present
+        (vaPutSurface on a VA display opened on the same X server), the driver draws each picture into the
+        window; otherwise pictures are converted to RGB by libyuv and put with XShm (XPutImage when shared
+        memory is unavailable). The window line on standard error names the path. A frame later than half its
         duration is dropped, not shown late, and counted. Keys: space pauses and resumes, Left and Right seek
         5 seconds (decoding from the IDR or recovery point before the target), q quits.
         Timing-log "presented" times are seconds on the host clock from the moment the timebase started at
@@ -81,20 +84,43 @@ enum PlayCommand {
         let log = try parsed["timing-log"].map { path throws(CommandFailure) in try OutputFile(path, command: name) }
 
         let device = VADeviceChoice(parsed["device"] ?? "auto")
-        let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
-            throw CommandFailure(.device, "vtk play: cannot open VA device '\(device)': \(error)")
+        let presentation = parsed["present"] ?? "auto"
+        guard ["auto", "va", "x11"].contains(presentation) else {
+            throw CommandFailure(.usage, "vtk play: --present takes auto, va or x11, not '\(presentation)'")
         }
+        // VA's own path needs a VA display on the X server the window is on (a named DRM node has none).
+        var connection: VADisplayConnection?
+        var presenter: any FramePresenter = window
+        var vaRefusal = ""
+        if presentation != "x11" {
+            if case .path(let path) = device {
+                vaRefusal = "\(path) is a DRM node; vaPutSurface needs a VA display opened on the X server"
+            } else {
+                do {
+                    let x11 = try VADisplayConnection.openX11(device, displayName: window.displayName, for: .decode(nil))
+                    presenter = try VAWindowPresenter(window: window, connection: x11)
+                    connection = x11
+                } catch { vaRefusal = "\(error)" }
+            }
+            if presentation == "va", connection == nil { throw CommandFailure(.device, "vtk play: --present va: \(vaRefusal)") }
+        }
+        if connection == nil {
+            do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
+                throw CommandFailure(.device, "vtk play: cannot open VA device '\(device)': \(error)")
+            }
+        }
+        guard let connection else { throw CommandFailure(.internalError, "vtk play: no VA device") }
+        let vaPresents = presenter is VAWindowPresenter
         let clock = MonotonicClock()
         let decoder = SessionSampleDecoder(frameDuration: source.frameDuration, delay: delay, clock: clock) { () throws -> any VideoDecompressionSession in
             switch source.codec {
-            case .h264: return try DecompressionSession(formatDescription: source.formatDescription, connection: connection, outputFormat: .i420)
+            case .h264: return try DecompressionSession(formatDescription: source.formatDescription, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
             case .h265: return try H265DecompressionSession(formatDescription: source.hevcFormatDescription, connection: connection, outputFormat: .nv12)
             }
         }
         let start = startOption ?? source.firstTime
         let timebase = Timebase(clock: clock, time: start, rate: rate)
-        let layer = DisplayLayer(timebase: timebase, decoder: decoder, presenter: window)
+        let layer = DisplayLayer(timebase: timebase, decoder: decoder, presenter: presenter)
         for shot in screenshots { layer.addMarker(shot.time) }
         let player = Player(layer: layer, source: source, window: window, push: push, log: log, screenshots: screenshots, frameLimit: frameLimit,
                             quiet: parsed.has("quiet"))

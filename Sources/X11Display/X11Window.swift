@@ -25,6 +25,9 @@ public final class X11Window: FramePresenter {
     private let title: String
     public private(set) var width = 0
     public private(set) var height = 0
+    /// Set when another client draws the pictures into this window (VA's vaPutSurface): the window then never
+    /// puts its own image, not even on Expose.
+    public private(set) var drawnByVA = false
 
     /// Connects to DISPLAY; the window appears with the first frame, at its size.
     public init(title: String) throws(DisplayError) {
@@ -55,7 +58,17 @@ public final class X11Window: FramePresenter {
     /// The X window's id (0 before the first frame), for xwd and xdotool.
     public var windowID: UInt { UInt(window) }
     /// "XShm" or "XPutImage".
-    public var method: String { usesSharedMemory ? "XShm" : "XPutImage" }
+    public var method: String { drawnByVA ? "vaPutSurface" : usesSharedMemory ? "XShm" : "XPutImage" }
+
+    /// Makes the window `width` x `height` for pictures drawn into it by VA (``drawnByVA``), without drawing.
+    public func prepareForVA(width: Int, height: Int) throws(DisplayError) {
+        drawnByVA = true
+        if window == 0 { try createWindow(width: width, height: height) }
+        if width != self.width || height != self.height { try makeImage(width: width, height: height) }
+    }
+
+    /// Waits until the X server has done every request so far of this connection.
+    public func synchronize() { XSync(display, 0) }
 
     public func present(_ frame: DisplayFrame) throws(DisplayError) {
         let picture = frame.pixelBuffer
@@ -103,7 +116,7 @@ public final class X11Window: FramePresenter {
             var event = XEvent()
             XNextEvent(display, &event)
             switch event.type {
-            case Expose where image != nil: try? put()
+            case Expose where image != nil && !drawnByVA: try? put()
             case KeyPress:
                 switch Int32(XLookupKeysym(&event.xkey, 0)) {
                 case XK_space: keys.append(.togglePause)

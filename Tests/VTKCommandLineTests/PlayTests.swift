@@ -75,22 +75,26 @@ struct PlayTests {
         return try #require(Int(result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
-    /// Screenshots at three times equal FFmpeg's frame due at each time.
-    static func checkScreenshots(_ stream: Stream, mode: String) throws {
+    /// Screenshots at three times equal FFmpeg's frame due at each time. `present` is vtk play's --present:
+    /// "auto" takes VA's vaPutSurface on vtksoft (which can present), "x11" the XShm/XPutImage path.
+    static func checkScreenshots(_ stream: Stream, mode: String, present: String = "auto") throws {
         let count = try frameCount(stream)
         let duration = Double(count) / stream.fps
         let times = [0.1, 0.5, 0.85].map { ($0 * duration * 100).rounded() / 100 }
         let shots = times.enumerated().map { TestPaths.scratch.appendingPathComponent("play-\(stream)-\(mode)-\($0.offset).png") }
-        let result = try play([stream.url.path, "--fps", "\(Int(stream.fps))", "--rate", "4", "--mode", mode]
+        let result = try play([stream.url.path, "--fps", "\(Int(stream.fps))", "--rate", "4", "--mode", mode, "--present", present]
                               + zip(times, shots).flatMap { ["--screenshot", "\($0):\($1.path)"] })
         #expect(result.status == 0, "\(result.stderrText)")
+        // The window line names the path that drew the pictures.
+        let path = present == "x11" ? ["(XShm)", "(XPutImage)"] : ["(vaPutSurface)"]
+        #expect(path.contains { result.stderrText.contains($0) }, "--present \(present): \(result.stderrText)")
         for (time, shot) in zip(times, shots) {
             let psnr = try expectShows(shot, dueFrame: Int((time * stream.fps + 1e-9).rounded(.down)), of: stream, frameCount: count)
             print("vtk play \(stream) \(mode): screenshot at \(time) s: \(String(format: "%.2f", psnr)) dB")
         }
     }
 
-    @Test("--screenshot at three times shows the frame due at each, on three generated streams (Y-PSNR >= 40 dB, the best of its neighbours)",
+    @Test("--screenshot at three times shows the frame due at each, on three generated streams, drawn by vtksoft's vaPutSurface (Y-PSNR >= 40 dB, the best of its neighbours)",
           .enabled(if: ready, missing))
     func screenshotsGenerated() throws {
         let streams = try Self.generated()
@@ -98,7 +102,7 @@ struct PlayTests {
         for (stream, mode) in zip(streams, ["pull", "push", "pull"]) { try Self.checkScreenshots(stream, mode: mode) }
     }
 
-    @Test("--screenshot at three times shows the frame due at each, on three conformance streams", .enabled(if: ready, missing))
+    @Test("--screenshot at three times shows the frame due at each, on three conformance streams, put by XShm (--present x11)", .enabled(if: ready, missing))
     func screenshotsConformance() throws {
         let streams = Self.conformance()
         guard !streams.isEmpty else {
@@ -106,7 +110,21 @@ struct PlayTests {
             return
         }
         #expect(streams.count == 3)
-        for stream in streams { try Self.checkScreenshots(stream, mode: "pull") }
+        for stream in streams { try Self.checkScreenshots(stream, mode: "pull", present: "x11") }
+    }
+
+    @Test("a device that cannot present (the nvidia persona refuses vaPutSurface): --present va exits 4 naming it, auto falls back to XShm",
+          .enabled(if: ready, missing))
+    func presentationFallback() throws {
+        let stream = try #require(try Self.generated().first)
+        let refused = try Self.play([stream.url.path, "--device", "soft:nvidia", "--present", "va", "--frames", "3", "--rate", "4"])
+        #expect(refused.status == 4, "\(refused.stderrText)")
+        #expect(refused.stderrText.contains("--present va") && refused.stderrText.contains("present"), "\(refused.stderrText)")
+        let shot = TestPaths.scratch.appendingPathComponent("play-nvidia-fallback.png")
+        let fallback = try Self.play([stream.url.path, "--device", "soft:nvidia", "--fps", "25", "--frames", "10", "--rate", "4", "--screenshot", "0.2:\(shot.path)"])
+        #expect(fallback.status == 0, "\(fallback.stderrText)")
+        #expect(fallback.stderrText.contains("(XShm)") || fallback.stderrText.contains("(XPutImage)"), "\(fallback.stderrText)")
+        _ = try Self.expectShows(shot, dueFrame: 5, of: stream, frameCount: try Self.frameCount(stream))
     }
 
     @Test("--start in the middle of a GOP decodes from the IDR before it and shows the picture due at the target", .enabled(if: ready, missing))
