@@ -145,7 +145,7 @@ struct H264StreamHeaders {
         }
         if plan.isReference { h.decRefPicMarking = DecRefPicMarking() }  // sliding window; no MMCO
         h.cabacInitIdc = 0
-        h.sliceQpDelta = configuration.quantizer(for: plan.type) - (26 + pps.picInitQpMinus26)
+        h.sliceQpDelta = configuration.quantizer(for: plan) - (26 + pps.picInitQpMinus26)
         h.disableDeblockingFilterIdc = 0
         return h
     }

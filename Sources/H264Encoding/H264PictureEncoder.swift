@@ -104,6 +104,7 @@ public struct H264PictureEncoder {
         }
         if halfPelScratch.count < lumaSize { halfPelScratch = [Int16](repeating: 0, count: lumaSize) }
         var buffersMissing = false
+        let colocated = request.refPicList1.first.map { $0.isLongTerm || $0.picture.colocatedZero.count != w * h ? [] : $0.picture.colocatedZero } ?? []
 
         var nalUnits: [[UInt8]] = []
         let controls = request.slices.map { s in
@@ -166,7 +167,8 @@ public struct H264PictureEncoder {
                     reconY: view(ryBase, geometry.0), reconCb: view(rcbBase, geometry.1), reconCr: view(rcrBase, geometry.2),
                     state: stateBase, widthInMbs: w, heightInMbs: h, list0: l0, list1: l1,
                     constrainedIntraPred: pps.constrainedIntraPredFlag,
-                    cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
+                    cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
+                    colocatedZero: colocated)
                 var encoder = MacroblockEncoder(context: context, scratch: MacroblockScratch(bytes: bytes, words: words))
                 var mb = MacroblockSyntax()
                 for (i, slice) in request.slices.enumerated() {
@@ -214,6 +216,7 @@ public struct H264PictureEncoder {
         }
         if buffersMissing { throw .inconsistent("the engine could not obtain its working buffers") }
         recon.replicateEdges()
+        recon.colocatedZero = state.map(\.colocatedZero)
         return EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
     }
 }

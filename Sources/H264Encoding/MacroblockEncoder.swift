@@ -11,6 +11,9 @@ struct PictureContext {
     var list1: UnsafeBufferPointer<ReferencePlanes>
     var constrainedIntraPred: Bool
     var cbQPOffset: Int, crQPOffset: Int
+    /// ``EncoderPicture/colocatedZero`` of RefPicList1[0]; empty when unknown or when that picture is a
+    /// long-term reference (colZeroFlag is then 0, but the engine does not rely on it).
+    var colocatedZero: [Bool] = []
 }
 
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
@@ -446,7 +449,7 @@ struct MacroblockEncoder {
                                       fx: mx & 7, fy: my & 7, w: 8, h: 8, dst: cr, dstStride: 8)
     }
 
-    // MARK: B macroblocks (B_L0_16x16, B_L1_16x16, B_Bi_16x16; no direct)
+    // MARK: B macroblocks (B_L0_16x16, B_L1_16x16, B_Bi_16x16, B_Direct_16x16, B_Skip)
 
     private mutating func encodeB(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState) {
         let ref0 = ctx.list0[0], ref1 = ctx.list1[0]
@@ -455,7 +458,8 @@ struct MacroblockEncoder {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         // B_Skip / B_Direct_16x16 where spatial direct prediction is known exactly
         var direct: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)? = nil
-        if directSpatial, let d = MotionVectorPrediction.spatialDirect(list0: a0, b0, c0, list1: a1, b1, c1),
+        let colZero: Bool? = ctx.colocatedZero.isEmpty ? nil : ctx.colocatedZero[mbAddr]
+        if directSpatial, let d = MotionVectorPrediction.spatialDirect(list0: a0, b0, c0, list1: a1, b1, c1, colZero: colZero),
            Int(d.refIdx[0]) < ctx.list0.count, Int(d.refIdx[1]) < ctx.list1.count {
             direct = d
         }
@@ -475,14 +479,11 @@ struct MacroblockEncoder {
         }
         let mvp0 = MotionVectorPrediction.predict(refIdx: 0, a0, b0, c0)
         let mvp1 = MotionVectorPrediction.predict(refIdx: 0, a1, b1, c1)
-        let best0 = search(ref0, mvp: mvp0, candidates: SIMD8(a0.mv.x, a0.mv.y, b0.mv.x, b0.mv.y, c0.mv.x, c0.mv.y, 0, 0))
-        let best1 = search(ref1, mvp: mvp1, candidates: SIMD8(a1.mv.x, a1.mv.y, b1.mv.x, b1.mv.y, c1.mv.x, c1.mv.y, -best0.mv.x, -best0.mv.y))
-        // Bi: the average of both best single-list predictions
-        predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
-        predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
-        InterPrediction.average(s.predY, s.tmpY, count: 256)
-        let biCost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.predY, 16, w: 16, h: 16)
-            + lambda * (best0.bits + best1.bits + 5)
+        var best0 = search(ref0, mvp: mvp0, candidates: SIMD8(a0.mv.x, a0.mv.y, b0.mv.x, b0.mv.y, c0.mv.x, c0.mv.y, 0, 0))
+        var best1 = search(ref1, mvp: mvp1, candidates: SIMD8(a1.mv.x, a1.mv.y, b1.mv.x, b1.mv.y, c1.mv.x, c1.mv.y, -best0.mv.x, -best0.mv.y))
+        // Bi: from both best single-list vectors, each refined against the other list's prediction
+        var bi0 = best0, bi1 = best1
+        let biCost = refineBi(ref0, ref1, &bi0, &bi1, mvp0: mvp0, mvp1: mvp1) + lambda * 5
         let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
         let bestCost = min(biCost, cost0, cost1, directCost)
         // predY is scratch for the intra trial: each inter choice predicts again
@@ -500,6 +501,8 @@ struct MacroblockEncoder {
         }
         if biCost == bestCost {
             mb.reset(kind: .bBi16x16)
+            best0 = bi0
+            best1 = bi1
             predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
             predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
             InterPrediction.average(s.predY, s.tmpY, count: 256)
@@ -520,6 +523,51 @@ struct MacroblockEncoder {
         mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
         setInter(&st, kind: .inter, refIdx: SIMD2(uses0 ? 0 : -1, uses1 ? 0 : -1),
                  mv: SIMD4(uses0 ? best0.mv.x : 0, uses0 ? best0.mv.y : 0, uses1 ? best1.mv.x : 0, uses1 ? best1.mv.y : 0), nonZero: luma.nonZero)
+    }
+
+    /// Refines a bi-predictive pair of vectors: each list's in turn moves by a quarter sample (8 neighbours,
+    /// while it improves) against the average with the other list's prediction held. Returns the pair's
+    /// SATD + λ·(bits of both mvds); leaves the luma prediction of list 0 in predY, of list 1 in tmpY.
+    private func refineBi(_ ref0: ReferencePlanes, _ ref1: ReferencePlanes, _ r0: inout SearchResult, _ r1: inout SearchResult,
+                          mvp0: SIMD2<Int16>, mvp1: SIMD2<Int16>) -> Int32 {
+        let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
+        @inline(__always) func predict(_ ref: ReferencePlanes, _ mv: SIMD2<Int16>, _ dst: UnsafeMutablePointer<UInt8>) {
+            let mx = Int(mv.x), my = Int(mv.y)
+            InterPrediction.predictLuma(ref, x: 16 * mbx + (mx >> 2), y: 16 * mby + (my >> 2), fx: mx & 3, fy: my & 3, w: 16, h: 16, dst: dst, dstStride: 16)
+        }
+        @inline(__always) func bits(_ mv: SIMD2<Int16>, _ mvp: SIMD2<Int16>) -> Int32 {
+            MotionSearch.bitsSE(Int32(mv.x - mvp.x)) + MotionSearch.bitsSE(Int32(mv.y - mvp.y))
+        }
+        predict(ref0, r0.mv, s.predY)
+        predict(ref1, r1.mv, s.tmpY)
+        s.candY.update(from: s.predY, count: 256)
+        InterPrediction.average(s.candY, s.tmpY, count: 256)
+        var best = MotionSearch.satd16x16(srcY, ss, s.candY, 16)
+        r0.bits = bits(r0.mv, mvp0)
+        r1.bits = bits(r1.mv, mvp1)
+        for list in 0..<2 {
+            let ref = list == 0 ? ref0 : ref1, mvp = list == 0 ? mvp0 : mvp1
+            let held = list == 0 ? s.tmpY : s.predY, own = list == 0 ? s.predY : s.tmpY
+            var r = list == 0 ? r0 : r1
+            let fixedBits = (list == 0 ? r1 : r0).bits
+            var bestCost = best + lambda * (r.bits + fixedBits)
+            for _ in 0..<4 {
+                let centre = r.mv
+                for dy in Int16(-1)...1 {
+                    for dx in Int16(-1)...1 where dx != 0 || dy != 0 {
+                        let mv = centre &+ SIMD2(dx, dy)
+                        predict(ref, mv, s.candY)
+                        InterPrediction.average(s.candY, held, count: 256)
+                        let b = bits(mv, mvp), satd = MotionSearch.satd16x16(srcY, ss, s.candY, 16)
+                        if satd + lambda * (b + fixedBits) < bestCost { bestCost = satd + lambda * (b + fixedBits); best = satd; r.mv = mv; r.bits = b }
+                    }
+                }
+                if r.mv == centre { break }
+            }
+            predict(ref, r.mv, own)
+            if list == 0 { r0 = r } else { r1 = r }
+        }
+        return best + lambda * (r0.bits + r1.bits)
     }
 
     /// The direct prediction: one list, or the average of both (8.4.2.3.1).

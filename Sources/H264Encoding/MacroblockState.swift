@@ -18,4 +18,12 @@ struct MacroblockState {
     var intra4x4Modes: SIMD16<UInt8> = SIMD16(repeating: 2)
 
     var isIntra: Bool { kind == .intra }
+
+    /// colZeroFlag of a B macroblock that has this one colocated (8.4.1.2.2), the motion being one per
+    /// macroblock: the list-0 motion if used, else the list-1 motion, has refIdx 0 and moves at most ±1.
+    var colocatedZero: Bool {
+        guard kind != .intra && kind != .notCoded else { return false }
+        let list = refIdx[0] >= 0 ? 0 : 1
+        return refIdx[list] == 0 && abs(Int(mv[2 * list])) <= 1 && abs(Int(mv[2 * list + 1])) <= 1
+    }
 }

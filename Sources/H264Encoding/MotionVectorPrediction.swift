@@ -47,19 +47,24 @@ enum MotionVectorPrediction {
         max(min(a, b), min(max(a, b), c))
     }
 
-    /// Spatial direct prediction (8.4.1.2.2) of a macroblock, when its result does not depend on the
-    /// colocated picture: colZeroFlag can only zero the motion of a list whose refIdx is 0, so the
-    /// result is known when such motion is already zero. nil otherwise (the engine then does not use
-    /// B_Skip / B_Direct_16x16 there). Neighbours as 8.4.1.3.2 gives them, per list.
-    static func spatialDirect(list0 a0: Neighbour, _ b0: Neighbour, _ c0: Neighbour, list1 a1: Neighbour, _ b1: Neighbour, _ c1: Neighbour)
-        -> (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)? {
+    /// Spatial direct prediction (8.4.1.2.2) of a macroblock. `colZero` is colZeroFlag of the colocated
+    /// macroblock, nil when unknown: colZeroFlag can only zero the motion of a list whose refIdx is 0, so
+    /// without it the result is known only when such motion is already zero, and is nil otherwise (the engine
+    /// then does not use B_Skip / B_Direct_16x16 there). Neighbours as 8.4.1.3.2 gives them, per list.
+    static func spatialDirect(list0 a0: Neighbour, _ b0: Neighbour, _ c0: Neighbour, list1 a1: Neighbour, _ b1: Neighbour, _ c1: Neighbour,
+                              colZero: Bool?) -> (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)? {
         @inline(__always) func minPositive(_ x: Int8, _ y: Int8) -> Int8 { x >= 0 && y >= 0 ? min(x, y) : max(x, y) }
         let r0 = minPositive(a0.refIdx, minPositive(b0.refIdx, c0.refIdx))
         let r1 = minPositive(a1.refIdx, minPositive(b1.refIdx, c1.refIdx))
         if r0 < 0 && r1 < 0 { return (SIMD2(0, 0), .zero, .zero) }  // directZeroPredictionFlag
-        let mv0 = r0 >= 0 ? predict(refIdx: r0, a0, b0, c0) : .zero
-        let mv1 = r1 >= 0 ? predict(refIdx: r1, a1, b1, c1) : .zero
-        if (r0 == 0 && mv0 != .zero) || (r1 == 0 && mv1 != .zero) { return nil }
+        var mv0 = r0 >= 0 ? predict(refIdx: r0, a0, b0, c0) : .zero
+        var mv1 = r1 >= 0 ? predict(refIdx: r1, a1, b1, c1) : .zero
+        guard let colZero else {
+            if (r0 == 0 && mv0 != .zero) || (r1 == 0 && mv1 != .zero) { return nil }
+            return (SIMD2(r0, r1), mv0, mv1)
+        }
+        if colZero && r0 == 0 { mv0 = .zero }
+        if colZero && r1 == 0 { mv1 = .zero }
         return (SIMD2(r0, r1), mv0, mv1)
     }
 }

@@ -26,6 +26,12 @@ public struct EncoderPicture: Sendable {
     public var luma: PaddedPlane
     public var cb: PaddedPlane
     public var cr: PaddedPlane
+    /// Per macroblock, once the engine has coded the picture: whether its motion makes colZeroFlag 1 for a
+    /// B picture that has it as RefPicList1[0] (8.4.1.2.2: refIdxCol 0, both mvCol components in −1...1).
+    /// The engine codes one motion per macroblock, so the flag holds for every 4x4 block of it. Empty for a
+    /// picture the engine did not code (its B pictures then use direct prediction only where colZeroFlag
+    /// cannot matter).
+    public var colocatedZero: [Bool] = []
 
     public init(widthInMbs: Int, heightInMbs: Int, padding: Int = 32) {
         luma = PaddedPlane(width: widthInMbs * 16, height: heightInMbs * 16, padding: padding)

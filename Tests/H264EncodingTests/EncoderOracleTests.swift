@@ -12,6 +12,12 @@ struct EncoderOracleTests {
         return (try? EngineHarness.readI420(shared.appendingPathComponent("media/CiscoVT2people_320x192_12fps.yuv"),
                                             width: 320, height: 192, frames: 3)) ?? []
     }()
+    /// All 9 frames of the Cisco clip (two B runs of a pyramid).
+    static let ciscoAll: [EngineHarness.Frame] = {
+        guard let shared = TestPaths.shared else { return [] }
+        return (try? EngineHarness.readI420(shared.appendingPathComponent("media/CiscoVT2people_320x192_12fps.yuv"),
+                                            width: 320, height: 192, frames: 9)) ?? []
+    }()
     static let small: [EngineHarness.Frame] = {
         guard let shared = TestPaths.shared else { return [] }
         return (try? EngineHarness.readI420(shared.appendingPathComponent("media/Static_152_100.yuv"),
@@ -78,6 +84,30 @@ struct EncoderOracleTests {
         c.deblockingIdc = deblockingIdc
         c.pattern = [(.i, 0), (.p, 2), (.b, 1)]
         try check(Self.cisco, c)
+    }
+
+    @Test("B pyramid: B_Skip / B_Direct_16x16 with colZeroFlag from a P and from a reference B picture as RefPicList1[0]",
+          arguments: [22, 32])
+    func pyramid(qp: Int) throws {
+        var c = EngineHarness.Config()
+        c.qp = qp
+        c.pattern = [(.i, 0), (.p, 4), (.b, 2), (.b, 1), (.b, 3), (.p, 8), (.b, 6), (.b, 5), (.b, 7)]
+        c.referenceB = [2, 6]
+        try check(Self.ciscoAll, c)
+    }
+
+    @Test("Spatial direct: a known colZeroFlag zeroes the motion of a list with refIdx 0; unknown, such motion gives no prediction")
+    func spatialDirectColZero() {
+        typealias N = MotionVectorPrediction.Neighbour
+        let moving = N(available: true, refIdx: 0, mv: SIMD2(6, -3)), none = N(available: true, refIdx: -1, mv: .zero)
+        let zeroed = MotionVectorPrediction.spatialDirect(list0: moving, moving, moving, list1: none, none, none, colZero: true)
+        #expect(zeroed?.refIdx == SIMD2(0, -1) && zeroed?.mvL0 == .zero)
+        let kept = MotionVectorPrediction.spatialDirect(list0: moving, moving, moving, list1: none, none, none, colZero: false)
+        #expect(kept?.refIdx == SIMD2(0, -1) && kept?.mvL0 == SIMD2(6, -3))
+        #expect(MotionVectorPrediction.spatialDirect(list0: moving, moving, moving, list1: none, none, none, colZero: nil) == nil)
+        // No neighbour refers to either list: refIdx 0 in both, zero motion whatever colZeroFlag (directZeroPredictionFlag).
+        let zero = MotionVectorPrediction.spatialDirect(list0: none, none, none, list1: none, none, none, colZero: false)
+        #expect(zero?.refIdx == SIMD2(0, 0) && zero?.mvL0 == .zero && zero?.mvL1 == .zero)
     }
 
     @Test("720p: I and P from a conformance stream")

@@ -61,6 +61,9 @@ enum EngineHarness {
         var transform8x8Mode = false
         /// Coding pattern in decoding order: slice type and display index.
         var pattern: [(SliceType, Int)] = [(.i, 0)]
+        /// Display indices of B pictures that are references (a pyramid): later B pictures then have a B
+        /// picture as RefPicList1[0], whose motion their direct prediction reads (8.4.1.2.2).
+        var referenceB: Set<Int> = []
     }
 
     static func parameterSets(width: Int, height: Int, _ c: Config) -> (SequenceParameterSet, PictureParameterSet) {
@@ -70,7 +73,7 @@ enum EngineHarness {
         sps.log2MaxFrameNumMinus4 = 4
         sps.picOrderCntType = 0
         sps.log2MaxPicOrderCntLsbMinus4 = 4
-        sps.maxNumRefFrames = 2
+        sps.maxNumRefFrames = c.referenceB.isEmpty ? 2 : 3
         sps.picWidthInMbsMinus1 = (width + 15) / 16 - 1
         sps.picHeightInMapUnitsMinus1 = (height + 15) / 16 - 1
         if width % 16 != 0 || height % 16 != 0 {
@@ -81,8 +84,8 @@ enum EngineHarness {
         // FFmpeg reorders B pictures by this, not by guessing.
         sps.vuiParametersPresentFlag = true
         sps.vui.bitstreamRestrictionFlag = true
-        sps.vui.maxNumReorderFrames = c.pattern.contains { $0.0 == .b } ? 1 : 0
-        sps.vui.maxDecFrameBuffering = 2
+        sps.vui.maxNumReorderFrames = c.pattern.contains { $0.0 == .b } ? (c.referenceB.isEmpty ? 1 : 2) : 0
+        sps.vui.maxDecFrameBuffering = sps.maxNumRefFrames
         var pps = PictureParameterSet()
         pps.entropyCodingModeFlag = !c.cavlc
         pps.deblockingFilterControlPresentFlag = true
@@ -118,7 +121,7 @@ enum EngineHarness {
         var bits = 0
         let mbs = sps.picWidthInMbs * sps.frameHeightInMbs
         for (codingIndex, (type, display)) in c.pattern.enumerated() {
-            let isReference = type != .b
+            let isReference = type != .b || c.referenceB.contains(display)
             let poc = 2 * display
             var slices: [SliceRequest] = []
             var first = 0
