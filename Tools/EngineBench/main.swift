@@ -45,7 +45,12 @@ func cpuSeconds() -> Double {
 }
 
 /// Decodes the input with ffmpeg into I420 frames.
+/// A `.yuv` input is read as raw I420 (for valgrind, under which spawning ffmpeg fails).
 @MainActor func decodeInput() -> Data {
+    if options.input.hasSuffix(".yuv") {
+        let all = (try? Data(contentsOf: URL(fileURLWithPath: options.input))) ?? Data()
+        return all.prefix(options.frames * options.width * options.height * 3 / 2)
+    }
     let out = FileManager.default.temporaryDirectory.appendingPathComponent("engine-bench-\(getpid()).yuv")
     defer { try? FileManager.default.removeItem(at: out) }
     let p = Process()
