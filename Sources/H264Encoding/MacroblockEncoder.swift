@@ -196,7 +196,7 @@ struct MacroblockEncoder {
             if count > 0 {
                 cbp |= 1 << (blk >> 2)
                 nonZero |= 1 << UInt16(4 * y4 + x4)
-                for k in 0..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+                Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 0)
             }
             reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: pred, predStride: 16, dst: rec, dstStride: rs)
         }
@@ -204,6 +204,17 @@ struct MacroblockEncoder {
         st.nonZero = nonZero
         st.intra4x4Modes = modes
         return total
+    }
+
+    /// Levels (raster) into `dst[offset...]` in zig-zag scan order (8.5.6), from scan position `first`:
+    /// one uniqueness check of the array per block, not per level.
+    @inline(__always) private static func scan(_ levels: UnsafePointer<Int32>, into dst: inout [Int32], at offset: Int, from first: Int) {
+        BlockGeometry.zigzag4x4.withUnsafeBufferPointer { zz in
+            dst.withUnsafeMutableBufferPointer { d in
+                guard let z = zz.baseAddress, let out = d.baseAddress, offset + 16 <= d.count else { return }
+                for k in first..<16 { out[offset + k] = levels[z[k]] }
+            }
+        }
     }
 
     @inline(__always) private func blk4(_ x4: Int, _ y4: Int) -> Int { 4 * y4 + x4 }
@@ -231,7 +242,7 @@ struct MacroblockEncoder {
         }
         Transform.forwardLumaDC(s.dcCoef)
         _ = Transform.quantizeDC(s.dcCoef, levels: s.dcLevels, count: 16, qp: qp, deadZone: Self.intraDeadZone)
-        for k in 0..<16 { mb.lumaDC[k] = s.dcLevels[BlockGeometry.zigzag4x4[k]] }
+        Self.scan(s.dcLevels, into: &mb.lumaDC, at: 0, from: 0)
         Transform.inverseLumaDC(s.dcLevels, into: s.dcY, qp: qp)
         var nonZero: UInt16 = 0
         for blk in 0..<16 {
@@ -241,7 +252,7 @@ struct MacroblockEncoder {
             if !anyAC { count = 0 }
             if count > 0 {
                 nonZero |= 1 << UInt16(4 * y4 + x4)
-                for k in 1..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+                Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 1)
             }
             reconstruct4x4(levels: levels, count: count, dc: s.dcY[4 * y4 + x4], qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
                            dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
@@ -313,7 +324,7 @@ struct MacroblockEncoder {
                 let bx = blk & 1, by = blk >> 1
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
                 let count = anyAC ? Int(s.counts[16 + 4 * c + blk]) : 0
-                if count > 0 { for k in 1..<16 { mb.chromaAC[16 * (4 * c + blk) + k] = levels[BlockGeometry.zigzag4x4[k]] } }
+                if count > 0 { Self.scan(levels, into: &mb.chromaAC, at: 16 * (4 * c + blk), from: 1) }
                 reconstruct4x4(levels: levels, count: count, dc: s.dcC[4 * c + blk], qp: cqp, pred: pred + 4 * by * 8 + 4 * bx, predStride: 8,
                                dst: rec + 4 * by * rs + 4 * bx, dstStride: rs)
             }
@@ -349,7 +360,7 @@ struct MacroblockEncoder {
             let count = cbp & (1 << (blk >> 2)) != 0 ? Int(s.counts[blk]) : 0
             if count > 0 {
                 nonZero |= 1 << UInt16(4 * y4 + x4)
-                for k in 0..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+                Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 0)
             }
             reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
                            dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
