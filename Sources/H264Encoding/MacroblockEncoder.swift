@@ -19,12 +19,14 @@ struct PictureContext {
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
     static let byteCount = 256 * 4 + 64 * 6
-    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32
+    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
     var coef, d, dcCoef, dcLevels, dcY, edge: UnsafeMutablePointer<Int32>
     var lumaLevels, chromaLevels, chromaDCCoef, chromaDCLevels, dcC: UnsafeMutablePointer<Int32>
     var counts: UnsafeMutablePointer<Int32>
+    /// The 16 transformed residual blocks of a macroblock (``Transform/forward16x16(src:srcStride:pred:predStride:coef:)``).
+    var coefMB: UnsafeMutablePointer<Int32>
 
     init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
@@ -32,6 +34,7 @@ struct MacroblockScratch {
         coef = w; d = w + 16; dcCoef = w + 32; dcLevels = w + 48; dcY = w + 64; edge = w + 80
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
         counts = w + 504
+        coefMB = w + 536
     }
 }
 
@@ -228,15 +231,13 @@ struct MacroblockEncoder {
                                          srcY: UnsafeMutablePointer<UInt8>, recY: UnsafeMutablePointer<UInt8>) {
         let ss = ctx.sourceY.stride, rs = ctx.reconY.stride
         var anyAC = false
+        Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
         for blk in 0..<16 {
-            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
-            let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
-            Transform.forward4x4(s.coef)
-            s.dcCoef[4 * y4 + x4] = s.coef[0]
+            let raster = BlockGeometry.raster(blk), coef = s.coefMB + 16 * raster
+            s.dcCoef[raster] = coef[0]
             let levels = s.lumaLevels + 16 * blk
             levels[0] = 0
-            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone, first: 1)
+            let count = Transform.quantize4x4(coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone, first: 1)
             s.counts[blk] = Int32(count)
             if count > 0 { anyAC = true }
         }
@@ -339,13 +340,10 @@ struct MacroblockEncoder {
     private mutating func codeLumaInter(_ mb: inout MacroblockSyntax) -> (cbp: Int, nonZero: UInt16) {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
+        Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
         for blk in 0..<16 {
-            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
-            let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
-            Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
-            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.interDeadZone)
+            let count = Transform.quantize4x4(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels, qp: qp, deadZone: Self.interDeadZone)
             s.counts[blk] = Int32(count)
             if count > 0 { scores[blk >> 2] += Self.decimateScore(levels) }
         }

@@ -40,6 +40,36 @@ enum Transform {
         }
     }
 
+    /// Residual (src − pred) and forward core transform of the sixteen 4x4 blocks of a 16x16 block at
+    /// once: block (x4, y4) lands in `coef[16 · (x4 + 4 · y4)...]`, raster, equal to ``forward4x4(_:)`` of
+    /// its residual. Rows as even/odd Int16 lanes, lane k of each vector being block k of a block row;
+    /// exact in Int16 (|coefficient| ≤ 36 · 255).
+    static func forward16x16(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
+                             coef: UnsafeMutablePointer<Int32>) {
+        typealias V = SIMD4<Int16>
+        @inline(__always) func butterfly(_ a: V, _ b: V, _ c: V, _ d: V) -> (V, V, V, V) {
+            let s03 = a &+ d, s12 = b &+ c, d03 = a &- d, d12 = b &- c
+            return (s03 &+ s12, 2 &* d03 &+ d12, s03 &- s12, d03 &- 2 &* d12)
+        }
+        for g in 0..<4 {
+            @inline(__always) func row(_ r: Int) -> (V, V, V, V) {
+                let d = MotionSearch.diff16(src + (4 * g + r) * srcStride, pred + (4 * g + r) * predStride)
+                return butterfly(d.even.evenHalf, d.odd.evenHalf, d.even.oddHalf, d.odd.oddHalf)
+            }
+            let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+            let c0 = butterfly(r0.0, r1.0, r2.0, r3.0), c1 = butterfly(r0.1, r1.1, r2.1, r3.1)
+            let c2 = butterfly(r0.2, r1.2, r2.2, r3.2), c3 = butterfly(r0.3, r1.3, r2.3, r3.3)
+            let out = coef + 64 * g
+            for b in 0..<4 {
+                let o = out + 16 * b
+                o[0] = Int32(c0.0[b]); o[1] = Int32(c1.0[b]); o[2] = Int32(c2.0[b]); o[3] = Int32(c3.0[b])
+                o[4] = Int32(c0.1[b]); o[5] = Int32(c1.1[b]); o[6] = Int32(c2.1[b]); o[7] = Int32(c3.1[b])
+                o[8] = Int32(c0.2[b]); o[9] = Int32(c1.2[b]); o[10] = Int32(c2.2[b]); o[11] = Int32(c3.2[b])
+                o[12] = Int32(c0.3[b]); o[13] = Int32(c1.3[b]); o[14] = Int32(c2.3[b]); o[15] = Int32(c3.3[b])
+            }
+        }
+    }
+
     /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6.
     @inline(__always) static func inverse4x4(_ b: UnsafeMutablePointer<Int32>) {
         for r in 0..<4 {
