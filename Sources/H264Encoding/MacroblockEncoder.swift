@@ -625,17 +625,22 @@ struct MacroblockEncoder {
         }
         consider(mvp)
         for k in 0..<4 { consider(SIMD2(candidates[2 * k], candidates[2 * k + 1])) }
+        // After a move to hexagon point i, only points i − 1, i, i + 1 around the new centre are new: the
+        // other three were costed before (or are out of range) and cannot win on a strict <.
         let hex = Self.hexagon
+        var direction = -1
         for _ in 0..<16 {
-            var moved = false
+            var moved = -1
             let cx = bestX, cy = bestY
-            for (dx, dy) in hex {
-                let x = cx + dx, y = cy + dy
+            for k in 0..<6 {
+                if direction >= 0 && k != direction && k != (direction + 1) % 6 && k != (direction + 5) % 6 { continue }
+                let x = cx + hex[k].0, y = cy + hex[k].1
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
                 let c = intCost(x, y)
-                if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = true }
+                if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
             }
-            if !moved { break }
+            if moved < 0 { break }
+            direction = moved
         }
         let cx = bestX, cy = bestY
         for dy in -1...1 {
@@ -669,14 +674,17 @@ struct MacroblockEncoder {
         }
         do {
             let step = 1
+            var came = -1  // the second round skips the previous centre (costed, cannot win on a strict <)
             for _ in 0..<2 {
                 let cx = qx, cy = qy
-                for k in 0..<4 {
+                var moved = -1
+                for k in 0..<4 where k != came {
                     let dx = k == 0 ? -step : (k == 1 ? step : 0), dy = k == 2 ? -step : (k == 3 ? step : 0)
                     let (c, bits) = subCost(cx + dx, cy + dy)
-                    if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy }
+                    if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
                 }
-                if qx == cx && qy == cy { break }
+                if moved < 0 { break }
+                came = moved ^ 1
             }
         }
         return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)
