@@ -290,23 +290,17 @@ struct MacroblockEncoder {
     private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool) -> Int {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
+        // coefMB is free here: the luma levels are already taken from it
+        Transform.forwardChroma(srcCb: ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr: ctx.sourceCr.at(8 * mbx, 8 * mby), srcStride: ctx.sourceCb.stride,
+                                predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
         for c in 0..<2 {
-            let src = c == 0 ? ctx.sourceCb.at(8 * mbx, 8 * mby) : ctx.sourceCr.at(8 * mbx, 8 * mby)
-            let ss = ctx.sourceCb.stride
-            let pred = c == 0 ? s.predCb : s.predCr
             let cqp = c == 0 ? qpCb : qpCr
             for blk in 0..<4 {
-                let bx = blk & 1, by = blk >> 1
-                for r in 0..<4 {
-                    for k in 0..<4 {
-                        s.coef[4 * r + k] = Int32(src[(4 * by + r) * ss + 4 * bx + k]) &- Int32(pred[(4 * by + r) * 8 + 4 * bx + k])
-                    }
-                }
-                Transform.forward4x4(s.coef)
-                s.chromaDCCoef[4 * c + blk] = s.coef[0]
+                let coef = s.coefMB + 16 * (4 * c + blk)
+                s.chromaDCCoef[4 * c + blk] = coef[0]
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
                 levels[0] = 0
-                let count = Transform.quantize4x4(s.coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
+                let count = Transform.quantize4x4(coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
                 s.counts[16 + 4 * c + blk] = Int32(count)
                 if count > 0 { anyAC = true }
             }
