@@ -36,6 +36,8 @@ enum Deblocking {
                 let neighbourAddr = dir == 0 ? mbAddr - 1 : mbAddr - widthInMbs
                 for edge in 0..<4 {
                     if edge == 0 && !(dir == 0 ? filterLeft : filterTop) { continue }
+                    // inner edges of an inter macroblock with no coefficients: bS 0 throughout (one motion)
+                    if edge > 0 && !q.isIntra && q.nonZero == 0 { continue }
                     let p = edge == 0 ? state[neighbourAddr] : q
                     for k in 0..<4 {
                         // the 4x4 blocks either side of the edge, raster indices

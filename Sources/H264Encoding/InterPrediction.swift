@@ -28,60 +28,82 @@ enum InterPrediction {
         Int32(p[-2 * step]) + Int32(p[3 * step]) - 5 * (Int32(p[-step]) + Int32(p[2 * step])) + 20 * (Int32(p[0]) + Int32(p[step]))
     }
 
-    @inline(__always) static func load16(_ p: UnsafePointer<UInt8>) -> SIMD16<Int16> {
-        SIMD16<Int16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self))
+    /// 16 samples as their even and odd columns (8 little-endian 16-bit lanes split by masks): no
+    /// widening conversion, which the generic SIMD init does not always inline.
+    @inline(__always) static func split(_ p: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int16>.self)
+        let low = SIMD8<Int16>(repeating: 0xFF)
+        return (v & low, (v &>> 8) & low)
     }
 
-    /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded; fits Int16.
-    @inline(__always) static func tap6x16(_ p: UnsafePointer<UInt8>, _ step: Int) -> SIMD16<Int16> {
-        let outer = load16(p - 2 * step) &+ load16(p + 3 * step)
-        let near = load16(p - step) &+ load16(p + 2 * step)
-        let centre = load16(p) &+ load16(p + step)
-        return outer &- 5 &* near &+ 20 &* centre
+    /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded (fits Int16), as
+    /// even and odd columns.
+    @inline(__always) static func tap6x16(_ p: UnsafePointer<UInt8>, _ step: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+        let e = split(p - 2 * step), f = split(p - step), g = split(p), h = split(p + step), i = split(p + 2 * step), j = split(p + 3 * step)
+        return ((e.even &+ j.even) &- 5 &* (f.even &+ i.even) &+ 20 &* (g.even &+ h.even),
+                (e.odd &+ j.odd) &- 5 &* (f.odd &+ i.odd) &+ 20 &* (g.odd &+ h.odd))
     }
 
-    @inline(__always) static func store(_ v: SIMD16<Int32>, _ dst: UnsafeMutablePointer<UInt8>) {
-        let positive = v & ~(v &>> 31)
-        let over = (255 &- positive) &>> 31  // −1 above 255
-        let c = (positive & ~over) | (255 & over)
-        UnsafeMutableRawPointer(dst).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: c), as: SIMD16<UInt8>.self)
+    /// Stores Clip1((v + 16) >> 5) of even and odd columns as 16 interleaved samples.
+    @inline(__always) static func storeRounded(_ v: (even: SIMD8<Int16>, odd: SIMD8<Int16>), _ dst: UnsafeMutablePointer<UInt8>) {
+        @inline(__always) func clip(_ x: SIMD8<Int16>) -> SIMD8<Int16> {
+            let r = (x &+ 16) &>> 5
+            let positive = r & ~(r &>> 15)
+            let over = (255 &- positive) &>> 15  // −1 above 255
+            return (positive & ~over) | (255 & over)
+        }
+        UnsafeMutableRawPointer(dst).storeBytes(of: clip(v.even) | (clip(v.odd) &<< 8), as: SIMD8<Int16>.self)
     }
 
     /// Fills b, h and j over the padded area where their 6-tap windows fit, 16 samples at a time.
-    /// `scratch` holds (stride · rows) Int16 for the unrounded b1 values.
+    /// `scratch` holds (stride · rows) Int16 for the unrounded b1 values: per 16-column step its 8 even
+    /// then 8 odd columns, steps 16 apart (the steps of a row fit its stride, a multiple of 16 less 5).
     static func buildHalfPel(_ r: ReferencePlanes, scratch: UnsafeMutablePointer<Int16>) {
         let pad = r.padding, s = r.full.stride
         let x0 = -pad + 2, x1 = r.width + pad - 3  // b and j columns [x0, x1)
         let y0 = -pad, y1 = r.height + pad
-        // Columns in 16-wide steps; the last step is moved back to end at the limit (overlap is harmless).
-        @inline(__always) func columns(_ from: Int, _ to: Int, _ body: (Int) -> Void) {
-            var x = from
-            while x < to { body(min(x, to - 16)); x += 16 }
+        let pitch = 16 * ((x1 - x0 + 15) / 16)  // b1 scratch row
+        // Columns in 16-wide steps (with their index); the last step is moved back to end at the limit
+        // (overlap is harmless).
+        @inline(__always) func columns(_ from: Int, _ to: Int, _ body: (Int, Int) -> Void) {
+            var x = from, k = 0
+            while x < to { body(min(x, to - 16), k); x += 16; k += 1 }
         }
         for y in y0..<y1 {
             let src = UnsafePointer(r.full.at(0, y))
             let hb = r.halfH.at(0, y)
-            let b1 = scratch + (y + pad) * s + pad
-            columns(x0, x1) { x in
+            let b1 = scratch + (y - y0) * pitch
+            columns(x0, x1) { x, k in
                 let v = tap6x16(src + x, 1)
-                UnsafeMutableRawPointer(b1 + x).storeBytes(of: v, as: SIMD16<Int16>.self)
-                store((SIMD16<Int32>(truncatingIfNeeded: v) &+ 16) &>> 5, hb + x)
+                UnsafeMutableRawPointer(b1 + 16 * k).storeBytes(of: v.even, as: SIMD8<Int16>.self)
+                UnsafeMutableRawPointer(b1 + 16 * k + 8).storeBytes(of: v.odd, as: SIMD8<Int16>.self)
+                storeRounded(v, hb + x)
             }
         }
         for y in (y0 + 2)..<(y1 - 3) {
             let src = UnsafePointer(r.full.at(0, y))
             let hv = r.halfV.at(0, y)
-            columns(-pad, r.width + pad) { x in
-                store((SIMD16<Int32>(truncatingIfNeeded: tap6x16(src + x, s)) &+ 16) &>> 5, hv + x)
-            }
+            columns(-pad, r.width + pad) { x, _ in storeRounded(tap6x16(src + x, s), hv + x) }
             let jj = r.halfHV.at(0, y)
-            let b1 = UnsafePointer(scratch + (y + pad) * s + pad)
-            columns(x0, x1) { x in
-                @inline(__always) func row(_ k: Int) -> SIMD16<Int32> {
-                    SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(b1 + x + k * s).loadUnaligned(as: SIMD16<Int16>.self))
+            let b1 = UnsafePointer(scratch + (y - y0) * pitch)
+            columns(x0, x1) { x, k in
+                // 16 b1 values read as 8 Int32: the low halves sign-extended are columns 0, 4, 8, 12 (even
+                // part) and 1, 5, 9, 13 (odd part), the high halves columns 2, 6, 10, 14 and 3, 7, 11, 15.
+                @inline(__always) func row(_ d: Int) -> (low: SIMD8<Int32>, high: SIMD8<Int32>) {
+                    let v = UnsafeRawPointer(b1 + 16 * k + d * pitch).loadUnaligned(as: SIMD8<Int32>.self)
+                    return ((v &<< 16) &>> 16, v &>> 16)
                 }
-                let v = row(-2) &+ row(3) &- 5 &* (row(-1) &+ row(2)) &+ 20 &* (row(0) &+ row(1))
-                store((v &+ 512) &>> 10, jj + x)
+                let m2 = row(-2), m1 = row(-1), c0 = row(0), p1 = row(1), p2 = row(2), p3 = row(3)
+                @inline(__always) func clip(_ v: SIMD8<Int32>) -> SIMD8<Int32> {
+                    let r = (v &+ 512) &>> 10
+                    let positive = r & ~(r &>> 31)
+                    let over = (255 &- positive) &>> 31
+                    return (positive & ~over) | (255 & over)
+                }
+                let lo = clip(m2.low &+ p3.low &- 5 &* (m1.low &+ p2.low) &+ 20 &* (c0.low &+ p1.low))
+                let hi = clip(m2.high &+ p3.high &- 5 &* (m1.high &+ p2.high) &+ 20 &* (c0.high &+ p1.high))
+                let packed = lo.lowHalf | (lo.highHalf &<< 8) | (hi.lowHalf &<< 16) | (hi.highHalf &<< 24)
+                UnsafeMutableRawPointer(jj + x).storeBytes(of: packed, as: SIMD4<Int32>.self)
             }
         }
     }
@@ -102,10 +124,9 @@ enum InterPrediction {
         if let b {
             if w == 16 {
                 for row in 0..<h {
-                    let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
-                    let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self))
-                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1),
-                                                                             as: SIMD16<UInt8>.self)
+                    let va = UnsafeRawPointer(a + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let vb = UnsafeRawPointer(b + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: roundedAverage(va, vb), as: SIMD16<UInt8>.self)
                 }
                 return
             }
@@ -232,13 +253,18 @@ enum InterPrediction {
         }
     }
 
+    /// (a + b + 1) >> 1 per lane without widening: (a | b) − ((a ^ b) >> 1).
+    @inline(__always) static func roundedAverage(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
+        (a | b) &- ((a ^ b) &>> 1)
+    }
+
     /// Default weighted sample prediction of a bi-predicted block: (a + b + 1) >> 1, into `a`.
     static func average(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) {
         var i = 0
         while i + 16 <= count {
-            let va = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt8>.self))
-            let vb = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt8>.self))
-            UnsafeMutableRawPointer(a + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (va &+ vb &+ 1) &>> 1), as: SIMD16<UInt8>.self)
+            let va = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt8>.self)
+            let vb = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(a + i).storeBytes(of: roundedAverage(va, vb), as: SIMD16<UInt8>.self)
             i += 16
         }
         while i < count { a[i] = UInt8((UInt16(a[i]) + UInt16(b[i]) + 1) >> 1); i += 1 }

@@ -19,12 +19,14 @@ struct PictureContext {
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
     static let byteCount = 256 * 4 + 64 * 6
-    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32
+    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
     var coef, d, dcCoef, dcLevels, dcY, edge: UnsafeMutablePointer<Int32>
     var lumaLevels, chromaLevels, chromaDCCoef, chromaDCLevels, dcC: UnsafeMutablePointer<Int32>
     var counts: UnsafeMutablePointer<Int32>
+    /// The 16 transformed residual blocks of a macroblock (``Transform/forward16x16(src:srcStride:pred:predStride:coef:)``).
+    var coefMB: UnsafeMutablePointer<Int32>
 
     init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
@@ -32,6 +34,7 @@ struct MacroblockScratch {
         coef = w; d = w + 16; dcCoef = w + 32; dcLevels = w + 48; dcY = w + 64; edge = w + 80
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
         counts = w + 504
+        coefMB = w + 536
     }
 }
 
@@ -196,7 +199,7 @@ struct MacroblockEncoder {
             if count > 0 {
                 cbp |= 1 << (blk >> 2)
                 nonZero |= 1 << UInt16(4 * y4 + x4)
-                for k in 0..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+                Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 0)
             }
             reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: pred, predStride: 16, dst: rec, dstStride: rs)
         }
@@ -204,6 +207,17 @@ struct MacroblockEncoder {
         st.nonZero = nonZero
         st.intra4x4Modes = modes
         return total
+    }
+
+    /// Levels (raster) into `dst[offset...]` in zig-zag scan order (8.5.6), from scan position `first`:
+    /// one uniqueness check of the array per block, not per level.
+    @inline(__always) private static func scan(_ levels: UnsafePointer<Int32>, into dst: inout [Int32], at offset: Int, from first: Int) {
+        BlockGeometry.zigzag4x4.withUnsafeBufferPointer { zz in
+            dst.withUnsafeMutableBufferPointer { d in
+                guard let z = zz.baseAddress, let out = d.baseAddress, offset + 16 <= d.count else { return }
+                for k in first..<16 { out[offset + k] = levels[z[k]] }
+            }
+        }
     }
 
     @inline(__always) private func blk4(_ x4: Int, _ y4: Int) -> Int { 4 * y4 + x4 }
@@ -217,21 +231,19 @@ struct MacroblockEncoder {
                                          srcY: UnsafeMutablePointer<UInt8>, recY: UnsafeMutablePointer<UInt8>) {
         let ss = ctx.sourceY.stride, rs = ctx.reconY.stride
         var anyAC = false
+        Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
         for blk in 0..<16 {
-            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
-            let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
-            Transform.forward4x4(s.coef)
-            s.dcCoef[4 * y4 + x4] = s.coef[0]
+            let raster = BlockGeometry.raster(blk), coef = s.coefMB + 16 * raster
+            s.dcCoef[raster] = coef[0]
             let levels = s.lumaLevels + 16 * blk
             levels[0] = 0
-            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone, first: 1)
+            let count = Transform.quantize4x4(coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone, first: 1)
             s.counts[blk] = Int32(count)
             if count > 0 { anyAC = true }
         }
         Transform.forwardLumaDC(s.dcCoef)
         _ = Transform.quantizeDC(s.dcCoef, levels: s.dcLevels, count: 16, qp: qp, deadZone: Self.intraDeadZone)
-        for k in 0..<16 { mb.lumaDC[k] = s.dcLevels[BlockGeometry.zigzag4x4[k]] }
+        Self.scan(s.dcLevels, into: &mb.lumaDC, at: 0, from: 0)
         Transform.inverseLumaDC(s.dcLevels, into: s.dcY, qp: qp)
         var nonZero: UInt16 = 0
         for blk in 0..<16 {
@@ -241,7 +253,7 @@ struct MacroblockEncoder {
             if !anyAC { count = 0 }
             if count > 0 {
                 nonZero |= 1 << UInt16(4 * y4 + x4)
-                for k in 1..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+                Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 1)
             }
             reconstruct4x4(levels: levels, count: count, dc: s.dcY[4 * y4 + x4], qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
                            dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
@@ -278,23 +290,17 @@ struct MacroblockEncoder {
     private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool) -> Int {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
+        // coefMB is free here: the luma levels are already taken from it
+        Transform.forwardChroma(srcCb: ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr: ctx.sourceCr.at(8 * mbx, 8 * mby), srcStride: ctx.sourceCb.stride,
+                                predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
         for c in 0..<2 {
-            let src = c == 0 ? ctx.sourceCb.at(8 * mbx, 8 * mby) : ctx.sourceCr.at(8 * mbx, 8 * mby)
-            let ss = ctx.sourceCb.stride
-            let pred = c == 0 ? s.predCb : s.predCr
             let cqp = c == 0 ? qpCb : qpCr
             for blk in 0..<4 {
-                let bx = blk & 1, by = blk >> 1
-                for r in 0..<4 {
-                    for k in 0..<4 {
-                        s.coef[4 * r + k] = Int32(src[(4 * by + r) * ss + 4 * bx + k]) &- Int32(pred[(4 * by + r) * 8 + 4 * bx + k])
-                    }
-                }
-                Transform.forward4x4(s.coef)
-                s.chromaDCCoef[4 * c + blk] = s.coef[0]
+                let coef = s.coefMB + 16 * (4 * c + blk)
+                s.chromaDCCoef[4 * c + blk] = coef[0]
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
                 levels[0] = 0
-                let count = Transform.quantize4x4(s.coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
+                let count = Transform.quantize4x4(coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
                 s.counts[16 + 4 * c + blk] = Int32(count)
                 if count > 0 { anyAC = true }
             }
@@ -313,7 +319,7 @@ struct MacroblockEncoder {
                 let bx = blk & 1, by = blk >> 1
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
                 let count = anyAC ? Int(s.counts[16 + 4 * c + blk]) : 0
-                if count > 0 { for k in 1..<16 { mb.chromaAC[16 * (4 * c + blk) + k] = levels[BlockGeometry.zigzag4x4[k]] } }
+                if count > 0 { Self.scan(levels, into: &mb.chromaAC, at: 16 * (4 * c + blk), from: 1) }
                 reconstruct4x4(levels: levels, count: count, dc: s.dcC[4 * c + blk], qp: cqp, pred: pred + 4 * by * 8 + 4 * bx, predStride: 8,
                                dst: rec + 4 * by * rs + 4 * bx, dstStride: rs)
             }
@@ -328,13 +334,10 @@ struct MacroblockEncoder {
     private mutating func codeLumaInter(_ mb: inout MacroblockSyntax) -> (cbp: Int, nonZero: UInt16) {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
+        Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
         for blk in 0..<16 {
-            let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
-            let src = srcY + 4 * y4 * ss + 4 * x4, pred = s.predY + 4 * y4 * 16 + 4 * x4
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
-            Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
-            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.interDeadZone)
+            let count = Transform.quantize4x4(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels, qp: qp, deadZone: Self.interDeadZone)
             s.counts[blk] = Int32(count)
             if count > 0 { scores[blk >> 2] += Self.decimateScore(levels) }
         }
@@ -349,7 +352,7 @@ struct MacroblockEncoder {
             let count = cbp & (1 << (blk >> 2)) != 0 ? Int(s.counts[blk]) : 0
             if count > 0 {
                 nonZero |= 1 << UInt16(4 * y4 + x4)
-                for k in 0..<16 { mb.luma[16 * blk + k] = levels[BlockGeometry.zigzag4x4[k]] }
+                Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 0)
             }
             reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
                            dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
@@ -616,17 +619,22 @@ struct MacroblockEncoder {
         }
         consider(mvp)
         for k in 0..<4 { consider(SIMD2(candidates[2 * k], candidates[2 * k + 1])) }
+        // After a move to hexagon point i, only points i − 1, i, i + 1 around the new centre are new: the
+        // other three were costed before (or are out of range) and cannot win on a strict <.
         let hex = Self.hexagon
+        var direction = -1
         for _ in 0..<16 {
-            var moved = false
+            var moved = -1
             let cx = bestX, cy = bestY
-            for (dx, dy) in hex {
-                let x = cx + dx, y = cy + dy
+            for k in 0..<6 {
+                if direction >= 0 && k != direction && k != (direction + 1) % 6 && k != (direction + 5) % 6 { continue }
+                let x = cx + hex[k].0, y = cy + hex[k].1
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
                 let c = intCost(x, y)
-                if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = true }
+                if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
             }
-            if !moved { break }
+            if moved < 0 { break }
+            direction = moved
         }
         let cx = bestX, cy = bestY
         for dy in -1...1 {
@@ -660,14 +668,17 @@ struct MacroblockEncoder {
         }
         do {
             let step = 1
+            var came = -1  // the second round skips the previous centre (costed, cannot win on a strict <)
             for _ in 0..<2 {
                 let cx = qx, cy = qy
-                for k in 0..<4 {
+                var moved = -1
+                for k in 0..<4 where k != came {
                     let dx = k == 0 ? -step : (k == 1 ? step : 0), dy = k == 2 ? -step : (k == 3 ? step : 0)
                     let (c, bits) = subCost(cx + dx, cy + dy)
-                    if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy }
+                    if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
                 }
-                if qx == cx && qy == cy { break }
+                if moved < 0 { break }
+                came = moved ^ 1
             }
         }
         return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)

@@ -76,10 +76,11 @@ public struct MacroblockSyntax: Sendable {
         codedBlockPatternLuma = 0; codedBlockPatternChroma = 0
         transformSize8x8Flag = false
         mbQPDelta = 0
-        for i in luma.indices { luma[i] = 0 }
-        for i in lumaDC.indices { lumaDC[i] = 0 }
-        for i in chromaDC.indices { chromaDC[i] = 0 }
-        for i in chromaAC.indices { chromaAC[i] = 0 }
+        // whole-buffer clears: one uniqueness check per array, not one per element
+        luma.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        lumaDC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        chromaDC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        chromaAC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 
     public var isIntra: Bool { kind == .intra16x16 || kind == .intra4x4 || kind == .pcm }

@@ -20,23 +20,26 @@ enum MotionSearch {
     }
 
     @inline(__always) static func sad16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
-        var sum = SIMD16<UInt16>.zero
+        var sum = SIMD8<Int16>.zero  // each lane ≤ 16 · 2 · 255, the total ≤ 65280: exact as UInt16
         for row in 0..<16 {
-            let d = row16(a + row * aStride, b + row * bStride)
-            let sign = d &>> 15
-            sum &+= SIMD16<UInt16>(truncatingIfNeeded: (d ^ sign) &- sign)
+            let d = diff16(a + row * aStride, b + row * bStride)
+            sum &+= abs8(d.even) &+ abs8(d.odd)
         }
-        return Int32(sum.wrappedSum())
+        return Int32(UInt16(bitPattern: sum.wrappedSum()))
     }
 
-    /// Half the sum of absolute 4x4 Hadamard coefficients of each 4-lane group of four difference rows:
-    /// the vertical transform lane-wise, the first horizontal stage on even/odd lanes, the last one as
-    /// |a + b| + |a − b| = 2·max(|a|, |b|).
-    @inline(__always) static func hadamardRows16(_ d0: SIMD16<Int16>, _ d1: SIMD16<Int16>, _ d2: SIMD16<Int16>, _ d3: SIMD16<Int16>) -> SIMD4<Int32> {
-        let s01 = d0 &+ d1, t01 = d0 &- d1, s23 = d2 &+ d3, t23 = d2 &- d3
-        return horizontal16(s01 &+ s23) &+ horizontal16(s01 &- s23) &+ horizontal16(t01 &- t23) &+ horizontal16(t01 &+ t23)
+    /// The differences a − b of 16 samples, even and odd columns apart, read as 8 little-endian 16-bit
+    /// lanes and split by masks: no widening conversion (the generic SIMD init is not always inlined).
+    @inline(__always) static func diff16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+        let va = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), vb = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self)
+        let low = SIMD8<Int16>(repeating: 0xFF)
+        return ((va & low) &- (vb & low), ((va &>> 8) & low) &- ((vb &>> 8) & low))
     }
 
+    @inline(__always) static func abs8(_ v: SIMD8<Int16>) -> SIMD8<Int16> { let s = v &>> 15; return (v ^ s) &- s }
+
+    /// Per 4-lane group of a row of vertically transformed differences: the horizontal Hadamard stages,
+    /// the last one as |a + b| + |a − b| = 2·max(|a|, |b|), which halves the sum.
     @inline(__always) static func horizontal16(_ v: SIMD16<Int16>) -> SIMD4<Int32> {
         let e = v.evenHalf, o = v.oddHalf
         let s = e &+ o, d = e &- o
@@ -49,25 +52,34 @@ enum MotionSearch {
     @inline(__always) static func abs4(_ v: SIMD4<Int16>) -> SIMD4<Int16> { let s = v &>> 15; return (v ^ s) &- s }
     @inline(__always) static func max4(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>) -> SIMD4<Int16> { let d = b &- a; return b &- (d & (d &>> 15)) }
 
-    @inline(__always) static func row16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD16<Int16> {
-        SIMD16<Int16>(truncatingIfNeeded: UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt8>.self))
-            &- SIMD16<Int16>(truncatingIfNeeded: UnsafeRawPointer(b).loadUnaligned(as: SIMD16<UInt8>.self))
-    }
-
     @inline(__always) static func row4(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD4<Int16> {
         SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(a).loadUnaligned(as: SIMD4<UInt8>.self))
             &- SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(b).loadUnaligned(as: SIMD4<UInt8>.self))
     }
 
-    /// SATD of a 16x16 block (sum over its 4x4 blocks of half the absolute Hadamard coefficients).
+    /// SATD of a 16x16 block (sum over its 4x4 blocks of half the absolute Hadamard coefficients): the
+    /// vertical transform lane-wise on the even and odd columns, the first horizontal stage as even ± odd.
     @inline(__always) static func satd16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
-        var acc = SIMD4<Int32>.zero
+        var acc = SIMD4<Int16>.zero  // lane k: the four 4x4 blocks of columns 4k...4k+3, each ≤ 8160: ≤ 32640
         for g in 0..<4 {
             let pa = a + 4 * g * aStride, pb = b + 4 * g * bStride
-            acc &+= hadamardRows16(row16(pa, pb), row16(pa + aStride, pb + bStride), row16(pa + 2 * aStride, pb + 2 * bStride),
-                                   row16(pa + 3 * aStride, pb + 3 * bStride))
+            let d0 = diff16(pa, pb), d1 = diff16(pa + aStride, pb + bStride)
+            let d2 = diff16(pa + 2 * aStride, pb + 2 * bStride), d3 = diff16(pa + 3 * aStride, pb + 3 * bStride)
+            @inline(__always) func vertical(_ r0: SIMD8<Int16>, _ r1: SIMD8<Int16>, _ r2: SIMD8<Int16>, _ r3: SIMD8<Int16>)
+                -> (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>) {
+                let s01 = r0 &+ r1, t01 = r0 &- r1, s23 = r2 &+ r3, t23 = r2 &- r3
+                return (s01 &+ s23, s01 &- s23, t01 &- t23, t01 &+ t23)
+            }
+            let e = vertical(d0.even, d1.even, d2.even, d3.even), o = vertical(d0.odd, d1.odd, d2.odd, d3.odd)
+            acc &+= horizontal8(e.0, o.0) &+ horizontal8(e.1, o.1) &+ horizontal8(e.2, o.2) &+ horizontal8(e.3, o.3)
         }
-        return acc.wrappedSum()
+        return Int32(acc[0]) + Int32(acc[1]) + Int32(acc[2]) + Int32(acc[3])
+    }
+
+    /// ``horizontal16(_:)`` of a row given as its even and odd lanes, in Int16.
+    @inline(__always) static func horizontal8(_ e: SIMD8<Int16>, _ o: SIMD8<Int16>) -> SIMD4<Int16> {
+        let s = e &+ o, d = e &- o
+        return max4(abs4(s.evenHalf), abs4(s.oddHalf)) &+ max4(abs4(d.evenHalf), abs4(d.oddHalf))
     }
 
     /// SATD of a 4x4 block.

@@ -40,6 +40,60 @@ enum Transform {
         }
     }
 
+    /// Residual (src − pred) and forward core transform of the sixteen 4x4 blocks of a 16x16 block at
+    /// once: block (x4, y4) lands in `coef[16 · (x4 + 4 · y4)...]`, raster, equal to ``forward4x4(_:)`` of
+    /// its residual. Rows as even/odd Int16 lanes, lane k of each vector being block k of a block row;
+    /// exact in Int16 (|coefficient| ≤ 36 · 255).
+    static func forward16x16(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
+                             coef: UnsafeMutablePointer<Int32>) {
+        for g in 0..<4 {
+            forwardFourBlocks({ r in MotionSearch.diff16(src + (4 * g + r) * srcStride, pred + (4 * g + r) * predStride) },
+                              into: { b in coef + 64 * g + 16 * b })
+        }
+    }
+
+    /// The same for the 8x8 Cb and Cr blocks of a macroblock (prediction rows 8 apart): block blk (raster
+    /// 0...3) of component c (0 Cb, 1 Cr) lands in `coef[16 · (4 · c + blk)...]`.
+    static func forwardChroma(srcCb: UnsafePointer<UInt8>, srcCr: UnsafePointer<UInt8>, srcStride: Int,
+                              predCb: UnsafePointer<UInt8>, predCr: UnsafePointer<UInt8>, coef: UnsafeMutablePointer<Int32>) {
+        @inline(__always) func half(_ p: UnsafePointer<UInt8>) -> SIMD4<Int16> { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Int16>.self) }
+        let low = SIMD8<Int16>(repeating: 0xFF)
+        for g in 0..<2 {
+            // one 16-sample row: the Cb row, then the Cr row
+            forwardFourBlocks({ r in
+                let y = 4 * g + r
+                let s = SIMD8(lowHalf: half(srcCb + y * srcStride), highHalf: half(srcCr + y * srcStride))
+                let p = SIMD8(lowHalf: half(predCb + y * 8), highHalf: half(predCr + y * 8))
+                return ((s & low) &- (p & low), ((s &>> 8) & low) &- ((p &>> 8) & low))
+            }, into: { b in coef + 16 * (4 * (b >> 1) + 2 * g + (b & 1)) })
+        }
+    }
+
+    /// Forward transform of four horizontally adjacent 4x4 residual blocks given as four rows of 16
+    /// differences (even and odd columns); block b into `out(b)`, raster.
+    @inline(__always) private static func forwardFourBlocks(_ row: (Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>),
+                                                            into out: (Int) -> UnsafeMutablePointer<Int32>) {
+        typealias V = SIMD4<Int16>
+        @inline(__always) func butterfly(_ a: V, _ b: V, _ c: V, _ d: V) -> (V, V, V, V) {
+            let s03 = a &+ d, s12 = b &+ c, d03 = a &- d, d12 = b &- c
+            return (s03 &+ s12, 2 &* d03 &+ d12, s03 &- s12, d03 &- 2 &* d12)
+        }
+        @inline(__always) func rowTransform(_ r: Int) -> (V, V, V, V) {
+            let d = row(r)
+            return butterfly(d.even.evenHalf, d.odd.evenHalf, d.even.oddHalf, d.odd.oddHalf)
+        }
+        let r0 = rowTransform(0), r1 = rowTransform(1), r2 = rowTransform(2), r3 = rowTransform(3)
+        let c0 = butterfly(r0.0, r1.0, r2.0, r3.0), c1 = butterfly(r0.1, r1.1, r2.1, r3.1)
+        let c2 = butterfly(r0.2, r1.2, r2.2, r3.2), c3 = butterfly(r0.3, r1.3, r2.3, r3.3)
+        for b in 0..<4 {
+            let o = out(b)
+            o[0] = Int32(c0.0[b]); o[1] = Int32(c1.0[b]); o[2] = Int32(c2.0[b]); o[3] = Int32(c3.0[b])
+            o[4] = Int32(c0.1[b]); o[5] = Int32(c1.1[b]); o[6] = Int32(c2.1[b]); o[7] = Int32(c3.1[b])
+            o[8] = Int32(c0.2[b]); o[9] = Int32(c1.2[b]); o[10] = Int32(c2.2[b]); o[11] = Int32(c3.2[b])
+            o[12] = Int32(c0.3[b]); o[13] = Int32(c1.3[b]); o[14] = Int32(c2.3[b]); o[15] = Int32(c3.3[b])
+        }
+    }
+
     /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6.
     @inline(__always) static func inverse4x4(_ b: UnsafeMutablePointer<Int32>) {
         for r in 0..<4 {

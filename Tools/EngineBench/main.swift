@@ -1,7 +1,7 @@
 // engine-bench: speed and rate-distortion of vtksoft's own H.264 engine (H264Encoding) on real 720p
 // content, beside openh264 at the same PSNR. Times are CPU time of this thread (the machine is shared).
 //
-//   swift run -c release engine-bench [--frames N] [--qp Q] [--bframes] [--cabac] [--openh264] [--input file.264]
+//   swift run -c release engine-bench [--frames N] [--qp Q] [--bframes] [--cabac] [--openh264] [--input file.264] [--output out.264]
 import BenchSupport
 import Foundation
 import H264Bitstream
@@ -13,6 +13,7 @@ struct Options {
     var bframes = false
     var cabac = false
     var openh264 = false
+    var output: String? = nil  // the coded stream (slices only, Annex B), to compare runs bit for bit
     var input = "../shared/conformance/h264/VID_1280x720_cavlc_temporal_direct.264"
     var width = 1280, height = 720
 }
@@ -27,6 +28,7 @@ while let a = args.next() {
     case "--cabac": options.cabac = true
     case "--openh264": options.openh264 = true
     case "--input": options.input = args.next() ?? options.input
+    case "--output": options.output = args.next()
     case "--size":
         let parts = (args.next() ?? "").split(separator: "x").compactMap { Int($0) }
         if parts.count == 2 { options.width = parts[0]; options.height = parts[1] }
@@ -43,7 +45,12 @@ func cpuSeconds() -> Double {
 }
 
 /// Decodes the input with ffmpeg into I420 frames.
+/// A `.yuv` input is read as raw I420 (for valgrind, under which spawning ffmpeg fails).
 @MainActor func decodeInput() -> Data {
+    if options.input.hasSuffix(".yuv") {
+        let all = (try? Data(contentsOf: URL(fileURLWithPath: options.input))) ?? Data()
+        return all.prefix(options.frames * options.width * options.height * 3 / 2)
+    }
     let out = FileManager.default.temporaryDirectory.appendingPathComponent("engine-bench-\(getpid()).yuv")
     defer { try? FileManager.default.removeItem(at: out) }
     let p = Process()
@@ -109,6 +116,7 @@ var sumSE = 0.0
 var encodeSeconds = 0.0
 var frameNum = 0
 var psnrSum = 0.0
+var coded = Data()
 for (codingIndex, (type, display)) in pattern.enumerated() {
     let source = picture(display)
     var header = SliceHeader()
@@ -133,6 +141,7 @@ for (codingIndex, (type, display)) in pattern.enumerated() {
     let out = try encoder.encode(request)
     encodeSeconds += cpuSeconds() - start
     totalBits += out.sliceNALUnits.reduce(0) { $0 + 8 * ($1.count + 4) }
+    if options.output != nil { for nal in out.sliceNALUnits { coded.append(contentsOf: [0, 0, 0, 1] + nal) } }
     var se = 0.0
     for y in 0..<h {
         for x in 0..<w {
@@ -148,6 +157,7 @@ for (codingIndex, (type, display)) in pattern.enumerated() {
         frameNum += 1
     }
 }
+if let output = options.output { try coded.write(to: URL(fileURLWithPath: output)) }
 let seconds = Double(frameCount) / 30
 let psnr = psnrSum / Double(frameCount)
 print(String(format: "engine  %@ %@ QP %d: %d frames, %.1f fps (CPU), Y-PSNR %.2f dB, %.0f kb/s",
