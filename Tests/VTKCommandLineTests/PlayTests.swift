@@ -157,7 +157,9 @@ struct PlayTests {
         #expect(xwd.status == 0, "\(xwd.stderrText)")
         _ = try Self.expectShows(shot, dueFrame: 25, of: stream, frameCount: 40)
         let key = try ProcessRunner.run("xdotool", ["key", "--window", "0x\(window)", "q"], environment: ["DISPLAY": display])
-        #expect(key.status == 0, "\(key.stderrText)")
+        // xdotool's own status is not asserted: vtk play quits on the key press and destroys its window, so the
+        // key release xdotool sends next may meet BadWindow (a race it can lose). The player exiting 0 is the check.
+        _ = key
         #expect(player.wait(timeout: 60) { !player.isRunning })
         let end = player.stop()
         #expect(end.status == 0, "\(end.output)")
