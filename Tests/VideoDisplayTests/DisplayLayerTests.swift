@@ -111,6 +111,31 @@ struct Harness {
     }
 }
 
+/// Pull feeding for the tests: hands the layer the stream's samples from `next` on whenever it asks.
+final class PullFeed {
+    var next = 0
+
+    init(_ layer: DisplayLayer, _ stream: ScriptedStream) {
+        layer.requestMediaDataWhenReady {
+            while layer.isReadyForMoreMediaData {
+                guard self.next < stream.count else { layer.markEndOfStream(); return }
+                layer.enqueue(stream.sample(self.next))
+                self.next += 1
+            }
+        }
+    }
+}
+
+extension DisplayLayer {
+    /// Services the layer on the manual clock while `condition` holds, sleeping to each wake time.
+    func serviceLoop(_ clock: ManualClock, while condition: () -> Bool, onEvent: (DisplayEvent) -> Void = { _ in }) throws {
+        for _ in 0..<100_000 where condition() {
+            for event in try service() { onEvent(event) }
+            clock.sleep(until: nextWakeHostTime() ?? clock.now() + 0.01)
+        }
+    }
+}
+
 /// A small deterministic generator (SplitMix64).
 struct SplitMix {
     var state: UInt64
@@ -211,23 +236,13 @@ struct DisplayLayerTests {
         let layer = DisplayLayer(timebase: timebase, decoder: decoder, presenter: presenter)
         layer.addMarker(1.0)
         layer.addMarker(2.5)
-        let stream = ScriptedStream(count: 90)
-        var next = 0
-        layer.requestMediaDataWhenReady {
-            while layer.isReadyForMoreMediaData {
-                guard next < stream.count else { layer.markEndOfStream(); return }
-                layer.enqueue(stream.sample(next))
-                next += 1
-            }
-        }
+        let feed = PullFeed(layer, ScriptedStream(count: 90))
         try layer.preroll(through: 0)
         timebase.start(atHost: clock.now())
-        for _ in 0..<100_000 where !layer.isFinished {
-            for event in try layer.service() {
-                if case .reachedMarker(let time) = event { reached.append((time, layer.current?.presentationTime)) }
-            }
-            clock.sleep(until: layer.nextWakeHostTime() ?? clock.now() + 0.01)
+        try layer.serviceLoop(clock, while: { !layer.isFinished }) { event in
+            if case .reachedMarker(let time) = event { reached.append((time, layer.current?.presentationTime)) }
         }
+        _ = feed
         #expect(reached.map(\.0) == [1.0, 2.5])
         #expect(reached.map(\.1) == [1.0, 2.5])
         #expect(presenter.shown.contains { $0.pts == 1.0 } && presenter.shown.contains { $0.pts == 2.5 })
@@ -246,10 +261,7 @@ struct DisplayLayerTests {
         try layer.preroll(through: 0)
         timebase.start(atHost: clock.now())
         let start = clock.now()
-        for _ in 0..<100_000 where clock.now() < start + 0.5 {
-            _ = try layer.service()
-            clock.sleep(until: layer.nextWakeHostTime() ?? clock.now() + 0.01)
-        }
+        try layer.serviceLoop(clock, while: { clock.now() < start + 0.5 })
         timebase.pause()
         _ = try layer.service()  // the frame due at the moment of pausing, if any
         let pausedAt = timebase.time
@@ -264,10 +276,7 @@ struct DisplayLayerTests {
         #expect(layer.statistics.dropped == 0)
         timebase.resume()
         let resumed = clock.now()
-        for _ in 0..<100_000 where !layer.isFinished {
-            _ = try layer.service()
-            clock.sleep(until: layer.nextWakeHostTime() ?? clock.now() + 0.01)
-        }
+        try layer.serviceLoop(clock, while: { !layer.isFinished })
         #expect(layer.statistics.dropped == 0)
         #expect(layer.statistics.presented == 60)
         let firstAfter = presenter.shown[shownBefore]
@@ -284,35 +293,23 @@ struct DisplayLayerTests {
         let layer = DisplayLayer(timebase: timebase, decoder: decoder, presenter: presenter)
         let stream = ScriptedStream(count: 300, gop: 60)
         // Play the first second, then seek.
-        var next = 0
-        layer.requestMediaDataWhenReady {
-            while layer.isReadyForMoreMediaData {
-                guard next < stream.count else { layer.markEndOfStream(); return }
-                layer.enqueue(stream.sample(next))
-                next += 1
-            }
-        }
+        let feed = PullFeed(layer, stream)
         try layer.preroll(through: 0)
         timebase.start(atHost: clock.now())
-        for _ in 0..<100_000 where timebase.time < 1 {
-            _ = try layer.service()
-            clock.sleep(until: layer.nextWakeHostTime() ?? clock.now() + 0.01)
-        }
+        try layer.serviceLoop(clock, while: { timebase.time < 1 })
         #expect(timebase.time >= 1, "the first second never played")
         let shownBefore = presenter.shown.count
         let due = Int((target * 30).rounded(.down))
-        next = due / 60 * 60  // the sync sample before the target
+        let sync = due / 60 * 60  // the sync sample before the target
+        feed.next = sync
         try layer.flush(seekingTo: target)
         #expect(decoder.resets == 1)
         try layer.preroll(through: target)
         timebase.seek(to: target)
-        for _ in 0..<100_000 where !layer.isFinished {
-            _ = try layer.service()
-            clock.sleep(until: layer.nextWakeHostTime() ?? clock.now() + 0.01)
-        }
+        try layer.serviceLoop(clock, while: { !layer.isFinished })
         #expect(presenter.shown[shownBefore].pts == Double(due) / 30)
         #expect(presenter.shown[shownBefore...].map(\.pts) == (due..<300).map { Double($0) / 30 })
         #expect(layer.statistics.dropped == 0)
-        #expect(layer.statistics.skippedForSeek >= due - next)
+        #expect(layer.statistics.skippedForSeek >= due - sync)
     }
 }
