@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
         // H.265 reuses H264Bitstream's NAL scanning, emulation prevention and bit reader.
         .target(name: "H265Bitstream", dependencies: ["H264Bitstream"]),
-        .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "VTKMedia"]),
+        .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "H264Decoding", "VTKMedia"]),
         // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
         // Optimised in debug builds too: unoptimised, it codes 720p at under 1 fps, too slow for the tests that encode.
         .target(name: "H264Encoding", dependencies: ["H264Bitstream"],

@@ -25,18 +25,7 @@ public struct AVCDecoderConfigurationRecord: Hashable, Sendable {
         guard let first = sps.first else { throw .missingParameterSet(kind: "SPS", id: 0) }
         guard !pps.isEmpty else { throw .missingParameterSet(kind: "PPS", id: 0) }
         try LengthPrefixedSample.checkLengthSize(nalUnitLengthSize)
-        let parsed = try SequenceParameterSet(nalUnit: first)
-        avcProfileIndication = parsed.profileIdc
-        profileCompatibility = UInt8(first.bytes.dropFirst(2).first ?? 0)
-        avcLevelIndication = parsed.levelIdc
-        self.nalUnitLengthSize = nalUnitLengthSize
-        sequenceParameterSets = sps.map { Array($0.bytes) }
-        pictureParameterSets = pps.map { Array($0.bytes) }
-        if Self.profilesWithExtension.contains(parsed.profileIdc) {
-            highProfileExtension = HighProfileExtension(
-                chromaFormat: parsed.chromaFormatIdc, bitDepthLumaMinus8: parsed.bitDepthLumaMinus8,
-                bitDepthChromaMinus8: parsed.bitDepthChromaMinus8, sequenceParameterSetExtensions: [])
-        }
+        self.init(parsedSPS: try SequenceParameterSet(nalUnit: first), sps: sps, pps: pps, nalUnitLengthSize: nalUnitLengthSize)
     }
 
     /// A record from an SPS already parsed (no error path: the caller vouches for the units).

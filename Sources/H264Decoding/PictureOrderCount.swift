@@ -26,6 +26,14 @@ public struct PictureOrderCount: Sendable {
         var frameNumOffset = 0
     }
 
+    /// PicOrderCntMsb from the LSBs of this picture and of the previous one (H.264 8-3; the same rule is
+    /// H.265's 8-44): a wrap of the LSB counter either way moves the MSB by MaxPicOrderCntLsb.
+    public static func msb(lsb: Int, previousLsb: Int, previousMsb: Int, maxLsb: Int) -> Int {
+        if lsb < previousLsb && previousLsb - lsb >= maxLsb / 2 { return previousMsb + maxLsb }
+        if lsb > previousLsb && lsb - previousLsb > maxLsb / 2 { return previousMsb - maxLsb }
+        return previousMsb
+    }
+
     public func compute(slice: SliceHeader, sps: SequenceParameterSet) -> Result {
         let idr = slice.idrPicFlag
         switch sps.picOrderCntType {
@@ -38,16 +46,8 @@ public struct PictureOrderCount: Sendable {
                 // A frame with MMCO 5: its TopFieldOrderCnt after the MMCO 5 adjustment (8.2.1).
                 prevMsb = 0; prevLsb = previousReferenceTopFieldOrderCnt
             }
-            let maxLsb = sps.maxPicOrderCntLsb
             let lsb = slice.picOrderCntLsb
-            var msb: Int
-            if lsb < prevLsb && prevLsb - lsb >= maxLsb / 2 {
-                msb = prevMsb + maxLsb
-            } else if lsb > prevLsb && lsb - prevLsb > maxLsb / 2 {
-                msb = prevMsb - maxLsb
-            } else {
-                msb = prevMsb
-            }
+            let msb = Self.msb(lsb: lsb, previousLsb: prevLsb, previousMsb: prevMsb, maxLsb: sps.maxPicOrderCntLsb)
             let top = msb + lsb
             return Result(topFieldOrderCnt: top, bottomFieldOrderCnt: top + slice.deltaPicOrderCntBottom, picOrderCntMsb: msb)
         case 1:

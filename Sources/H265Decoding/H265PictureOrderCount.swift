@@ -1,3 +1,4 @@
+import H264Decoding
 import H265Bitstream
 
 /// The decoding process for picture order count (8.3.1).
@@ -15,14 +16,7 @@ public struct H265PictureOrderCount: Sendable {
         var msb = 0
         if !(header.nalUnitType.isIRAP && noRaslOutputFlag) {
             let prevLsb = prevTid0POC & (maxLsb - 1)
-            let prevMsb = prevTid0POC - prevLsb
-            if lsb < prevLsb && prevLsb - lsb >= maxLsb / 2 {
-                msb = prevMsb + maxLsb
-            } else if lsb > prevLsb && lsb - prevLsb > maxLsb / 2 {
-                msb = prevMsb - maxLsb
-            } else {
-                msb = prevMsb
-            }
+            msb = PictureOrderCount.msb(lsb: lsb, previousLsb: prevLsb, previousMsb: prevTid0POC - prevLsb, maxLsb: maxLsb)
         }
         let poc = msb + lsb
         let type = header.nalUnitType

@@ -88,6 +88,15 @@ struct BoxReader {
         return (UInt8(word >> 24), word & 0xFF_FFFF)
     }
 
+    /// `mvhd` and `mdhd` after their full box header: creation and modification times skipped, then the
+    /// timescale and the duration, 64-bit times in version 1 (8.2.2, 8.4.2).
+    mutating func timescaleAndDuration(version: UInt8) throws(MP4Error) -> (timescale: UInt32, duration: UInt64) {
+        let wide = version == 1
+        try skip(wide ? 16 : 8)
+        let timescale = try u32()
+        return (timescale, wide ? try u64() : UInt64(try u32()))
+    }
+
     /// Checks that `count` entries of `entrySize` bytes fit in what is left, before anything is reserved
     /// for them: counts come from the file and cannot be trusted.
     func checkCount(_ count: UInt64, entrySize: Int, what: String) throws(MP4Error) {

@@ -22,15 +22,7 @@ public struct MovieHeader: Hashable, Sendable {
     init(_ box: Box) throws(MP4Error) {
         var r = box.reader
         let (version, _) = try r.fullBoxHeader()
-        if version == 1 {
-            try r.skip(16)
-            timescale = try r.u32()
-            duration = try r.u64()
-        } else {
-            try r.skip(8)
-            timescale = try r.u32()
-            duration = UInt64(try r.u32())
-        }
+        (timescale, duration) = try r.timescaleAndDuration(version: version)
         guard timescale > 0 else { throw .malformed(box: "mvhd", offset: box.header.offset, reason: "timescale 0") }
     }
 }
@@ -71,15 +63,7 @@ public struct MediaHeader: Hashable, Sendable {
     init(_ box: Box) throws(MP4Error) {
         var r = box.reader
         let (version, _) = try r.fullBoxHeader()
-        if version == 1 {
-            try r.skip(16)
-            timescale = try r.u32()
-            duration = try r.u64()
-        } else {
-            try r.skip(8)
-            timescale = try r.u32()
-            duration = UInt64(try r.u32())
-        }
+        (timescale, duration) = try r.timescaleAndDuration(version: version)
         guard timescale > 0, timescale <= UInt32(Int32.max) else {
             throw .malformed(box: "mdhd", offset: box.header.offset, reason: "timescale \(timescale) is not in 1...\(Int32.max)")
         }

@@ -1,9 +1,9 @@
+import H264Bitstream
 import VTKMedia
 
 /// One stored sample of the video track, as the file holds it: length-prefixed NAL units (the framing of
 /// the reader's `nalUnitLengthSize`) with its times. Hand it to a decoder as
-/// `SampleBuffer(data: sample.data, framing: .lengthPrefixed(reader.nalUnitLengthSize), presentationTime:
-/// sample.presentationTime, decodeTime: sample.decodeTime, duration: sample.duration, isSync: sample.isSync)`.
+/// `sample.sampleBuffer(nalUnitLengthSize: reader.nalUnitLengthSize)`.
 public struct MP4Sample: Sendable {
     public var data: [UInt8]
     /// Composition time with the edit list applied, in the media timescale.
@@ -18,4 +18,12 @@ public struct MP4Sample: Sendable {
     public var index: Int
     /// Where its bytes are in the file.
     public var fileOffset: UInt64
+}
+
+extension MP4Sample {
+    /// The sample as a decoder takes it: its NAL units framed with the track's length size, with its times.
+    public func sampleBuffer(nalUnitLengthSize: Int) -> SampleBuffer {
+        SampleBuffer(data: data, framing: .lengthPrefixed(nalUnitLengthSize), presentationTime: presentationTime, decodeTime: decodeTime,
+                     duration: duration, isSync: isSync)
+    }
 }

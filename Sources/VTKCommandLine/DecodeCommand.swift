@@ -184,9 +184,7 @@ enum DecodeCommand {
                 if containerFrameRate == nil { containerFrameRate = FrameRate.ofSamples(duration: sample.duration.value, timescale: sample.duration.timescale) }
                 sawNALUnits = true
                 pictureUnits += 1
-                let buffer = SampleBuffer(data: sample.data, framing: .lengthPrefixed(mp4.reader.nalUnitLengthSize),
-                                          presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
-                                          duration: sample.duration, isSync: sample.isSync)
+                let buffer = sample.sampleBuffer(nalUnitLengthSize: mp4.reader.nalUnitLengthSize)
                 do { try deliver(session.decode(buffer)) } catch let failure as CommandFailure { throw failure } catch {
                     throw CommandFailure(.device, "vtk decode: sample \(index) at byte \(sample.fileOffset): \(error)")
                 }

@@ -138,9 +138,7 @@ enum H265DecodeCommand {
                 guard let sample else { break }
                 sawNALUnits = true
                 pictureUnits += 1
-                let buffer = SampleBuffer(data: sample.data, framing: .lengthPrefixed(reader.nalUnitLengthSize),
-                                          presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
-                                          duration: sample.duration, isSync: sample.isSync)
+                let buffer = sample.sampleBuffer(nalUnitLengthSize: reader.nalUnitLengthSize)
                 do { try deliver(current.decode(buffer), format: current.formatDescription) } catch let failure as CommandFailure { throw failure } catch {
                     throw CommandFailure(.device, "vtk decode: sample \(index) at byte \(sample.fileOffset): \(error)")
                 }

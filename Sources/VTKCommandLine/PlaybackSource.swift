@@ -31,10 +31,7 @@ final class PlaybackSource {
             hevcFormatDescription = mp4.reader.hevcFormatDescription
             let read: [MP4Sample]
             do { read = try mp4.reader.readAll() } catch { throw CommandFailure(.input, "vtk \(command): \(input.displayName): \(error)") }
-            samples = read.map { sample in
-                SampleBuffer(data: sample.data, framing: .lengthPrefixed(mp4.reader.nalUnitLengthSize), presentationTime: sample.presentationTime,
-                             decodeTime: sample.decodeTime, duration: sample.duration, isSync: sample.isSync)
-            }
+            samples = read.map { $0.sampleBuffer(nalUnitLengthSize: mp4.reader.nalUnitLengthSize) }
             let given = frameRate.map { Double($0.1) / Double($0.0) }
             frameDuration = given ?? read.first.map { $0.duration.seconds }.flatMap { $0 > 0 ? $0 : nil } ?? 1.0 / 25
             let times = samples.map(\.presentationTime.seconds)

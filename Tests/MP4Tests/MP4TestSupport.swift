@@ -130,9 +130,7 @@ func decodeThroughVTK(_ reader: MP4Reader) throws -> (md5: String, frames: Int) 
         for frame in decoded { md5.update(frame.pixelBuffer.packedBytes); frames += 1 }
     }
     while let sample = try reader.nextSample() {
-        take(try session.decode(SampleBuffer(data: sample.data, framing: .lengthPrefixed(reader.nalUnitLengthSize),
-                                             presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
-                                             duration: sample.duration, isSync: sample.isSync)))
+        take(try session.decode(sample.sampleBuffer(nalUnitLengthSize: reader.nalUnitLengthSize)))
     }
     take(try session.finishDelayedFrames())
     return (md5.finalize(), frames)
