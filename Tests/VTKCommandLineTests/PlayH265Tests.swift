@@ -75,4 +75,21 @@ struct PlayH265Tests {
         }
         #expect(result.stderrText.contains("6 decoded only to reach a seek target"), "\(result.stderrText)")
     }
+
+    @Test("without --fps an H.265 Annex B stream is timed by its VUI (30 fps here): the timing log's PTS are n/30", .enabled(if: ready, missing))
+    func vuiTiming() throws {
+        let stream = try GeneratedStream(name: "x265-vui-30fps-176x144", width: 176, height: 144, frames: 10,
+                                         encoderOptions: ["-r", "30", "-c:v", "libx265", "-x265-params", "log-level=error:bframes=2"], muxer: "hevc").url()
+        let vui = try ProcessRunner.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0", stream.path])
+        #expect(vui.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) == "30/1", "ffprobe: \(vui.stdoutText)")
+        let log = TestPaths.scratch.appendingPathComponent("play-h265-vui.jsonl")
+        let result = try PlayTests.play([stream.path, "--rate", "4", "--timing-log", log.path], on: Self.server)
+        #expect(result.status == 0, "\(result.stderrText)")
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 10, "\(lines)")
+        for (n, line) in lines.enumerated() {
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(abs((fields["pts"] as? Double ?? -1) - Double(n) / 30) < 1e-6, "\(line)")
+        }
+    }
 }
