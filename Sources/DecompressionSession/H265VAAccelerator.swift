@@ -121,7 +121,8 @@ final class H265VAAccelerator: VADecodingAccelerator {
             for p in 0..<2 {
                 let length = out.planes[p].rowLength
                 out.planes[p].bytes.withUnsafeMutableBytes { dst in
-                    for row in 0..<rows[p] { (dst.baseAddress! + row * length).copyMemory(from: sources[p] + row * pitches[p], byteCount: length) }
+                    guard let to = dst.baseAddress else { return }
+                    for row in 0..<rows[p] { (to + row * length).copyMemory(from: sources[p] + row * pitches[p], byteCount: length) }
                 }
             }
             return out

@@ -98,7 +98,7 @@ public struct SliceHeader: Hashable, Sendable {
 
     public init() {}
 
-    public var sliceType: SliceType { SliceType(rawValue: sliceTypeRaw % 5)! }
+    public var sliceType: SliceType { SliceType(rawValue: sliceTypeRaw % 5) ?? .p }  // % 5 is always one of the five
     public var idrPicFlag: Bool { nalUnitType == .idrSlice }
 
     /// Parses the slice header of a coded slice NAL unit (type 1 or 5).

@@ -86,7 +86,7 @@ public struct H264DecodingProcess: Sendable {
         // A new sequence: new format, possibly a new decoder.
         if header.idrPicFlag || format == nil {
             if let newFormat = try? FormatDescription(parameterSets: unit.parameterSets) {
-                if format == nil || newFormat.requiresNewDecoder(comparedTo: format!) {
+                if format.map({ newFormat.requiresNewDecoder(comparedTo: $0) }) ?? true {
                     // C.4.4 with a size change: prior pictures are output (vtk keeps every decoded picture).
                     events += translate(dpb.flush(output: true))
                     dpb = DecodedPictureBuffer(capacity: DecodedPictureBuffer.capacity(for: sps),

@@ -83,7 +83,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
                 var n = refIdx
                 for c in refIdx..<list.count {
                     let entry = list[c]
-                    let same = entry != nil && entry!.reference == .shortTerm && entry!.picNum == picNum
+                    let same = entry?.reference == .shortTerm && entry?.picNum == picNum
                     if !same { list[n] = entry; n += 1 }
                 }
                 list.removeSubrange(n..<list.count)
@@ -97,7 +97,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
                 var n = refIdx
                 for c in refIdx..<list.count {
                     let entry = list[c]
-                    let same = entry != nil && entry!.reference == .longTerm && entry!.longTermPicNum == longTermPicNum
+                    let same = entry?.reference == .longTerm && entry?.longTermPicNum == longTermPicNum
                     if !same { list[n] = entry; n += 1 }
                 }
                 list.removeSubrange(n..<list.count)

@@ -57,7 +57,7 @@ enum ReferencePictureMarking {
             case 4:  // 8.2.5.4.4: MaxLongTermFrameIdx
                 maxIdx = op.maxLongTermFrameIdxPlus1 == 0 ? nil : op.maxLongTermFrameIdxPlus1 - 1
                 dpb.updateAll { p in
-                    if p.reference == .longTerm && (maxIdx == nil || p.longTermFrameIdx > maxIdx!) { p.reference = .unused }
+                    if p.reference == .longTerm && (maxIdx.map { p.longTermFrameIdx > $0 } ?? true) { p.reference = .unused }
                 }
             case 5:  // 8.2.5.4.5: everything unused
                 dpb.updateAll { $0.reference = .unused }

@@ -86,7 +86,7 @@ public struct H265DecodingProcess: Sendable {
         // A new sequence, and a new decoder when the format needs one.
         if type.isIRAP && noRaslOutputFlag || format == nil {
             if let newFormat = try? H265FormatDescription(parameterSets: unit.parameterSets) {
-                if format == nil || newFormat.requiresNewDecoder(comparedTo: format!) {
+                if format.map({ newFormat.requiresNewDecoder(comparedTo: $0) }) ?? true {
                     events += translate(dpb.flush(output: true))
                     dpb = H265DecodedPictureBuffer(capacity: sps.maxDecPicBuffering, maxNumReorder: sps.highestMaxNumReorderPics,
                                                    maxLatency: sps.maxLatencyPictures)

@@ -62,7 +62,7 @@ final class InputFile {
         var chunk = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, count - filled) }
+            let n = chunk.withUnsafeMutableBytes { raw in raw.baseAddress.map { Glibc.read(fd, $0 + filled, count - filled) } ?? 0 }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw CommandFailure(.input, "vtk: reading \(displayName) failed at byte \(bytesRead + filled): \(String(cString: strerror(errno)))")
@@ -80,7 +80,7 @@ final class InputFile {
         guard let base = buffer.baseAddress else { return 0 }
         let fromPending = min(pending.count, buffer.count)
         if fromPending > 0 {
-            pending.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: fromPending) }
+            pending.withUnsafeBytes { if let from = $0.baseAddress { base.copyMemory(from: from, byteCount: fromPending) } }
             pending.removeFirst(fromPending)
         }
         var filled = fromPending
@@ -132,9 +132,10 @@ final class OutputFile {
 
     func write<C: Collection>(_ bytes: C) throws(CommandFailure) where C.Element == UInt8 {
         let ok: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+            guard let base = buffer.baseAddress else { return true }  // nothing to write
             var offset = 0
             while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = Glibc.write(fd, base + offset, buffer.count - offset)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return false }
                 offset += n

@@ -11,11 +11,13 @@ enum PlayCommand {
     static let name = "play"
     static let summary = "show H.264/H.265 video in an X11 window at its presentation times (push or pull feeding)"
     static let usage = "vtk play INPUT [--rate R] [--start T] [--loop] [--mode push|pull] [--fps F] [--timing-log FILE] "
+        + "[--screenshot T:FILE.png] [--frames N]\n       vtk play rtp://@:PORT|FILE.sdp [--codec h264|h265] [--latency MS] [--timeout S] [--timing-log FILE] "
         + "[--screenshot T:FILE.png] [--frames N]"
     static let examples = [
         "vtk play in.mp4",
         "vtk play in.264 --fps 30 --rate 2 --timing-log timing.jsonl",
         "vtk play in.264 --start 1.5 --screenshot 2:at-2s.png --frames 60",
+        "vtk play stream.sdp --timing-log live.jsonl          # live, from `vtk send ... --sdp stream.sdp` or ffmpeg -sdp_file",
     ]
     static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output]
     static let options: [OptionSpec] = [
@@ -27,6 +29,9 @@ enum PlayCommand {
         .value("--timing-log", valueName: "FILE", help: "one JSON line per frame: {\"frame\": N, \"pts\": seconds, \"presented\": host seconds or null when dropped}"),
         .list("--screenshot", valueName: "T:FILE.png", help: "save the window as PNG when the timebase reaches T (may be given several times)"),
         .value("--frames", valueName: "N", help: "stop after N frames (shown or dropped)"),
+        .value("--codec", valueName: "h264|h265", help: "the codec of rtp://@:PORT (default h264; an SDP names its own)"),
+        .value("--latency", valueName: "MS", help: "live input: jitter-buffer latency in milliseconds, as vtk receive's (default 50)"),
+        .value("--timeout", valueName: "S", help: "live input: stop after S seconds without packets (default 10)"),
         .value("--decode-delay", valueName: "MS", help: "sleep MS milliseconds after each decode (tests: late frames are dropped)"),
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
         .value("--present", valueName: "auto|va|x11", help: "va: VA's vaPutSurface on a VA display opened on the X server; x11: RGB by libyuv, put with XShm or XPutImage; auto (default): va when the device can present, else x11"),
@@ -40,7 +45,15 @@ enum PlayCommand {
         window; otherwise pictures are converted to RGB by libyuv and put with XShm (XPutImage when shared
         memory is unavailable). The window line on standard error names the path. A frame later than half its
         duration is dropped, not shown late, and counted. Keys: space pauses and resumes, Left and Right seek
-        5 seconds (decoding from the IDR or recovery point before the target), q quits.
+        5 seconds (decoding from the IDR or recovery point before the target), q quits. Each key's effect is
+        said on standard error once the window shows it: 'paused at T s, showing the frame at P s' (also
+        'resumed at', 'sought to').
+        INPUT may also be live: rtp://@:PORT or an SDP file, received as `vtk receive` does (jitter buffer,
+        loss counting, RTCP receiver reports and PLI) and shown as frames arrive (push), a fixed latency after
+        the first; media time 0 is the first frame received. Once listening, vtk prints 'vtk play: listening on
+        rtp://@:PORT'. It ends at an RTCP BYE, after --frames, after --timeout without packets, or on q; it
+        exits 3 when packets were lost or frames flagged. A live stream cannot be sought, looped or played at
+        another rate.
         Timing-log "presented" times are seconds on the host clock from the moment the timebase started at
         --start; at rate R a frame is due at (pts - start) / R.
         """
@@ -55,9 +68,16 @@ enum PlayCommand {
             throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk play: no INPUT given\nusage: \(usage)"
                                  : "vtk play: one INPUT expected, got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
         }
+        let inputName = parsed.positionals[0]
+        let live = RTPSource.isLive(inputName)
+        for option in live ? fileOnlyOptions : liveOnlyOptions where parsed.has(option) {
+            throw CommandFailure(.usage, live ? "vtk play: --\(option) goes with a file INPUT; a live stream plays as it arrives"
+                                 : "vtk play: --\(option) goes with live input (rtp://@:PORT or FILE.sdp)")
+        }
         let rate = try values.double("rate", range: 0...64) ?? 1
         let startOption = try values.double("start", range: 0...1e9)
-        let push = try values.choice("mode", ["push", "pull"]) == "push"
+        let mode = try values.choice("mode", ["push", "pull"])
+        let push = live || mode == "push"
         let frameLimit = try values.int("frames", range: 1...Int(Int32.max))
         let delay = (try values.double("decode-delay", range: 0...10_000) ?? 0) / 1000
         var frameRate: (Int, Int)?
@@ -67,6 +87,9 @@ enum PlayCommand {
             }
             frameRate = parsedRate
         }
+        var settings = ReceiverSettings()
+        settings.latency = (try values.double("latency", range: 0...10_000) ?? 50) / 1000
+        settings.timeout = try values.double("timeout", range: 0.1...1e6) ?? 10
         let screenshots = try parsed.list("screenshot").map { text throws(CommandFailure) -> (time: Double, path: String) in
             guard let colon = text.firstIndex(of: ":"), let time = Double(text[..<colon]), time >= 0, time.isFinite,
                   !text[text.index(after: colon)...].isEmpty else {
@@ -74,22 +97,22 @@ enum PlayCommand {
             }
             return (time, String(text[text.index(after: colon)...]))
         }
-
-        let window: X11Window
-        do { window = try X11Window(title: "vtk play \(parsed.positionals[0])") } catch {
-            throw CommandFailure(.device, "vtk play: \(error)")
-        }
-        let input = try InputFile(parsed.positionals[0], command: name)
-        let source = try PlaybackSource(input: input, frameRate: frameRate, loops: parsed.has("loop"), command: name)
-        let log = try parsed["timing-log"].map { path throws(CommandFailure) in try OutputFile(path, command: name) }
-
-        let device = VADeviceChoice(parsed["device"] ?? "auto")
         let presentation = parsed["present"] ?? "auto"
         guard ["auto", "va", "x11"].contains(presentation) else {
             throw CommandFailure(.usage, "vtk play: --present takes auto, va or x11, not '\(presentation)'")
         }
+
+        let window: X11Window
+        do { window = try X11Window(title: "vtk play \(inputName)") } catch {
+            throw CommandFailure(.device, "vtk play: \(error)")
+        }
+        let rtpSource = live ? try RTPSource(inputName, values: values, command: name) : nil
+        let file = live ? nil : try PlaybackSource(input: try InputFile(inputName, command: name), frameRate: frameRate, loops: parsed.has("loop"), command: name)
+        let log = try parsed["timing-log"].map { path throws(CommandFailure) in try OutputFile(path, command: name) }
+
+        let device = VADeviceChoice(parsed["device"] ?? "auto")
         // VA's own path needs a VA display on the X server the window is on (a named DRM node has none).
-        var connection: VADisplayConnection?
+        var presenting: VADisplayConnection?
         var presenter: any FramePresenter = window
         var vaRefusal = ""
         if presentation != "x11" {
@@ -99,48 +122,89 @@ enum PlayCommand {
                 do {
                     let x11 = try VADisplayConnection.openX11(device, displayName: window.displayName, for: .decode(nil))
                     presenter = try VAWindowPresenter(window: window, connection: x11)
-                    connection = x11
+                    presenting = x11
                 } catch { vaRefusal = "\(error)" }
             }
-            if presentation == "va", connection == nil { throw CommandFailure(.device, "vtk play: --present va: \(vaRefusal)") }
+            if presentation == "va", presenting == nil { throw CommandFailure(.device, "vtk play: --present va: \(vaRefusal)") }
         }
-        if connection == nil {
-            do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
-                throw CommandFailure(.device, "vtk play: cannot open VA device '\(device)': \(error)")
-            }
-        }
-        guard let connection else { throw CommandFailure(.internalError, "vtk play: no VA device") }
         let vaPresents = presenter is VAWindowPresenter
         let clock = MonotonicClock()
-        let decoder = SessionSampleDecoder(frameDuration: source.frameDuration, delay: delay, clock: clock) { () throws -> any VideoDecompressionSession in
-            switch source.codec {
-            case .h264: return try DecompressionSession(formatDescription: source.formatDescription, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
-            case .h265: return try H265DecompressionSession(formatDescription: source.hevcFormatDescription, connection: connection, outputFormat: .nv12)
+
+        let input: PlaybackInput
+        var decoder: SessionSampleDecoder?
+        if let rtpSource {
+            // H.265 frames come as NV12 on both paths, as from a file; H.264 as I420 unless VA draws them.
+            let feed = LiveRTPFeed(source: rtpSource, settings: settings, device: device, outputFormat: vaPresents || rtpSource.codec == .h265 ? .nv12 : .i420,
+                                   command: name)
+            guard let port = feed.port else { throw feed.stop().failure ?? CommandFailure(.internalError, "vtk play: the receiver did not start") }
+            if !parsed.has("quiet") { StandardStreams.error("vtk play: listening on rtp://@:\(port) (RTCP on \(port + 1))\n") }
+            input = .live(feed)
+        } else if let file {
+            // Decoding runs on the presenting display when there is one, else on a display of its own.
+            let connection: VADisplayConnection
+            if let presenting { connection = presenting } else {
+                do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
+                    throw CommandFailure(.device, "vtk play: cannot open VA device '\(device)': \(error)")
+                }
             }
+            decoder = SessionSampleDecoder(frameDuration: file.frameDuration, delay: delay, clock: clock) { () throws -> any VideoDecompressionSession in
+                switch file.codec {
+                case .h264: return try DecompressionSession(formatDescription: file.formatDescription, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
+                case .h265: return try H265DecompressionSession(formatDescription: file.hevcFormatDescription, connection: connection, outputFormat: .nv12)
+                }
+            }
+            input = .file(file)
+        } else {
+            throw CommandFailure(.internalError, "vtk play: no input")
         }
-        let start = startOption ?? source.firstTime
+        let start = startOption ?? file?.firstTime ?? 0
         let timebase = Timebase(clock: clock, time: start, rate: rate)
         let layer = DisplayLayer(timebase: timebase, decoder: decoder, presenter: presenter)
         for shot in screenshots { layer.addMarker(shot.time) }
-        let player = Player(layer: layer, source: source, window: window, push: push, log: log, screenshots: screenshots, frameLimit: frameLimit,
+        let player = Player(layer: layer, input: input, window: window, push: push, log: log, screenshots: screenshots, frameLimit: frameLimit,
                             quiet: parsed.has("quiet"))
-        do { try player.run(from: start) } catch let failure as CommandFailure { throw failure } catch let error as DisplayError {
+        defer { player.stopLiveInput() }
+        do {
+            try player.run(from: start)
+            try player.screenshotWriter.finish()
+        } catch let failure as CommandFailure { throw failure } catch let error as DisplayError {
             switch error {
-            case .decode(let why): throw CommandFailure(.input, "vtk play: \(input.displayName): \(why)")
+            case .decode(let why): throw CommandFailure(.input, "vtk play: \(inputName): \(why)")
             case .noDisplay(let why), .presentation(let why): throw CommandFailure(.device, "vtk play: \(why)")
             }
         } catch {
             throw CommandFailure(.internalError, "vtk play: \(error)")
         }
+        if let outcome = player.liveOutcome, let failure = outcome.failure ?? outcome.report.damage(outcome.statistics, command: name) { throw failure }
+        if layer.current == nil, layer.isFinished {
+            throw CommandFailure(.input, "vtk play: \(inputName): no picture was shown" + (screenshots.isEmpty ? "" : ", so no screenshot was taken"))
+        }
         return .success
+    }
+
+    /// Options that make sense only for a file, or only for live input.
+    static let fileOnlyOptions = ["rate", "start", "loop", "mode", "fps", "decode-delay"]
+    static let liveOnlyOptions = ["codec", "latency", "timeout"]
+}
+
+/// What `vtk play` shows: a file's samples, which the layer decodes, or a live stream's frames, decoded as they arrive.
+enum PlaybackInput {
+    case file(PlaybackSource)
+    case live(LiveRTPFeed)
+
+    var codec: VideoCodec {
+        switch self {
+        case .file(let source): source.codec
+        case .live(let feed): feed.codec
+        }
     }
 }
 
-/// The render loop of `vtk play`: feeds the layer (pull: when it asks; push: each sample at its own time),
-/// services it at its wake times, writes the timing log and screenshots, and answers keys.
+/// The render loop of `vtk play`: feeds the layer (pull: when it asks; push: each sample at its own time; live:
+/// each frame as it is decoded), services it at its wake times, writes the timing log and screenshots, and answers keys.
 private final class Player {
     let layer: DisplayLayer
-    let source: PlaybackSource
+    let input: PlaybackInput
     let window: X11Window
     let push: Bool
     let log: OutputFile?
@@ -159,21 +223,26 @@ private final class Player {
     var pushOrigin = 0.0
     var pushTarget = 0.0
     var announced = false
+    let screenshotWriter = ScreenshotWriter(command: PlayCommand.name)
+    /// Live: the timeline was set to the first frame; how the reception ended, once it did.
+    var liveStarted = false
+    var announcement: (what: String, time: Double)?
+    private(set) var liveOutcome: LiveRTPFeed.Outcome?
 
-    init(layer: DisplayLayer, source: PlaybackSource, window: X11Window, push: Bool, log: OutputFile?,
+    init(layer: DisplayLayer, input: PlaybackInput, window: X11Window, push: Bool, log: OutputFile?,
          screenshots: [(time: Double, path: String)], frameLimit: Int?, quiet: Bool) {
         self.layer = layer
-        self.source = source
+        self.input = input
         self.window = window
         self.push = push
         self.log = log
         self.screenshots = screenshots
         self.frameLimit = frameLimit
         self.quiet = quiet
-        if !push {
+        if case .file(let source) = input, !push {
             layer.requestMediaDataWhenReady { [unowned self] in
                 while self.layer.isReadyForMoreMediaData {
-                    guard let sample = self.source.next() else { self.layer.markEndOfStream(); return }
+                    guard let sample = source.next() else { self.layer.markEndOfStream(); return }
                     self.layer.enqueue(sample)
                 }
             }
@@ -181,29 +250,49 @@ private final class Player {
     }
 
     func run(from start: Double) throws -> Void {
-        try seek(to: start)
+        if case .file = input { try seek(to: start) }  // live: the timeline starts with the first frame
         while true {
-            if push { feed() }
+            feed()
             for event in try layer.service() {
                 try handle(event)
                 if let frameLimit, framesHandled >= frameLimit { return finish() }
             }
+            announceIfShown()
             if layer.isFinished {
                 // Screenshots past the end show the last picture, which stays on the window.
-                for shot in screenshots { try save(shot) }
+                if layer.current != nil { for shot in screenshots { try save(shot) } }
                 return finish()
             }
             var wake = layer.nextWakeHostTime()
-            if push, let pending { wake = min(wake ?? .infinity, arrival(pending)) }
+            switch input {
+            case .file: if push, let pending { wake = min(wake ?? .infinity, arrival(pending)) }
+            // The receiving thread hands frames over as they are decoded: look every 5 ms.
+            case .live(let feed): if !feed.isFinished { wake = min(wake ?? .infinity, clock.now() + 0.005) }
+            }
             let keys = window.waitForKeys(seconds: wake.map { max(0, $0 - clock.now()) } ?? 0.25)
             for key in keys {
                 switch key {
                 case .quit: return finish()
                 case .togglePause:
                     userPaused.toggle()
-                    if userPaused { timebase.pause() } else { timebase.resume() }
-                case .seekBackward: try seek(to: max(source.firstTime, timebase.time - PlayCommand.seekStep))
-                case .seekForward: try seek(to: timebase.time + PlayCommand.seekStep)
+                    let timeBefore = timebase.time
+                    if userPaused {
+                        timebase.pause()
+                        // Paused on the picture the window shows: when the frame due now was not shown yet (or
+                        // was dropped late), the timeline steps back to the one on the window.
+                        if let frame = layer.current, !Self.covers(frame, timebase.time) { timebase.seek(to: frame.presentationTime) }
+                    } else {
+                        timebase.resume()
+                    }
+                    announcement = userPaused ? ("paused at", timebase.time) : ("resumed at", timeBefore)
+                case .seekBackward, .seekForward:
+                    guard case .file(let source) = input else {
+                        if !quiet { StandardStreams.error("vtk play: a live stream cannot be sought\n") }
+                        continue
+                    }
+                    let target = key == .seekForward ? timebase.time + PlayCommand.seekStep : max(source.firstTime, timebase.time - PlayCommand.seekStep)
+                    try seek(to: target)
+                    announcement = ("sought to", target)
                 }
             }
         }
@@ -212,6 +301,7 @@ private final class Player {
     /// Decoding restarts at the sync sample before `target`; the timeline restarts at `target` once the
     /// frame due there is decoded (pull) or after the push latency.
     func seek(to target: Double) throws {
+        guard case .file(let source) = input else { return }
         source.seek(to: target)
         try layer.flush(seekingTo: target)
         if push {
@@ -225,6 +315,19 @@ private final class Player {
             timebase.seek(to: target)
             if !userPaused { startTimebase(atHost: clock.now(), time: target) }
         }
+    }
+
+    /// A key's effect, said on standard error once the frame due at its media time is on the window (so that
+    /// whoever pressed it, a test's xdotool included, knows what the window shows).
+    func announceIfShown() {
+        guard let (what, time) = announcement, let frame = layer.current, Self.covers(frame, time) else { return }
+        announcement = nil
+        if !quiet { StandardStreams.error("vtk play: \(what) \(time) s, showing the frame at \(frame.presentationTime) s\n") }
+    }
+
+    /// `frame` is the one due at media time `time`.
+    static func covers(_ frame: DisplayFrame, _ time: Double) -> Bool {
+        frame.presentationTime <= time + 1e-9 && time < frame.presentationTime + frame.duration - 1e-9
     }
 
     func startTimebase(atHost host: Double, time: Double) {
@@ -242,16 +345,35 @@ private final class Player {
     }
 
     func feed() {
-        let now = clock.now()
-        while true {
-            if pending == nil {
-                pending = source.next()
-                if pending == nil { layer.markEndOfStream(); return }
+        switch input {
+        case .file(let source):
+            guard push else { return }
+            let now = clock.now()
+            while true {
+                if pending == nil {
+                    pending = source.next()
+                    if pending == nil { layer.markEndOfStream(); return }
+                }
+                guard let sample = pending, arrival(sample) <= now else { return }
+                layer.enqueue(sample)
+                pending = nil
             }
-            guard let sample = pending, arrival(sample) <= now else { return }
-            layer.enqueue(sample)
-            pending = nil
+        case .live(let feed):
+            let frames = feed.takeFrames()
+            // The first frame sets the timeline: it is due the push latency after it came, as are the rest.
+            if let first = frames.first, !liveStarted {
+                liveStarted = true
+                timebase.seek(to: first.presentationTime)
+                if !userPaused { startTimebase(atHost: clock.now() + PlayCommand.pushLatency(frameDuration: first.duration, rate: 1), time: first.presentationTime) }
+            }
+            for frame in frames { layer.enqueue(frame) }
+            if feed.isFinished { layer.markEndOfStream() }
         }
+    }
+
+    /// Live: ends the reception and keeps how it went (packets, losses); nothing for a file.
+    func stopLiveInput() {
+        if case .live(let feed) = input, liveOutcome == nil { liveOutcome = feed.stop() }
     }
 
     func handle(_ event: DisplayEvent) throws {
@@ -261,7 +383,7 @@ private final class Player {
             if !announced && !quiet {
                 announced = true
                 StandardStreams.error("vtk play: window 0x\(String(window.windowID, radix: 16)) on \(window.displayName) (\(window.method)), "
-                                      + "\(frame.pixelBuffer.width)x\(frame.pixelBuffer.height), \(source.codec.rawValue)\n")
+                                      + "\(frame.pixelBuffer.width)x\(frame.pixelBuffer.height), \(input.codec.rawValue)\n")
             }
         case .dropped(let frame, _):
             try record(frame, presented: nil)
@@ -281,14 +403,16 @@ private final class Player {
     func save(_ shot: (time: Double, path: String)) throws {
         screenshots.removeAll { $0.time == shot.time && $0.path == shot.path }
         let picture = try window.screenshot()
-        let file = try OutputFile(shot.path, command: PlayCommand.name)
-        try file.write(PNGWriter.png(rgb: picture.rgb, width: picture.width, height: picture.height))
+        screenshotWriter.write(rgb: picture.rgb, width: picture.width, height: picture.height, to: shot.path)
     }
 
     func finish() {
+        stopLiveInput()
         guard !quiet else { return }
         let s = layer.statistics
-        StandardStreams.error("vtk play: \(s.presented) frames shown, \(s.dropped) dropped (late)"
-                              + (s.skippedForSeek > 0 ? ", \(s.skippedForSeek) decoded only to reach a seek target" : "") + "\n")
+        var line = "vtk play: \(s.presented) frames shown, \(s.dropped) dropped (late)"
+        if s.skippedForSeek > 0 { line += ", \(s.skippedForSeek) decoded only to reach a seek target" }
+        if let report = liveOutcome?.report { line += "; \(report.packets) RTP packets, \(report.lost) lost, \(report.framesFlagged) frames flagged" }
+        StandardStreams.error(line + "\n")
     }
 }

@@ -37,14 +37,14 @@ protocol RTPPictureDecoder: AnyObject {
     func invalidate()
 }
 
-/// H.264 (RFC 6184) into ``DecompressionSession``, frames as I420.
+/// H.264 (RFC 6184) into ``DecompressionSession``, frames as I420 (or the layout asked).
 final class H264RTPDecoder: RTPPictureDecoder {
     typealias PayloadFormat = H264PayloadFormat
     private let session: DecompressionSession
     private var assembler = AccessUnitAssembler()
 
-    init(connection: VADisplayConnection) throws {
-        session = try DecompressionSession(formatDescription: nil, connection: connection, outputFormat: .i420)
+    init(connection: VADisplayConnection, outputFormat: PixelFormat = .i420) throws {
+        session = try DecompressionSession(formatDescription: nil, connection: connection, outputFormat: outputFormat)
     }
 
     func push(_ unit: NALUnit) -> AccessUnit? { assembler.push(unit) }
@@ -65,8 +65,8 @@ extension AccessUnit: ReceivedAccessUnit {
     mutating func flagDamage(_ reason: String) { problems.append(.malformedNALUnit(byteOffset: offset, reason: reason)) }
 }
 
-/// H.265 (RFC 7798) into ``H265DecompressionSession``, frames as I420, or yuv420p10 for Main 10: the
-/// session is made at the first picture, when the SPS's bit depth is known.
+/// H.265 (RFC 7798) into ``H265DecompressionSession``, frames as I420, or yuv420p10 for Main 10 (unless a
+/// layout is asked): the session is made at the first picture, when the SPS's bit depth is known.
 final class H265RTPDecoder: RTPPictureDecoder {
     typealias PayloadFormat = H265PayloadFormat
     private let connection: VADisplayConnection
@@ -74,8 +74,12 @@ final class H265RTPDecoder: RTPPictureDecoder {
     private var assembler = H265AccessUnitAssembler()
     /// Problems of access units met before the session was made.
     private var early = DecodeStatistics()
+    private let outputFormat: PixelFormat?
 
-    init(connection: VADisplayConnection) { self.connection = connection }
+    init(connection: VADisplayConnection, outputFormat: PixelFormat? = nil) {
+        self.connection = connection
+        self.outputFormat = outputFormat
+    }
 
     func push(_ unit: NALUnit) -> H265AccessUnit? { assembler.push(unit) }
     func finishUnits() -> [H265AccessUnit] { assembler.finish() }
@@ -87,7 +91,7 @@ final class H265RTPDecoder: RTPPictureDecoder {
                 return []
             }
             let tenBit = unit.parameterSets.sps.values.contains { $0.bitDepthLuma > 8 }
-            let made = try H265DecompressionSession(formatDescription: nil, connection: connection, outputFormat: tenBit ? .yuv420p10 : .i420)
+            let made = try H265DecompressionSession(formatDescription: nil, connection: connection, outputFormat: outputFormat ?? (tenBit ? .yuv420p10 : .i420))
             for problem in early.problems { made.noteProblem(problem) }
             session = made
         }

@@ -10,6 +10,8 @@ struct ReceiverSettings {
     var latency: Double = 0.05
     var timeout: Double = 10
     var simulator = LossSimulator(lossPercent: 0)
+    /// Asked between packets (at least every 0.1 s when given): true ends the reception as an RTCP BYE would.
+    var shouldStop: (@Sendable () -> Bool)?
 }
 
 /// The receiving end of `vtk receive`: sockets, jitter buffer, frames, decoding, RTCP, statistics; the
@@ -91,6 +93,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             var wait = min(nextReport - now, lastPacket + settings.timeout - now)
             if let deadline = jitter.nextDeadline { wait = min(wait, deadline - now) }
             if let started, let duration = settings.duration { wait = min(wait, started + duration - now) }
+            if settings.shouldStop != nil { wait = min(wait, 0.1) }
             let ready: [Bool]
             do { ready = try UDPSocket.waitReadable([rtp, rtcp], timeout: max(0, wait)) } catch {
                 throw CommandFailure(.input, "vtk \(command): \(error)")
@@ -107,7 +110,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             if ready[1] { while let datagram = try receive(rtcp) { handleRTCP(datagram.bytes, from: datagram.from, at: WallClock.now()) } }
             let after = WallClock.now()
             try process(jitter.pop(now: after))
-            if sawBye { break }
+            if sawBye || settings.shouldStop?() == true { break }
             if after >= nextReport { sendReport(at: after); nextReport = after + 1 }
             if let started, let duration = settings.duration, after >= started + duration { break }
             if after - lastPacket >= settings.timeout {
@@ -272,6 +275,9 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             if let limit = settings.frameLimit, report.framesDecoded >= limit { done = true }
         }
     }
+
+    /// Seconds between frames as the sender paces them (the smallest RTP time step seen), once two frames came.
+    var frameStep: Double? { smallestStep.map { Double($0) / 90000 } }
 
     /// A frame's number by its time: RTP time over the smallest step between frames seen (the sender's
     /// pacing, which need not be the VUI's rate), so frames lost whole leave gaps instead of shifting the rest.

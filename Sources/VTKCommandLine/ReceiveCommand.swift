@@ -66,23 +66,7 @@ enum ReceiveCommand {
         let seed = try values.int("seed", range: 0...Int.max) ?? 0
         settings.simulator = LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: UInt64(seed))
 
-        let source = parsed.positionals[0]
-        var description: SessionDescription?
-        let port: Int
-        var codec = try VideoCodec.forced(values) ?? .h264
-        if source.hasPrefix("rtp://") {
-            do { port = try RTPURL(source).port } catch { throw CommandFailure(.usage, "vtk receive: \(error)") }
-        } else {
-            if parsed.has("codec") { throw CommandFailure(.usage, "vtk receive: --codec goes with rtp://@:PORT; an SDP names its codec in its rtpmap") }
-            let input = try InputFile(source, command: name)
-            var bytes: [UInt8] = []
-            while true { let chunk = try input.read(); if chunk.isEmpty { break }; bytes += chunk }
-            do { description = try SessionDescription.parse(String(decoding: bytes, as: UTF8.self)) } catch {
-                throw CommandFailure(.input, "vtk receive: \(input.displayName): \(error)")
-            }
-            port = description?.port ?? 0
-            codec = description?.codec == .h265 ? .h265 : .h264
-        }
+        let source = try RTPSource(parsed.positionals[0], values: values, command: name)
 
         var sinks: [FrameSink] = []
         if parsed.has("md5") { sinks.append(WholeMD5Sink(print: true)) }
@@ -102,16 +86,16 @@ enum ReceiveCommand {
             throw CommandFailure(.device, "vtk receive: cannot open VA device '\(device)': \(error)")
         }
         do {
-            switch codec {
+            switch source.codec {
             case .h264:
                 let decoder = try H264RTPDecoder(connection: connection)
                 defer { decoder.invalidate() }
-                return try receive(parsed, port: port, description: description, settings: settings, decoder: decoder, sinks: sinks,
+                return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
                                    y4mOutput: y4mOutput, rawOutput: rawOutput)
             case .h265:
                 let decoder = H265RTPDecoder(connection: connection)
                 defer { decoder.invalidate() }
-                return try receive(parsed, port: port, description: description, settings: settings, decoder: decoder, sinks: sinks,
+                return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
                                    y4mOutput: y4mOutput, rawOutput: rawOutput)
             }
         } catch let failure as CommandFailure { throw failure } catch {
@@ -121,11 +105,11 @@ enum ReceiveCommand {
 
     /// Receives into `decoder` and writes the frames to the sinks; raw and Y4M outputs take the layout of the
     /// first frame (I420, or yuv420p10 for 10-bit H.265).
-    private static func receive<Decoder: RTPPictureDecoder>(_ parsed: ParsedArguments, port: Int, description: SessionDescription?, settings: ReceiverSettings,
+    private static func receive<Decoder: RTPPictureDecoder>(_ parsed: ParsedArguments, source: RTPSource, settings: ReceiverSettings,
                                                             decoder: Decoder, sinks: [FrameSink], y4mOutput: String?,
                                                             rawOutput: OutputFile?) throws(CommandFailure) -> ExitCode {
         var sinks = sinks
-        let receiver = try RTPReceiver(port: port, description: description, settings: settings, decoder: decoder, command: name)
+        let receiver = try RTPReceiver(port: source.port, description: source.description, settings: settings, decoder: decoder, command: name)
         if !parsed.has("quiet") || parsed.has("stats") {
             StandardStreams.error("vtk receive: listening on rtp://@:\(receiver.port) (RTCP on \(receiver.port + 1))\n")
         }
@@ -158,14 +142,7 @@ enum ReceiveCommand {
             StandardStreams.error("vtk receive: \(report.framesDecoded) frames, \(report.packets) packets, \(report.lost) lost\n")
         }
         guard report.packets > 0 else { throw CommandFailure(.input, "vtk receive: no RTP packets arrived on port \(receiver.port)") }
-        let stats = decoder.statistics
-        if report.lost > 0 || report.framesFlagged > 0 || stats.problemCount > 0 || !report.problems.isEmpty {
-            var message = "vtk receive: \(report.lost) packet(s) lost, \(report.framesFlagged) of \(report.framesDecoded) frame(s) flagged"
-            let problems = report.problems + stats.problems
-            if !problems.isEmpty { message += ":\n" + problems.prefix(10).map { "  \($0)" }.joined(separator: "\n") }
-            if problems.count > 10 { message += "\n  ... and more" }
-            throw CommandFailure(.input, message)
-        }
+        if let failure = report.damage(decoder.statistics, command: name) { throw failure }
         return .success
     }
 }

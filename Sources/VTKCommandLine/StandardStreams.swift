@@ -8,9 +8,10 @@ enum StandardStreams {
     static func write(_ text: String, to fd: Int32) {
         var text = text
         text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = Glibc.write(fd, base + offset, buffer.count - offset)
                 if n <= 0 { break }
                 offset += n
             }

@@ -378,7 +378,9 @@ final class Driver: @unchecked Sendable {
             coded.codedStatus = UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK)
             return
         }
-        stream.withUnsafeBytes { coded.codedPayload.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: stream.count) }
+        stream.withUnsafeBytes { bytes in
+            if let from = bytes.bindMemory(to: UInt8.self).baseAddress { coded.codedPayload.update(from: from, count: stream.count) }
+        }
         coded.codedLength = stream.count
         coded.codedStatus = 0
     }

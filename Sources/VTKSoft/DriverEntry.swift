@@ -28,4 +28,4 @@ private func initializeDriver(_ ctx: VADriverContextP?) -> VAStatus {
 
 /// The vendor string of the vtksoft persona with the engine chosen by the environment (lives as long as the
 /// process: libva keeps the pointer).
-nonisolated(unsafe) private let vtksoftVendor: UnsafeMutablePointer<CChar> = strdup(Persona.vtksoft.vendor)!
+nonisolated(unsafe) private let vtksoftVendor: UnsafeMutablePointer<CChar>? = strdup(Persona.vtksoft.vendor)

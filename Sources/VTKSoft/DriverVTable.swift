@@ -36,7 +36,7 @@ private let unimplemented = VAStatus(VA_STATUS_ERROR_UNIMPLEMENTED)
 /// vaPutSurface draws on X11 (SurfacePresentation.swift).
 enum DriverVTable {
     static func install(in ctx: VADriverContextP) {
-        let vtable = ctx.pointee.vtable!
+        guard let vtable = ctx.pointee.vtable else { return }  // libva always gives one
         installObjects(vtable)
         installPictures(vtable)
         installImages(vtable)
@@ -74,9 +74,10 @@ enum DriverVTable {
             call(ctx) { driver throws(VAError) in
                 try driver.persona.check(profile, entrypoint)
                 guard count >= 0 else { throw .invalidParameter }
-                if count > 0 { _ = try output(list) }
+                guard count > 0 else { return }
+                let attributes = try output(list)
                 for i in 0..<Int(count) {
-                    list![i].value = driver.persona.attribute(list![i].type, profile: profile, entrypoint: entrypoint)
+                    attributes[i].value = driver.persona.attribute(attributes[i].type, profile: profile, entrypoint: entrypoint)
                 }
             }
         }

@@ -82,7 +82,9 @@ final class LibavcodecDecoder {
         lastAllocated = nil
         lastAllocatedFrame = nil
         guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return Outcome(decoded: false, hadErrors: true) }
-        accessUnit.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: accessUnit.count) }
+        accessUnit.withUnsafeBytes { bytes in
+            if let from = bytes.bindMemory(to: UInt8.self).baseAddress { packet.pointee.data.update(from: from, count: accessUnit.count) }
+        }
         let status = avcodec_send_packet(context, packet)
         av_packet_unref(packet)
         let picture = lastAllocated

@@ -28,14 +28,16 @@ struct OpenH264Settings: Equatable {
 /// An openh264 ISVCEncoder making one single-layer, single-slice AVC picture per call, never skipping.
 final class OpenH264Encoder {
     private var encoder: UnsafeMutablePointer<ISVCEncoder?>?
-    private var api: ISVCEncoderVtbl { encoder!.pointee!.pointee }
+    /// The encoder's function table, read once it exists.
+    private var api = ISVCEncoderVtbl()
     let settings: OpenH264Settings
     private var frameIndex: Int64 = 0
     private var info = SFrameBSInfo()
 
     init?(_ settings: OpenH264Settings) {
         self.settings = settings
-        guard WelsCreateSVCEncoder(&encoder) == 0, encoder != nil else { return nil }
+        guard WelsCreateSVCEncoder(&encoder) == 0, let table = encoder?.pointee?.pointee else { return nil }
+        api = table
         // openh264 warns on stderr that bitrate control without frame skipping is loose; that is the
         // VA contract (one coded picture per vaEndPicture), not news for the client.
         var traceLevel = Int32(WELS_LOG_ERROR)

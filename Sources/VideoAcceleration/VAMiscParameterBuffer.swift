@@ -8,7 +8,10 @@ extension VAContext {
         var bytes = [UInt8](repeating: 0, count: header + MemoryLayout<T>.size)
         bytes.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: type.rawValue, as: UInt32.self)
-            withUnsafeBytes(of: payload) { raw.baseAddress!.advanced(by: header).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            withUnsafeBytes(of: payload) { source in
+                guard let to = raw.baseAddress, let from = source.baseAddress else { return }
+                to.advanced(by: header).copyMemory(from: from, byteCount: source.count)
+            }
         }
         var id = VABufferID(VA_INVALID_ID)
         let status = bytes.withUnsafeMutableBytes { raw in

@@ -48,9 +48,10 @@ public enum VASurfaceWriter {
                                   pitch: Int, paddedWidth: Int, paddedRows: Int, bytesPerSample: Int) {
         let rowBytes = width * bytesPerSample, paddedBytes = paddedWidth * bytesPerSample
         plane.bytes.withUnsafeBytes { source in
+            guard let from = source.baseAddress else { return }
             for row in 0..<rows {
                 let to = destination + row * pitch
-                to.copyMemory(from: source.baseAddress! + row * plane.bytesPerRow, byteCount: rowBytes)
+                to.copyMemory(from: from + row * plane.bytesPerRow, byteCount: rowBytes)
                 if paddedBytes > rowBytes {
                     let last = to + rowBytes - bytesPerSample
                     var x = rowBytes

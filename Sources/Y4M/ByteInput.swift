@@ -44,7 +44,8 @@ final class ByteInput {
         var got = 0
         var failure: Y4MError?
         buffer.withUnsafeMutableBytes { raw in
-            do throws(Y4MError) { got = try readSome(raw.baseAddress! + old, Self.chunkSize) } catch { failure = error }
+            guard let base = raw.baseAddress else { return }
+            do throws(Y4MError) { got = try readSome(base + old, Self.chunkSize) } catch { failure = error }
         }
         buffer.removeLast(Self.chunkSize - got)
         if let failure { throw failure }
@@ -81,7 +82,7 @@ final class ByteInput {
         guard let base = destination.baseAddress else { return 0 }
         var done = min(destination.count, buffer.count - start)
         if done > 0 {
-            buffer.withUnsafeBytes { src in base.copyMemory(from: src.baseAddress! + start, byteCount: done) }
+            buffer.withUnsafeBytes { src in if let from = src.baseAddress { base.copyMemory(from: from + start, byteCount: done) } }
             start += done
         }
         while done < destination.count {

@@ -149,7 +149,7 @@ struct PlayTests {
         let log = TestPaths.scratch.appendingPathComponent("play-still.jsonl")
         let player = try VTKTestSupport.BackgroundProcess(try #require(VTKBinary.url).path,
                                                           ["play", stream.url.path, "--start", "1", "--rate", "0", "--timing-log", log.path],
-                                                          environment: ["DISPLAY": display, "VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path])
+                                                          environment: ["DISPLAY": display])
         #expect(player.wait { (try? String(contentsOf: log, encoding: .utf8))?.contains("\"presented\"") == true && player.outputText.contains("window 0x") })
         let text = player.outputText
         let window = try #require(text.range(of: "window 0x").map { String(text[$0.upperBound...].prefix { $0.isHexDigit }) })

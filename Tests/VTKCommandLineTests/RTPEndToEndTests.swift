@@ -3,62 +3,11 @@ import RTP
 import Testing
 import VTKTestSupport
 
-/// A process running in the background (a receiver), its output in files; every wait is bounded.
-final class BackgroundProcess {
-    let process = Process()
-    let stdoutURL: URL
-    let stderrURL: URL
-
-    init(_ executable: String, _ arguments: [String]) throws {
-        let id = UUID().uuidString
-        stdoutURL = TestPaths.scratch.appendingPathComponent("\(id).out")
-        stderrURL = TestPaths.scratch.appendingPathComponent("\(id).err")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : (ProcessRunner.which(executable) ?? executable))
-        process.arguments = arguments
-        if let drivers = VTKSoftDriverLocation.directory {
-            process.environment = ProcessInfo.processInfo.environment.merging(["VTKSOFT_DRIVERS_PATH": drivers.path]) { $1 }
-        }
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
-
-    /// Polls until `condition` holds or the process ends; the limit only bounds a hang.
-    func waitFor(seconds: Double = 120, _ condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            if !process.isRunning { return condition() }
-            usleep(20_000)
-        }
-        return false
-    }
-
-    /// Waits for the exit (killing after `seconds`, which only bounds a hang); returns the status.
-    func finish(seconds: Double = 180) -> Int32 {
-        if !waitFor(seconds: seconds, { !process.isRunning }) { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
-        try? FileManager.default.removeItem(at: stdoutURL)
-        try? FileManager.default.removeItem(at: stderrURL)
-    }
-}
-
 enum Loopback {
     /// A vtk receiver on a port the kernel chose; returns once it says it listens.
     static func startReceiver(_ arguments: [String]) throws -> (BackgroundProcess, Int) {
         let receiver = try BackgroundProcess(try #require(VTKBinary.url).path, ["receive", "rtp://@:0"] + arguments)
-        #expect(receiver.waitFor { receiver.stderr.contains("listening on") }, "receiver never listened: \(receiver.stderr)")
+        #expect(receiver.wait { receiver.stderr.contains("listening on") }, "receiver never listened: \(receiver.stderr)")
         let text = receiver.stderr
         let port = text.range(of: "rtp://@:").flatMap { Int(text[$0.upperBound...].prefix(while: \.isNumber)) }
         return (receiver, try #require(port))
@@ -98,7 +47,7 @@ enum Loopback {
         #expect(probe.status == 0, "\(probe.stderrText)")
         let ffmpeg = try BackgroundProcess("ffmpeg", ["-v", "error", "-protocol_whitelist", "file,udp,rtp", "-i", sdp.path,
                                                       "-fps_mode", "passthrough", "-pix_fmt", pixelFormat, "-f", "md5", "-"])
-        #expect(ffmpeg.waitFor { isBound(port) }, "ffmpeg never listened: \(ffmpeg.stderr)")
+        #expect(ffmpeg.wait { isBound(port) }, "ffmpeg never listened: \(ffmpeg.stderr)")
         let send = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fps", "100"])
         #expect(send.status == 0, "\(send.stderrText)")
         #expect(ffmpeg.finish() == 0, "\(ffmpeg.stderr)")  // vtk's RTCP BYE ends FFmpeg's input
@@ -120,7 +69,7 @@ enum Loopback {
             "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=\(codec),payload=96", "!", "rtp\(codec.lowercased())depay", "!",
             "video/x-\(codec.lowercased()),stream-format=byte-stream,alignment=au", "!", "filesink", "location=\(output.path)",
         ])
-        #expect(gst.waitFor { isBound(port) }, "gst-launch never listened: \(gst.stderr)")
+        #expect(gst.wait { isBound(port) }, "gst-launch never listened: \(gst.stderr)")
         let send = try VTKBinary.run(["send", input.path, "rtp://127.0.0.1:\(port)", "--fps", "500"])
         #expect(send.status == 0, "\(send.stderrText)")
         #expect(gst.finish() == 0, "\(gst.stderr)")

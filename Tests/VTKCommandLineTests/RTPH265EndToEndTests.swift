@@ -30,7 +30,7 @@ struct RTPH265EndToEndTests {
                                                      "rtp://127.0.0.1:\(port)", "-sdp_file", sdp.path])
         #expect(probe.status == 0, "\(probe.stderrText)")
         let receiver = try BackgroundProcess(try #require(VTKBinary.url).path, ["receive", sdp.path, "--md5", "--stats", "--timeout", "120"])
-        #expect(receiver.waitFor { receiver.stderr.contains("listening on") }, "receiver never listened: \(receiver.stderr)")
+        #expect(receiver.wait { receiver.stderr.contains("listening on") }, "receiver never listened: \(receiver.stderr)")
         let ffmpeg = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", stream.url.path, "-c", "copy", "-f", "rtp", "-ssrc", "\(ssrc)",
                                                       "rtp://127.0.0.1:\(port)"])
         #expect(ffmpeg.status == 0, "\(ffmpeg.stderrText)")
@@ -99,7 +99,7 @@ struct RTPH265EndToEndTests {
         defer { try? FileManager.default.removeItem(at: sdp) }
         try SessionDescription(address: "127.0.0.1", port: port, codec: .h265).text.write(to: sdp, atomically: true, encoding: .utf8)
         let receiver = try BackgroundProcess(try #require(VTKBinary.url).path, ["receive", sdp.path, "--stats", "--timeout", "120"])
-        #expect(receiver.waitFor { receiver.stderr.contains("listening on") }, "receiver never listened: \(receiver.stderr)")
+        #expect(receiver.wait { receiver.stderr.contains("listening on") }, "receiver never listened: \(receiver.stderr)")
         let socket = try UDPSocket(binding: SocketAddress.resolve(host: "127.0.0.1", port: 0))
         let target = try SocketAddress.resolve(host: "127.0.0.1", port: port)
         func rtp(_ sequence: UInt16, pt: UInt8 = 96, marker: Bool = true, _ payload: [UInt8]) -> [UInt8] {

@@ -12,11 +12,13 @@ public final class BackgroundProcess {
     private let out: FileHandle
     private let err: FileHandle
 
-    /// Starts `executable` (a name on PATH or a path) with `environment` added to this process's.
+    /// Starts `executable` (a name on PATH or a path) with `environment` added to this process's, and
+    /// VTKSOFT_DRIVERS_PATH set to the built vtksoft driver.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : (ProcessRunner.which(executable) ?? executable))
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let drivers = VTKSoftDriverLocation.directory.map { ["VTKSOFT_DRIVERS_PATH": $0.path] } ?? [:]
+        process.environment = ProcessInfo.processInfo.environment.merging(drivers) { $1 }.merging(environment) { $1 }
         let id = UUID().uuidString
         outURL = TestPaths.scratch.appendingPathComponent("\(id).out")
         errURL = TestPaths.scratch.appendingPathComponent("\(id).err")
@@ -33,20 +35,26 @@ public final class BackgroundProcess {
     public var isRunning: Bool { process.isRunning }
 
     /// What it wrote to stdout and stderr so far.
-    public var outputText: String {
-        [outURL, errURL].map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
-    }
+    public var outputText: String { stdout + "\n" + stderr }
+    public var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+    public var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
 
-    /// Polls `condition` (every 0.2 s) until it holds or the program ends; gives up after `timeout` seconds,
+    /// Polls `condition` (every 20 ms) until it holds or the program ends; gives up after `timeout` seconds,
     /// a bound only a broken run reaches. Returns whether the condition held.
     public func wait(timeout: Double = 120, until condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition() { return true }
             if !process.isRunning { return condition() }
-            usleep(200_000)
+            usleep(20_000)
         }
         return false
+    }
+
+    /// Waits for the program to end by itself (stopping it after `timeout`, a bound only a hang reaches); its exit status.
+    public func finish(timeout: Double = 180) -> Int32 {
+        _ = wait(timeout: timeout) { !process.isRunning }
+        return stop().status
     }
 
     /// Stops the program (SIGTERM, then SIGKILL after 5 s) and returns its exit status and output.

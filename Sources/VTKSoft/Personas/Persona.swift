@@ -98,7 +98,7 @@ struct Persona: Sendable {
 
     /// Vendor strings live as long as the process: libva keeps the pointer.
     nonisolated(unsafe) static let vendorStrings: [String: UnsafeMutablePointer<CChar>] =
-        Dictionary(uniqueKeysWithValues: all.map { ($0.name, strdup($0.vendor)!) })
+        Dictionary(uniqueKeysWithValues: all.compactMap { persona in strdup(persona.vendor).map { (persona.name, $0) } })
 }
 
 /// What vtksoft itself can run, whatever a persona lists: H.264 decode and encode, H.265 Main and Main 10
