@@ -4,7 +4,8 @@ import MP4
 import VTKMedia
 
 /// The samples of a file for `vtk play`, in decoding order with their times: an MP4's as the container
-/// gives them, an Annex B stream's one access unit per sample, `frameDuration` apart. Sync samples (IDR, IRAP
+/// gives them, an Annex B stream's one access unit per sample, `frameDuration` apart in decoding order and
+/// timed by display order (``DisplayOrder``). Sync samples (IDR, IRAP
 /// or recovery point) carry the parameter sets in force, so decoding can start at any of them (a seek).
 /// With `loops`, the samples repeat with their times shifted by ``passDuration`` each pass.
 final class PlaybackSource {
@@ -48,29 +49,38 @@ final class PlaybackSource {
             hevcFormatDescription = nil
             var units: [(data: [UInt8], isSync: Bool)] = []
             var streamRate: (numerator: Int, denominator: Int)?
+            let displayOrder: [Int: Int]
             switch codec {
             case .h264:
-                for unit in AccessUnitAssembler.accessUnits(in: bytes) where unit.hasPicture {
+                let pictures = AccessUnitAssembler.accessUnits(in: bytes).filter(\.hasPicture)
+                for unit in pictures {
                     let isSync = unit.isIDR || unit.recoveryPoint != nil
                     let sets = unit.parameterSets
                     if streamRate == nil { streamRate = (try? FormatDescription(parameterSets: sets))?.frameRate }
                     let head = isSync ? sets.spsNALUnits.sorted { $0.key < $1.key }.map(\.value) + sets.ppsNALUnits.sorted { $0.key < $1.key }.map(\.value) : []
                     units.append((AnnexBScanner.byteStream(head + unit.nalUnits), isSync))
                 }
+                displayOrder = DisplayOrder.of(h264: pictures)
             case .h265:
-                for unit in H265AccessUnitAssembler.accessUnits(in: bytes) where unit.hasPicture {
+                let pictures = H265AccessUnitAssembler.accessUnits(in: bytes).filter(\.hasPicture)
+                for unit in pictures {
                     let isSync = unit.slices[0].header.nalUnitType.isIRAP || unit.recoveryPocCount != nil
                     let sets = unit.parameterSets
+                    if streamRate == nil { streamRate = (try? H265FormatDescription(parameterSets: sets))?.frameRate }
                     let head = isSync ? [sets.vpsNALUnits, sets.spsNALUnits, sets.ppsNALUnits].flatMap { $0.sorted { $0.key < $1.key }.map(\.value) } : []
                     units.append((AnnexBScanner.byteStream(head + unit.nalUnits), isSync))
                 }
+                displayOrder = DisplayOrder.of(h265: pictures)
             }
             guard !units.isEmpty else { throw CommandFailure(.input, "vtk \(command): no coded pictures in \(input.displayName)") }
             let rate = frameRate ?? streamRate.map { ($0.numerator, $0.denominator) } ?? (25, 1)
             let duration = MediaTime(value: Int64(rate.1), timescale: Int32(clamping: rate.0))
             frameDuration = duration.seconds
+            // Each picture is due at its display position (a CRA's leading pictures come before it, a B picture
+            // before the P decoded ahead of it); one never output has no time.
             samples = units.enumerated().map { index, unit in
-                SampleBuffer(data: unit.data, framing: .annexB, decodeTime: duration * Int64(index), duration: duration, isSync: unit.isSync)
+                SampleBuffer(data: unit.data, framing: .annexB, presentationTime: displayOrder[index].map { duration * Int64($0) } ?? .invalid,
+                             decodeTime: duration * Int64(index), duration: duration, isSync: unit.isSync)
             }
             passDuration = Double(samples.count) * frameDuration
         }

@@ -226,13 +226,7 @@ struct AnnexBAccessUnits {
             parameterSets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
             frameRate = format.frameRate.map { Double($0.numerator) / Double($0.denominator) }
         }
-        // The decoding process without VA (POC, reference marking, DPB output, 8.2.1 and C.4).
-        var process = H264DecodingProcess()
-        displayOrder = Self.outputOrder(units.filter(\.hasPicture)) { unit, time in
-            process.decode(unit, presentationTime: time).compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
-        } flush: {
-            process.flush().compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
-        }
+        displayOrder = DisplayOrder.of(h264: units.filter(\.hasPicture))
     }
 
     init(h265 bytes: [UInt8]) {
@@ -242,21 +236,6 @@ struct AnnexBAccessUnits {
             parameterSets = (format.videoParameterSets + format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
             frameRate = format.frameRate.map { Double($0.numerator) / Double($0.denominator) }
         }
-        // The decoding process without VA (POC, RPS, DPB output, 8.3 and C.5.2).
-        var process = H265DecodingProcess()
-        displayOrder = Self.outputOrder(units.filter(\.hasPicture)) { unit, time in
-            process.decode(unit, presentationTime: time).compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
-        } flush: {
-            process.flush().compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
-        }
-    }
-
-    /// Picture i goes into a decoding process with time i; the times come out in display order.
-    private static func outputOrder<Unit>(_ pictures: [Unit], decode: (Unit, MediaTime) -> [MediaTime], flush: () -> [MediaTime]) -> [Int: Int] {
-        var order: [Int: Int] = [:]
-        func note(_ times: [MediaTime]) { for time in times where time.isNumeric { order[Int(time.value)] = order.count } }
-        for (index, unit) in pictures.enumerated() { note(decode(unit, MediaTime(value: Int64(index), timescale: 1))) }
-        note(flush())
-        return order
+        displayOrder = DisplayOrder.of(h265: units.filter(\.hasPicture))
     }
 }

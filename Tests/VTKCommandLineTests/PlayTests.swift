@@ -35,8 +35,9 @@ struct PlayTests {
             .map { Stream(url: $0.url, width: $0.width, height: $0.height, fps: 25) }
     }
 
-    static func play(_ arguments: [String]) throws -> ProcessRunner.Result {
-        try VTKBinary.run(["play"] + arguments, extraEnvironment: ["DISPLAY": try #require(Self.server).display])
+    /// `vtk play` on `server` (the suite's own X server unless another suite passes its own).
+    static func play(_ arguments: [String], on server: Xvfb? = PlayTests.server) throws -> ProcessRunner.Result {
+        try VTKBinary.run(["play"] + arguments, extraEnvironment: ["DISPLAY": try #require(server).display])
     }
 
     /// FFmpeg's decode of `stream`, frame `index` (display order), as I420.
@@ -77,20 +78,20 @@ struct PlayTests {
 
     /// Screenshots at three times equal FFmpeg's frame due at each time. `present` is vtk play's --present:
     /// "auto" takes VA's vaPutSurface on vtksoft (which can present), "x11" the XShm/XPutImage path.
-    static func checkScreenshots(_ stream: Stream, mode: String, present: String = "auto") throws {
+    static func checkScreenshots(_ stream: Stream, mode: String, present: String = "auto", on server: Xvfb? = PlayTests.server) throws {
         let count = try frameCount(stream)
         let duration = Double(count) / stream.fps
         let times = [0.1, 0.5, 0.85].map { ($0 * duration * 100).rounded() / 100 }
-        let shots = times.enumerated().map { TestPaths.scratch.appendingPathComponent("play-\(stream)-\(mode)-\($0.offset).png") }
+        let shots = times.enumerated().map { TestPaths.scratch.appendingPathComponent("play-\(stream)-\(mode)-\(present)-\($0.offset).png") }
         let result = try play([stream.url.path, "--fps", "\(Int(stream.fps))", "--rate", "4", "--mode", mode, "--present", present]
-                              + zip(times, shots).flatMap { ["--screenshot", "\($0):\($1.path)"] })
+                              + zip(times, shots).flatMap { ["--screenshot", "\($0):\($1.path)"] }, on: server)
         #expect(result.status == 0, "\(result.stderrText)")
         // The window line names the path that drew the pictures.
         let path = present == "x11" ? ["(XShm)", "(XPutImage)"] : ["(vaPutSurface)"]
         #expect(path.contains { result.stderrText.contains($0) }, "--present \(present): \(result.stderrText)")
         for (time, shot) in zip(times, shots) {
             let psnr = try expectShows(shot, dueFrame: Int((time * stream.fps + 1e-9).rounded(.down)), of: stream, frameCount: count)
-            print("vtk play \(stream) \(mode): screenshot at \(time) s: \(String(format: "%.2f", psnr)) dB")
+            print("vtk play \(stream) \(mode) --present \(present): screenshot at \(time) s: \(String(format: "%.2f", psnr)) dB")
         }
     }
 

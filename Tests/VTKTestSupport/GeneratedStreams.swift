@@ -11,7 +11,7 @@ public struct GeneratedStream: Sendable, CustomStringConvertible {
     public let frames: Int
     /// ffmpeg output options (codec and encoder settings).
     public let encoderOptions: [String]
-    /// ffmpeg's muxer: "h264", or "hevc" for H.265 streams.
+    /// ffmpeg's muxer: "h264", "hevc" for H.265 streams, or "mp4".
     public let muxer: String
 
     public var description: String { name }
@@ -46,7 +46,7 @@ public struct GeneratedStream: Sendable, CustomStringConvertible {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-generated-streams")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let recipe = "\(width)x\(height)-\(frames)-" + encoderOptions.joined(separator: " ")
-        let file = dir.appendingPathComponent("\(name)-\(String(UInt32(truncatingIfNeeded: recipe.hashValueStable), radix: 16)).\(muxer == "hevc" ? "265" : "264")")
+        let file = dir.appendingPathComponent("\(name)-\(String(UInt32(truncatingIfNeeded: recipe.hashValueStable), radix: 16)).\(muxer == "hevc" ? "265" : muxer == "mp4" ? "mp4" : "264")")
         Self.lock.lock()
         defer { Self.lock.unlock() }
         if FileManager.default.fileExists(atPath: file.path) { return file }

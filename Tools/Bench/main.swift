@@ -2,7 +2,7 @@
 // vtksoft wraps used directly, and beside FFmpeg's own software codecs, on this machine, now.
 //
 //     swift build -c release && .build/release/vtk-bench [--reps N] [--out DIR]     (make bench)
-//     .build/release/vtk-bench --only rtp-latency | encode-speed                     (one section alone)
+//     .build/release/vtk-bench --only rtp-latency | encode-speed | play-timing       (one section alone)
 //
 // Every command is a whole process (posix_spawn + wait4: wall time, user+sys CPU, peak RSS). In each
 // repetition every command of a group runs once, in an order rotated from one repetition to the next, and
@@ -37,16 +37,27 @@ func note(_ message: String) { FileHandle.standardError.write(Data("vtk-bench: \
 let reps = argv.firstIndex(of: "--reps").flatMap { Int(argv[argv.index(after: $0)]) }
     ?? Int(ProcessInfo.processInfo.environment["VTK_BENCH_REPS"] ?? "") ?? 5
 let outDir = argv.firstIndex(of: "--out").map { argv[argv.index(after: $0)] } ?? "bench-out"
-/// `--only rtp-latency` (section 6) or `--only encode-speed` (the 720p encode speed row, EncodeSpeed.swift) runs one section alone.
+/// `--only rtp-latency` (section 6), `--only encode-speed` (the 720p encode speed row, EncodeSpeed.swift) or `--only play-timing`
+/// (vtk play in real time, PlayTiming.swift) runs one section alone.
 let onlySection = argv.firstIndex(of: "--only").map { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }
-if let onlySection, !["rtp-latency", "encode-speed"].contains(onlySection) {
-    FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency or encode-speed, not '\(onlySection)'\n".utf8)); exit(2)
+if let onlySection, !["rtp-latency", "encode-speed", "play-timing"].contains(onlySection) {
+    FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency, encode-speed or play-timing, not '\(onlySection)'\n".utf8)); exit(2)
 }
 let onlyEncodeSpeed = onlySection == "encode-speed"
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 let binDir = URL(fileURLWithPath: selfPath).deletingLastPathComponent()
 let vtk = binDir.appendingPathComponent("vtk").path
 guard FileManager.default.isExecutableFile(atPath: vtk) else { fail("no vtk beside vtk-bench (\(vtk)); build with swift build -c release") }
+if onlySection == "play-timing" {
+    // Needs neither ../shared nor the shared Xvfb: its input is made here, its X server is its own.
+    guard let ffmpeg = ProcessRunner.which("ffmpeg") else { fail("ffmpeg not found") }
+    let load = loadAverage()
+    let text = playTimingTable(playTimingRows(vtk: vtk, ffmpeg: ffmpeg, work: TestPaths.scratch))
+    FileHandle.standardOutput.write(Data(text.utf8))
+    note("load average at start \(load), at end \(loadAverage())")
+    try? FileManager.default.removeItem(at: TestPaths.scratch)
+    exit(0)
+}
 guard let shared = TestPaths.shared else { fail(TestPaths.sharedMissingMessage) }
 guard VTKSoftFFmpeg.isAvailable else { fail(VTKSoftFFmpeg.unavailableReason ?? "ffmpeg/Xvfb/vtksoft missing") }
 guard let ffmpeg = ProcessRunner.which("ffmpeg") else { fail("ffmpeg not found") }
@@ -405,6 +416,10 @@ emit("\nPeak RSS of every other command is in the tables above (largest of the r
 // MARK: 6. Latency over RTP on loopback
 
 latencySection()
+
+// MARK: 7. vtk play in real time (also alone: --only play-timing)
+
+emit(playTimingTable(playTimingRows(vtk: vtk, ffmpeg: ffmpeg, work: work)))
 
 // MARK: Targets
 

@@ -1,0 +1,79 @@
+import Foundation
+import VTKTestSupport
+
+/// Real-time timing of `vtk play` (measured, never tested: it depends on the machine): 300 frames of
+/// 320x240 at 30 fps with B-frames, played under an Xvfb of the bench's own at rate 1 and 2, pull and push,
+/// through vaPutSurface and through XShm, each with `--timing-log`. For every frame shown, its lateness is
+/// presented - pts / rate (the log's times count from the start of the timeline); the limit is half a frame
+/// period at that rate, past which the display layer drops a frame instead of showing it.
+struct PlayTimingRow {
+    let rate: Int
+    let mode: String
+    let present: String
+    let shown: Int
+    let dropped: Int
+    /// Milliseconds, over the frames shown.
+    let minLateness: Double
+    let maxLateness: Double
+    let limit: Double
+    /// Frames shown more than `limit` from their due time, early or late.
+    let exceeded: Int
+}
+
+let playTimingFrames = 300
+let playTimingFPS = 30
+
+/// nil (after saying so loudly) when Xvfb is missing or will not start.
+func playTimingRows(vtk: String, ffmpeg: String, work: URL) -> [PlayTimingRow]? {
+    guard let server = Xvfb.startPrivate() else {
+        note("SKIPPED the vtk play timing rows: Xvfb is missing or would not start")
+        return nil
+    }
+    defer { server.stop() }
+    let stream = work.appendingPathComponent("play-320x240-30fps.264").path
+    _ = spawn(ffmpeg, ["-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=\(playTimingFPS)", "-frames:v", "\(playTimingFrames)", "-c:v", "libx264",
+          "-x264-params", "bframes=3:b-pyramid=normal:keyint=60", "-pix_fmt", "yuv420p", "-f", "h264", stream])
+    let log = work.appendingPathComponent("play-timing.jsonl").path
+    var rows: [PlayTimingRow] = []
+    for present in ["va", "x11"] {
+        for mode in ["pull", "push"] {
+            for rate in [1, 2] {
+                note("vtk play timing: --rate \(rate) --mode \(mode) --present \(present)")
+                _ = spawn(vtk, ["play", stream, "--fps", "\(playTimingFPS)", "--rate", "\(rate)", "--mode", mode, "--present", present,
+                                "--timing-log", log, "-q"], extraEnvironment: ["DISPLAY": server.display])
+                rows.append(playTimingRow(log: log, rate: rate, mode: mode, present: present))
+            }
+        }
+    }
+    return rows
+}
+
+/// One run's row from its timing log ({"frame": N, "pts": seconds, "presented": seconds or null}).
+private func playTimingRow(log: String, rate: Int, mode: String, present: String) -> PlayTimingRow {
+    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    var lateness: [Double] = []
+    var dropped = 0
+    for line in text.split(separator: "\n") {
+        guard let fields = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], let pts = fields["pts"] as? Double else {
+            fail("vtk play timing: a log line that does not parse: \(line)")
+        }
+        if let presented = fields["presented"] as? Double { lateness.append((presented - pts / Double(rate)) * 1000) } else { dropped += 1 }
+    }
+    let limit = 1000 / Double(playTimingFPS) / Double(rate) / 2
+    return PlayTimingRow(rate: rate, mode: mode, present: present, shown: lateness.count, dropped: dropped,
+                         minLateness: lateness.min() ?? .nan, maxLateness: lateness.max() ?? .nan, limit: limit,
+                         exceeded: lateness.filter { abs($0) > limit }.count)
+}
+
+func playTimingTable(_ rows: [PlayTimingRow]?) -> String {
+    guard let rows else { return "" }
+    var out = "\n### `vtk play` in real time: \(playTimingFrames) frames of 320x240 at \(playTimingFPS) fps (libx264, B-frames), release build, own Xvfb\n\n"
+    out += "Lateness is presented - pts / rate over the frames shown; the limit is half a frame period at that rate.\n\n"
+    out += "| --present | --mode | --rate | shown | dropped | lateness min ms | max ms | limit ms | over the limit |\n"
+    out += "|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
+    for row in rows {
+        out += "| \(row.present) | \(row.mode) | \(row.rate) | \(row.shown) | \(row.dropped) | \(f2(row.minLateness)) | \(f2(row.maxLateness)) | "
+            + "\(f2(row.limit)) | \(row.exceeded) |\n"
+    }
+    return out
+}
