@@ -25,7 +25,7 @@ enum PlayCommand {
         .value("--start", valueName: "T", help: "start at media time T seconds (decoding from the sync sample before it)"),
         .flag("--loop", help: "play the input again and again"),
         .value("--mode", valueName: "push|pull", help: "pull: read samples when the display asks for more (default); push: samples arrive at their own pace, as from a live source"),
-        .value("--fps", valueName: "F", help: "frame rate of an Annex B stream without VUI timing (default: its VUI timing, else 25)"),
+        .value("--fps", valueName: "F", help: "frame rate, overriding the stream's (default: an MP4's sample durations, an Annex B stream's VUI timing, else 25)"),
         .value("--timing-log", valueName: "FILE", help: "one JSON line per frame: {\"frame\": N, \"pts\": seconds, \"presented\": host seconds or null when dropped}"),
         .list("--screenshot", valueName: "T:FILE.png", help: "save the window as PNG when the timebase reaches T (may be given several times)"),
         .value("--frames", valueName: "N", help: "stop after N frames (shown or dropped)"),
