@@ -606,15 +606,16 @@ struct MacroblockEncoder {
         let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
         let lam = lambda
         let px = Int32(mvp.x), py = Int32(mvp.y)
-        @inline(__always) func intCost(_ x: Int, _ y: Int) -> Int32 {
-            MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride)
-                + lam * (MotionSearch.bitsSE(Int32(4 * x) - px) + MotionSearch.bitsSE(Int32(4 * y) - py))
+        // A cost at or above the best so far never wins (strict <): its SAD may stop there.
+        @inline(__always) func intCost(_ x: Int, _ y: Int, below best: Int32) -> Int32 {
+            let mvCost = lam * (MotionSearch.bitsSE(Int32(4 * x) - px) + MotionSearch.bitsSE(Int32(4 * y) - py))
+            return MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, stoppingAt: best &- mvCost) + mvCost
         }
-        var bestX = 0, bestY = 0, bestCost = intCost(0, 0)
+        var bestX = 0, bestY = 0, bestCost = intCost(0, 0, below: Int32.max)
         @inline(__always) func consider(_ mv: SIMD2<Int16>) {
             let x = min(max((Int(mv.x) + 2) >> 2, loX), hiX), y = min(max((Int(mv.y) + 2) >> 2, loY), hiY)
             if x == bestX && y == bestY { return }
-            let c = intCost(x, y)
+            let c = intCost(x, y, below: bestCost)
             if c < bestCost { bestCost = c; bestX = x; bestY = y }
         }
         consider(mvp)
@@ -630,7 +631,7 @@ struct MacroblockEncoder {
                 if direction >= 0 && k != direction && k != (direction + 1) % 6 && k != (direction + 5) % 6 { continue }
                 let x = cx + hex[k].0, y = cy + hex[k].1
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
-                let c = intCost(x, y)
+                let c = intCost(x, y, below: bestCost)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
             }
             if moved < 0 { break }
@@ -641,28 +642,30 @@ struct MacroblockEncoder {
             for dx in -1...1 where dx != 0 || dy != 0 {
                 let x = cx + dx, y = cy + dy
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
-                let c = intCost(x, y)
+                let c = intCost(x, y, below: bestCost)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y }
             }
         }
         // Sub-sample refinement on SATD
         var qx = 4 * bestX, qy = 4 * bestY
-        @inline(__always) func subCost(_ x: Int, _ y: Int) -> (Int32, Int32) {
+        // As intCost, the SATD may stop once the cost reaches the best so far.
+        @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
             let bits = MotionSearch.bitsSE(Int32(x) - px) + MotionSearch.bitsSE(Int32(y) - py)
+            let mvCost = lam * bits, limit = best &- mvCost
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride) + lam * bits, bits) }
+                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride, stoppingAt: limit) + mvCost, bits) }
             }
             InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
-            return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
+            return (MotionSearch.satd16x16(src, ss, s.candY, 16, stoppingAt: limit) + mvCost, bits)
         }
-        var (best, bestBits) = subCost(qx, qy)
+        var (best, bestBits) = subCost(qx, qy, below: Int32.max)
         // half samples: the 8 neighbours; quarter samples: a small diamond, again if it moved
         let hx = qx, hy = qy
         for dy in -1...1 {
             for dx in -1...1 where dx != 0 || dy != 0 {
-                let (c, bits) = subCost(hx + 2 * dx, hy + 2 * dy)
+                let (c, bits) = subCost(hx + 2 * dx, hy + 2 * dy, below: best)
                 if c < best { best = c; bestBits = bits; qx = hx + 2 * dx; qy = hy + 2 * dy }
             }
         }
@@ -674,7 +677,7 @@ struct MacroblockEncoder {
                 var moved = -1
                 for k in 0..<4 where k != came {
                     let dx = k == 0 ? -step : (k == 1 ? step : 0), dy = k == 2 ? -step : (k == 3 ? step : 0)
-                    let (c, bits) = subCost(cx + dx, cy + dy)
+                    let (c, bits) = subCost(cx + dx, cy + dy, below: best)
                     if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
                 }
                 if moved < 0 { break }
