@@ -79,7 +79,10 @@ public struct H264PictureEncoder {
         var reconCb = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
         var reconCr = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
         let source = request.source
-        let geometry = (reconLuma, reconCb, reconCr)  // plane layouts, read inside the pointer scopes
+        // Where (0, 0) is and the stride of each reconstruction plane, read inside the pointer scopes (a copy
+        // of a plane there would share its samples, and writing them would then copy the whole plane).
+        let reconLayout = (y: (reconLuma.index(0, 0), reconLuma.stride), cb: (reconCb.index(0, 0), reconCb.stride),
+                           cr: (reconCr.index(0, 0), reconCr.stride))
         if state.count != w * h { state = [MacroblockState](repeating: MacroblockState(), count: w * h) } else {
             for i in state.indices { state[i] = MacroblockState() }
         }
@@ -136,8 +139,8 @@ public struct H264PictureEncoder {
                 buffersMissing = true
                 return
             }
-            func view(_ b: UnsafeMutablePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
-                PlanePointer(base: b + plane.index(0, 0), stride: plane.stride)
+            func view(_ b: UnsafeMutablePointer<UInt8>, _ layout: (origin: Int, stride: Int)) -> PlanePointer {
+                PlanePointer(base: b + layout.origin, stride: layout.stride)
             }
             // The source is only read; PlanePointer is shared with the reconstruction, hence mutable.
             func view(_ b: UnsafePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
@@ -173,7 +176,7 @@ public struct H264PictureEncoder {
                 guard let bytes = bytesBuffer.baseAddress, let words = wordsBuffer.baseAddress else { buffersMissing = true; return }
                 let context = PictureContext(
                     sourceY: view(syBase, source.luma), sourceCb: view(scbBase, source.cb), sourceCr: view(scrBase, source.cr),
-                    reconY: view(ryBase, geometry.0), reconCb: view(rcbBase, geometry.1), reconCr: view(rcrBase, geometry.2),
+                    reconY: view(ryBase, reconLayout.y), reconCb: view(rcbBase, reconLayout.cb), reconCr: view(rcrBase, reconLayout.cr),
                     state: stateBase, widthInMbs: w, heightInMbs: h, list0: l0, list1: l1,
                     constrainedIntraPred: pps.constrainedIntraPredFlag,
                     cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
@@ -227,7 +230,7 @@ public struct H264PictureEncoder {
             referenceSlots.reset(slotBytes: 0)  // slots assigned but not prepared
             throw .inconsistent("the engine could not obtain its working buffers")
         }
-        var recon = EncoderPicture(luma: reconLuma, cb: reconCb, cr: reconCr)
+        var recon = EncoderPicture(luma: consume reconLuma, cb: consume reconCb, cr: consume reconCr)
         recon.replicateEdges()
         recon.colocatedZero = state.map(\.colocatedZero)
         recon.reconstructionToken = ReconstructionToken()
