@@ -108,7 +108,8 @@ struct MacroblockEncoder {
         var best16 = Int32.max, mode16 = 2
         for mode in 0..<4 where IntraPrediction.isAvailable16x16(mode: mode, n) {
             IntraPrediction.predict16x16(mode: mode, at: recY, stride: ctx.reconY.stride, n, dst: s.candY, dstStride: 16)
-            let cost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.candY, 16, w: 16, h: 16) + lambda * (mode == 2 ? 2 : 4)
+            let modeCost = lambda * (mode == 2 ? 2 : 4)
+            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: best16 &- modeCost) + modeCost
             if cost < best16 { best16 = cost; mode16 = mode; s.predY.update(from: s.candY, count: 256) }
         }
         let cost16 = best16 + lambda * 4
