@@ -277,12 +277,18 @@ struct MacroblockEncoder {
         } else {
             Transform.dequantize4x4(levels, into: s.d, qp: qp)
         }
-        Transform.inverse4x4(s.d)
-        for r in 0..<4 {
-            for c in 0..<4 {
-                dst[r * dstStride + c] = IntraPrediction.clip(Int32(pred[r * predStride + c]) &+ s.d[4 * r + c])
-            }
+        let residual = Transform.inverse4x4(s.d)
+        @inline(__always) func add(_ r: Int, _ v: SIMD4<Int32>) {
+            let p = pred + r * predStride
+            let sum = SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3])) &+ v
+            let positive = sum & ~(sum &>> 31)
+            let over = (255 &- positive) &>> 31  // −1 above 255
+            let clipped = (positive & ~over) | (255 & over)
+            let q = dst + r * dstStride
+            q[0] = UInt8(truncatingIfNeeded: clipped[0]); q[1] = UInt8(truncatingIfNeeded: clipped[1])
+            q[2] = UInt8(truncatingIfNeeded: clipped[2]); q[3] = UInt8(truncatingIfNeeded: clipped[3])
         }
+        add(0, residual.0); add(1, residual.1); add(2, residual.2); add(3, residual.3)
     }
 
     // MARK: Chroma residual (both components)

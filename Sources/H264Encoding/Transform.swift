@@ -94,18 +94,24 @@ enum Transform {
         }
     }
 
-    /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6.
-    @inline(__always) static func inverse4x4(_ b: UnsafeMutablePointer<Int32>) {
-        for r in 0..<4 {
-            let p = b + 4 * r
-            let e0 = p[0] &+ p[2], e1 = p[0] &- p[2], e2 = (p[1] >> 1) &- p[3], e3 = p[1] &+ (p[3] >> 1)
-            p[0] = e0 &+ e3; p[1] = e1 &+ e2; p[2] = e1 &- e2; p[3] = e0 &- e3
+    /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6; the
+    /// residual rows. Each pass is one butterfly over four vectors, the block transposed before each.
+    @inline(__always) static func inverse4x4(_ d: UnsafePointer<Int32>) -> Rows4x4 {
+        @inline(__always) func row(_ r: Int) -> SIMD4<Int32> { UnsafeRawPointer(d + 4 * r).loadUnaligned(as: SIMD4<Int32>.self) }
+        @inline(__always) func butterfly(_ v: Rows4x4) -> Rows4x4 {
+            let e0 = v.0 &+ v.2, e1 = v.0 &- v.2, e2 = (v.1 &>> 1) &- v.3, e3 = v.1 &+ (v.3 &>> 1)
+            return (e0 &+ e3, e1 &+ e2, e1 &- e2, e0 &- e3)
         }
-        for c in 0..<4 {
-            let p = b + c
-            let e0 = p[0] &+ p[8], e1 = p[0] &- p[8], e2 = (p[4] >> 1) &- p[12], e3 = p[4] &+ (p[12] >> 1)
-            p[0] = (e0 &+ e3 &+ 32) >> 6; p[4] = (e1 &+ e2 &+ 32) >> 6; p[8] = (e1 &- e2 &+ 32) >> 6; p[12] = (e0 &- e3 &+ 32) >> 6
-        }
+        let horizontal = butterfly(transposed((row(0), row(1), row(2), row(3))))  // vector k: column k
+        let vertical = butterfly(transposed(horizontal))  // vector k: row k
+        return ((vertical.0 &+ 32) &>> 6, (vertical.1 &+ 32) &>> 6, (vertical.2 &+ 32) &>> 6, (vertical.3 &+ 32) &>> 6)
+    }
+
+    typealias Rows4x4 = (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>)
+
+    @inline(__always) static func transposed(_ m: Rows4x4) -> Rows4x4 {
+        (SIMD4(m.0[0], m.1[0], m.2[0], m.3[0]), SIMD4(m.0[1], m.1[1], m.2[1], m.3[1]),
+         SIMD4(m.0[2], m.1[2], m.2[2], m.3[2]), SIMD4(m.0[3], m.1[3], m.2[3], m.3[3]))
     }
 
     static let quantMFVector: [SIMD16<Int32>] = quantMF.map { SIMD16($0) }
