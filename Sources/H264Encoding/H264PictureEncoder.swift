@@ -34,7 +34,7 @@ extension EncoderPicture {
 /// vtksoft's H.264 encoder engine: codes one picture as the request describes (slices, QP, lists,
 /// headers) and rebuilds it exactly as a decoder would, deblocking included.
 public struct H264PictureEncoder {
-    private static let padding = 32
+    private static let padding = EncoderPicture.defaultPadding
     /// Reference planes (full, b, h, j, Cb, Cr per slot) and the b1 scratch, reused.
     private var referenceStorage: [UInt8] = []
     /// Which reconstruction each slot of referenceStorage holds, prepared.

@@ -35,13 +35,17 @@ public struct EncoderPicture: Sendable {
     /// cannot matter).
     public var colocatedZero: [Bool] = []
 
-    public init(widthInMbs: Int, heightInMbs: Int, padding: Int = 32) {
+    /// Luma padding of a picture (chroma: half), enough for motion vectors reaching past the edges.
+    public static let defaultPadding = 32
+
+    public init(widthInMbs: Int, heightInMbs: Int, padding: Int = defaultPadding) {
         luma = PaddedPlane(width: widthInMbs * 16, height: heightInMbs * 16, padding: padding)
         cb = PaddedPlane(width: widthInMbs * 8, height: heightInMbs * 8, padding: padding / 2)
         cr = PaddedPlane(width: widthInMbs * 8, height: heightInMbs * 8, padding: padding / 2)
     }
 
-    init(luma: PaddedPlane, cb: PaddedPlane, cr: PaddedPlane) {
+    /// A picture of these planes (the chroma ones half the luma's size).
+    public init(luma: PaddedPlane, cb: PaddedPlane, cr: PaddedPlane) {
         self.luma = luma
         self.cb = cb
         self.cr = cr

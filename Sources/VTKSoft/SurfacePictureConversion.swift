@@ -6,7 +6,11 @@ extension EncoderPicture {
     /// The surface's `visibleWidth` x `visibleHeight` pixels, edges replicated to the coded size and into
     /// the padding (as a hardware encoder pads its input to whole macroblocks).
     init(nv12 surface: Surface, visibleWidth: Int, visibleHeight: Int, widthInMbs: Int, heightInMbs: Int) {
-        self.init(widthInMbs: widthInMbs, heightInMbs: heightInMbs)
+        // Planes filled apart, then made the picture (its planes are observed: one access to two would overlap).
+        let padding = EncoderPicture.defaultPadding
+        var luma = PaddedPlane(width: 16 * widthInMbs, height: 16 * heightInMbs, padding: padding)
+        var cb = PaddedPlane(width: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
+        var cr = PaddedPlane(width: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
         let w = max(1, min(visibleWidth, surface.width, luma.width)), h = max(1, min(visibleHeight, surface.allocatedHeight, luma.height))
         let pitch = surface.pitch, src = surface.luma, chroma = surface.chroma
         let lumaOrigin = luma.index(0, 0), lumaStride = luma.stride
@@ -28,6 +32,7 @@ extension EncoderPicture {
         luma.replicateEdges(visibleWidth: w, visibleHeight: h)
         cb.replicateEdges(visibleWidth: cw, visibleHeight: ch)
         cr.replicateEdges(visibleWidth: cw, visibleHeight: ch)
+        self.init(luma: luma, cb: cb, cr: cr)
     }
 
     /// Writes the picture into an NV12 surface, as much of it as the surface holds.
