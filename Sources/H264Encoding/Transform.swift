@@ -121,6 +121,15 @@ enum Transform {
     static let maxLevel: Int32 = 2063
     private static let acOnly = SIMD16<Int32>(0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
 
+    /// Per dead zone (64ths, 0...64) and QP: the least |coefficient| that can quantise to a non-zero
+    /// level at any position (the largest MF is at position 0).
+    static let nonZeroFrom: [[Int32]] = (0...64).map { deadZone in
+        (0..<52).map { qp in
+            let shift = Int32(15 + qp / 6), f = (Int32(1) << shift) &* Int32(deadZone) / 64, mf = quantMF[qp][0]
+            return ((Int32(1) << shift) - f + mf - 1) / mf
+        }
+    }
+
     /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
     /// (raster) into `levels`, dead zone `deadZone` in 64ths of a step. Returns how many are non-zero.
     @inline(__always) static func quantize4x4(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int,
@@ -129,7 +138,16 @@ enum Transform {
         let f = (Int32(1) << shift) &* deadZone / 64
         let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
         let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
-        var a = (((c ^ sign) &- sign) &* quantMFVector[qp] &+ f) &>> shift
+        let magnitude = (c ^ sign) &- sign
+        // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
+        // found without the multiplies (most inter blocks).
+        let below = magnitude &- nonZeroFrom[Int(deadZone)][qp]
+        let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
+        if (four[0] & four[1] & four[2] & four[3]) < 0 {
+            UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
+            return 0
+        }
+        var a = (magnitude &* quantMFVector[qp] &+ f) &>> shift
         let excess = a &- maxLevel
         a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
         if first == 1 { a &= acOnly }
