@@ -293,8 +293,9 @@ struct MacroblockEncoder {
 
     // MARK: Chroma residual (both components)
 
-    /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma.
-    private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool) -> Int {
+    /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma (a skip `probe`: as
+    /// ``codeLumaInter(_:probe:)``).
+    private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool, probe: Bool = false) -> Int {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
         // coefMB is free here: the luma levels are already taken from it
@@ -315,6 +316,7 @@ struct MacroblockEncoder {
             if Transform.quantizeDC(s.chromaDCCoef + 4 * c, levels: s.chromaDCLevels + 4 * c, count: 4, qp: cqp, deadZone: dz) > 0 { anyDC = true }
         }
         let cbp = anyAC ? 2 : (anyDC ? 1 : 0)
+        if probe && cbp != 0 { return cbp }
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
             let pred = c == 0 ? s.predCb : s.predCr
@@ -337,8 +339,9 @@ struct MacroblockEncoder {
     // MARK: Inter luma residual
 
     /// Codes the luma residual against predY with inter dead zone and x264-style decimation of
-    /// lone ±1 levels; returns CodedBlockPatternLuma and the non-zero mask.
-    private mutating func codeLumaInter(_ mb: inout MacroblockSyntax) -> (cbp: Int, nonZero: UInt16) {
+    /// lone ±1 levels; returns CodedBlockPatternLuma and the non-zero mask. A skip `probe` stops at a
+    /// non-zero pattern, with nothing reconstructed or written: the macroblock is then coded again.
+    private mutating func codeLumaInter(_ mb: inout MacroblockSyntax, probe: Bool = false) -> (cbp: Int, nonZero: UInt16) {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
@@ -351,6 +354,7 @@ struct MacroblockEncoder {
         var cbp = 0
         let total = scores.wrappedSum()
         for b8 in 0..<4 where scores[b8] > 0 && (total >= 6 && scores[b8] >= 4) { cbp |= 1 << b8 }
+        if probe && cbp != 0 { return (cbp, 0) }
         var nonZero: UInt16 = 0
         let recY = ctx.reconY.at(16 * mbx, 16 * mby), rs = ctx.reconY.stride
         for blk in 0..<16 {
@@ -409,9 +413,9 @@ struct MacroblockEncoder {
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
         if skipSAD < Self.skipProbeSAD[qp] {
             mb.reset(kind: .pL016x16)
-            let luma = codeLumaInter(&mb)
+            let luma = codeLumaInter(&mb, probe: true)
             if luma.cbp == 0 {
-                let cbpC = codeChroma(&mb, intra: false)
+                let cbpC = codeChroma(&mb, intra: false, probe: true)
                 if cbpC == 0 {
                     mb.reset(kind: .pSkip)
                     setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
@@ -479,7 +483,7 @@ struct MacroblockEncoder {
             let sad = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
             if sad < Self.skipProbeSAD[qp] {
                 mb.reset(kind: .bDirect16x16)
-                if codeLumaInter(&mb).cbp == 0 && codeChroma(&mb, intra: false) == 0 {
+                if codeLumaInter(&mb, probe: true).cbp == 0 && codeChroma(&mb, intra: false, probe: true) == 0 {
                     mb.reset(kind: .bSkip)
                     setInter(&st, kind: .skip, refIdx: d.refIdx, mv: SIMD4(d.mvL0.x, d.mvL0.y, d.mvL1.x, d.mvL1.y), nonZero: 0)
                     return
