@@ -623,9 +623,14 @@ struct MacroblockEncoder {
             return MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, stoppingAt: best &- mvCost) + mvCost
         }
         var bestX = 0, bestY = 0, bestCost = intCost(0, 0, below: Int32.max)
+        // The predictors often coincide: a position costed before cannot win on a strict <.
+        var costed = SIMD8<Int32>.zero, costedCount = 1  // packed x, y; (0, 0) first
         @inline(__always) func consider(_ mv: SIMD2<Int16>) {
             let x = min(max((Int(mv.x) + 2) >> 2, loX), hiX), y = min(max((Int(mv.y) + 2) >> 2, loY), hiY)
-            if x == bestX && y == bestY { return }
+            let position = Int32(truncatingIfNeeded: x << 16 | (y & 0xFFFF))
+            for k in 0..<costedCount where costed[k] == position { return }
+            costed[costedCount] = position
+            costedCount += 1
             let c = intCost(x, y, below: bestCost)
             if c < bestCost { bestCost = c; bestX = x; bestY = y }
         }
