@@ -374,7 +374,8 @@ struct MacroblockEncoder {
     /// How much a block's levels are worth keeping: 9 when any |level| > 1, else the sum over ±1
     /// levels of a weight falling with the zeros before them.
     @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>) -> Int32 {
-        let weights: SIMD16<Int32> = [3, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        // 3, 2, 2, 1, 1, 1, then 0 (a vector literal here would be built from an array on every call)
+        @inline(__always) func weight(_ run: Int) -> Int32 { run == 0 ? 3 : (run < 3 ? 2 : (run < 6 ? 1 : 0)) }
         var score: Int32 = 0
         var run = 0
         var seen = false
@@ -382,11 +383,11 @@ struct MacroblockEncoder {
             let v = levels[BlockGeometry.zigzag4x4[k]]
             if v == 0 { if seen { run += 1 }; continue }
             if abs(v) > 1 { return 9 }
-            if seen { score += weights[run] }
+            if seen { score += weight(run) }
             seen = true
             run = 0
         }
-        return score + weights[min(run, 15)]
+        return score + weight(run)
     }
 
     // MARK: P macroblocks
