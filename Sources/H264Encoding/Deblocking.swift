@@ -97,53 +97,6 @@ enum Deblocking {
         let indexA = min(max(qp + control.offsetA, 0), 51), indexB = min(max(qp + control.offsetB, 0), 51)
         let a = alpha[indexA], b = beta[indexB]
         if a == 0 || b == 0 { return }
-        let tcs = tc0[indexA]
-        for line in 0..<lines {
-            let strength = bS[line * 4 / lines]
-            if strength == 0 { continue }
-            let s = start + line * along
-            let p0 = Int32(s[-across]), p1 = Int32(s[-2 * across]), q0 = Int32(s[0]), q1 = Int32(s[across])
-            guard abs(p0 - q0) < a && abs(p1 - p0) < b && abs(q1 - q0) < b else { continue }
-            if chroma {
-                if strength < 4 {
-                    let tc = tcs[Int(strength) - 1] + 1
-                    let delta = min(max((((q0 - p0) << 2) + (p1 - q1) + 4) >> 3, -tc), tc)
-                    s[-across] = clip(p0 + delta); s[0] = clip(q0 - delta)
-                } else {
-                    s[-across] = UInt8((2 * p1 + p0 + q1 + 2) >> 2)
-                    s[0] = UInt8((2 * q1 + q0 + p1 + 2) >> 2)
-                }
-                continue
-            }
-            let p2 = Int32(s[-3 * across]), q2 = Int32(s[2 * across])
-            let ap = abs(p2 - p0), aq = abs(q2 - q0)
-            if strength < 4 {
-                let c0 = tcs[Int(strength) - 1]
-                let tc = c0 + (ap < b ? 1 : 0) + (aq < b ? 1 : 0)
-                let delta = min(max((((q0 - p0) << 2) + (p1 - q1) + 4) >> 3, -tc), tc)
-                s[-across] = clip(p0 + delta); s[0] = clip(q0 - delta)
-                if ap < b { s[-2 * across] = UInt8(p1 + min(max((p2 + ((p0 + q0 + 1) >> 1) - (p1 << 1)) >> 1, -c0), c0)) }
-                if aq < b { s[across] = UInt8(q1 + min(max((q2 + ((p0 + q0 + 1) >> 1) - (q1 << 1)) >> 1, -c0), c0)) }
-            } else {
-                let p3 = Int32(s[-4 * across]), q3 = Int32(s[3 * across])
-                let strong = abs(p0 - q0) < ((a >> 2) + 2)
-                if ap < b && strong {
-                    s[-across] = UInt8((p2 + 2 * p1 + 2 * p0 + 2 * q0 + q1 + 4) >> 3)
-                    s[-2 * across] = UInt8((p2 + p1 + p0 + q0 + 2) >> 2)
-                    s[-3 * across] = UInt8((2 * p3 + 3 * p2 + p1 + p0 + q0 + 4) >> 3)
-                } else {
-                    s[-across] = UInt8((2 * p1 + p0 + q1 + 2) >> 2)
-                }
-                if aq < b && strong {
-                    s[0] = UInt8((p1 + 2 * p0 + 2 * q0 + 2 * q1 + q2 + 4) >> 3)
-                    s[across] = UInt8((p0 + q0 + q1 + q2 + 2) >> 2)
-                    s[2 * across] = UInt8((2 * q3 + 3 * q2 + q1 + q0 + p0 + 4) >> 3)
-                } else {
-                    s[0] = UInt8((2 * q1 + q0 + p1 + 2) >> 2)
-                }
-            }
-        }
+        DeblockingLanes.filter(start, across: across, along: along, lines: lines, bS: bS, alpha: a, beta: b, tc0: tc0[indexA], chroma: chroma)
     }
-
-    @inline(__always) static func clip(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
 }

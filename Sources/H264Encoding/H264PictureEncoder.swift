@@ -34,9 +34,11 @@ extension EncoderPicture {
 /// vtksoft's H.264 encoder engine: codes one picture as the request describes (slices, QP, lists,
 /// headers) and rebuilds it exactly as a decoder would, deblocking included.
 public struct H264PictureEncoder {
-    private static let padding = 32
-    /// Reference planes (full, b, h, j, Cb, Cr per distinct reference) and the b1 scratch, reused.
+    private static let padding = EncoderPicture.defaultPadding
+    /// Reference planes (full, b, h, j, Cb, Cr per slot) and the b1 scratch, reused.
     private var referenceStorage: [UInt8] = []
+    /// Which reconstruction each slot of referenceStorage holds, prepared.
+    private var referenceSlots = ReferenceSlots()
     private var halfPelScratch: [Int16] = []
     private var state: [MacroblockState] = []
 
@@ -72,9 +74,15 @@ public struct H264PictureEncoder {
         }
         guard covered == w * h else { throw .inconsistent("the slices cover \(covered) macroblocks of \(w * h)") }
 
-        var recon = EncoderPicture(widthInMbs: w, heightInMbs: h, padding: Self.padding)
+        // The reconstruction's planes, apart while written (the picture's observers would make one access of all three).
+        var reconLuma = PaddedPlane(width: 16 * w, height: 16 * h, padding: Self.padding)
+        var reconCb = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
+        var reconCr = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
         let source = request.source
-        let geometry = (recon.luma, recon.cb, recon.cr)  // plane layouts, read inside the pointer scopes
+        // Where (0, 0) is and the stride of each reconstruction plane, read inside the pointer scopes (a copy
+        // of a plane there would share its samples, and writing them would then copy the whole plane).
+        let reconLayout = (y: (reconLuma.index(0, 0), reconLuma.stride), cb: (reconCb.index(0, 0), reconCb.stride),
+                           cr: (reconCr.index(0, 0), reconCr.stride))
         if state.count != w * h { state = [MacroblockState](repeating: MacroblockState(), count: w * h) } else {
             for i in state.indices { state[i] = MacroblockState() }
         }
@@ -99,8 +107,11 @@ public struct H264PictureEncoder {
         let chromaPad = Self.padding / 2
         let chromaStride = 8 * w + 2 * chromaPad, chromaSize = chromaStride * (8 * h + 2 * chromaPad)
         let perReference = 4 * lumaSize + 2 * chromaSize
-        if referenceStorage.count < max(1, perReference * distinct.count) {
-            referenceStorage = [UInt8](repeating: 0, count: max(1, perReference * distinct.count))
+        if referenceSlots.slotBytes != perReference { referenceSlots.reset(slotBytes: perReference) }
+        let slots = referenceSlots.assign(distinct.map(\.picture.reconstructionToken))
+        let storageBytes = max(1, perReference * referenceSlots.count)
+        if referenceStorage.count < storageBytes {  // growing keeps the slots prepared so far
+            referenceStorage.append(contentsOf: repeatElement(0, count: storageBytes - referenceStorage.count))
         }
         if halfPelScratch.count < lumaSize { halfPelScratch = [Int16](repeating: 0, count: lumaSize) }
         var buffersMissing = false
@@ -116,9 +127,9 @@ public struct H264PictureEncoder {
         referenceStorage.withUnsafeMutableBufferPointer { refBuf in
         halfPelScratch.withUnsafeMutableBufferPointer { scratchBuf in
         state.withUnsafeMutableBufferPointer { stateBuf in
-        recon.luma.samples.withUnsafeMutableBufferPointer { ry in
-        recon.cb.samples.withUnsafeMutableBufferPointer { rcb in
-        recon.cr.samples.withUnsafeMutableBufferPointer { rcr in
+        reconLuma.samples.withUnsafeMutableBufferPointer { ry in
+        reconCb.samples.withUnsafeMutableBufferPointer { rcb in
+        reconCr.samples.withUnsafeMutableBufferPointer { rcr in
         source.luma.samples.withUnsafeBufferPointer { sy in
         source.cb.samples.withUnsafeBufferPointer { scb in
         source.cr.samples.withUnsafeBufferPointer { scr in
@@ -128,8 +139,8 @@ public struct H264PictureEncoder {
                 buffersMissing = true
                 return
             }
-            func view(_ b: UnsafeMutablePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
-                PlanePointer(base: b + plane.index(0, 0), stride: plane.stride)
+            func view(_ b: UnsafeMutablePointer<UInt8>, _ layout: (origin: Int, stride: Int)) -> PlanePointer {
+                PlanePointer(base: b + layout.origin, stride: layout.stride)
             }
             // The source is only read; PlanePointer is shared with the reconstruction, hence mutable.
             func view(_ b: UnsafePointer<UInt8>, _ plane: PaddedPlane) -> PlanePointer {
@@ -138,13 +149,15 @@ public struct H264PictureEncoder {
             // References
             var planes: [ReferencePlanes] = []
             for (i, ref) in distinct.enumerated() {
-                let base = refBase + i * perReference
+                let base = refBase + slots[i].slot * perReference
                 func lumaPlane(_ k: Int) -> PlanePointer { PlanePointer(base: base + k * lumaSize + pad * lumaStride + pad, stride: lumaStride) }
                 func chromaPlane(_ k: Int) -> PlanePointer {
                     PlanePointer(base: base + 4 * lumaSize + k * chromaSize + chromaPad * chromaStride + chromaPad, stride: chromaStride)
                 }
                 let r = ReferencePlanes(full: lumaPlane(0), halfH: lumaPlane(1), halfV: lumaPlane(2), halfHV: lumaPlane(3),
                                         cb: chromaPlane(0), cr: chromaPlane(1), width: 16 * w, height: 16 * h, padding: pad, identity: Int32(i))
+                planes.append(r)
+                if slots[i].prepared { continue }
                 for (dst, plane, pw, ph, pp) in [(r.full, ref.picture.luma, 16 * w, 16 * h, pad), (r.cb, ref.picture.cb, 8 * w, 8 * h, chromaPad),
                                                  (r.cr, ref.picture.cr, 8 * w, 8 * h, chromaPad)] {
                     plane.samples.withUnsafeBufferPointer { src in
@@ -154,7 +167,6 @@ public struct H264PictureEncoder {
                     PaddedPlane.replicateEdges(dst, width: pw, height: ph, padding: pp)
                 }
                 InterPrediction.buildHalfPel(r, scratch: scratchBase)
-                planes.append(r)
             }
             let list0 = l0Index.map { planes[$0] }, list1 = l1Index.map { planes[$0] }
             list0.withUnsafeBufferPointer { l0 in
@@ -164,7 +176,7 @@ public struct H264PictureEncoder {
                 guard let bytes = bytesBuffer.baseAddress, let words = wordsBuffer.baseAddress else { buffersMissing = true; return }
                 let context = PictureContext(
                     sourceY: view(syBase, source.luma), sourceCb: view(scbBase, source.cb), sourceCr: view(scrBase, source.cr),
-                    reconY: view(ryBase, geometry.0), reconCb: view(rcbBase, geometry.1), reconCr: view(rcrBase, geometry.2),
+                    reconY: view(ryBase, reconLayout.y), reconCb: view(rcbBase, reconLayout.cb), reconCr: view(rcrBase, reconLayout.cr),
                     state: stateBase, widthInMbs: w, heightInMbs: h, list0: l0, list1: l1,
                     constrainedIntraPred: pps.constrainedIntraPredFlag,
                     cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
@@ -214,9 +226,14 @@ public struct H264PictureEncoder {
         }
         }
         }
-        if buffersMissing { throw .inconsistent("the engine could not obtain its working buffers") }
+        if buffersMissing {
+            referenceSlots.reset(slotBytes: 0)  // slots assigned but not prepared
+            throw .inconsistent("the engine could not obtain its working buffers")
+        }
+        var recon = EncoderPicture(luma: consume reconLuma, cb: consume reconCb, cr: consume reconCr)
         recon.replicateEdges()
         recon.colocatedZero = state.map(\.colocatedZero)
+        recon.reconstructionToken = ReconstructionToken()
         return EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
     }
 }

@@ -100,8 +100,15 @@ enum InterPrediction {
                     let over = (255 &- positive) &>> 31
                     return (positive & ~over) | (255 & over)
                 }
-                let lo = clip(m2.low &+ p3.low &- 5 &* (m1.low &+ p2.low) &+ 20 &* (c0.low &+ p1.low))
-                let hi = clip(m2.high &+ p3.high &- 5 &* (m1.high &+ p2.high) &+ 20 &* (c0.high &+ p1.high))
+                // E − 5F + 20G + 20H − 5I + J as E + J + 5w, w = 4(G + H) − (F + I): shifts, not Int32
+                // multiplies (which SSE2 lacks)
+                @inline(__always) func tap6(_ e: SIMD8<Int32>, _ f: SIMD8<Int32>, _ g: SIMD8<Int32>, _ h: SIMD8<Int32>,
+                                            _ i: SIMD8<Int32>, _ j: SIMD8<Int32>) -> SIMD8<Int32> {
+                    let w = ((g &+ h) &<< 2) &- (f &+ i)
+                    return e &+ j &+ w &+ (w &<< 2)
+                }
+                let lo = clip(tap6(m2.low, m1.low, c0.low, p1.low, p2.low, p3.low))
+                let hi = clip(tap6(m2.high, m1.high, c0.high, p1.high, p2.high, p3.high))
                 let packed = lo.lowHalf | (lo.highHalf &<< 8) | (hi.lowHalf &<< 16) | (hi.highHalf &<< 24)
                 UnsafeMutableRawPointer(jj + x).storeBytes(of: packed, as: SIMD4<Int32>.self)
             }

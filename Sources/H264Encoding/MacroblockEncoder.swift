@@ -108,7 +108,8 @@ struct MacroblockEncoder {
         var best16 = Int32.max, mode16 = 2
         for mode in 0..<4 where IntraPrediction.isAvailable16x16(mode: mode, n) {
             IntraPrediction.predict16x16(mode: mode, at: recY, stride: ctx.reconY.stride, n, dst: s.candY, dstStride: 16)
-            let cost = MotionSearch.satd(srcY, ctx.sourceY.stride, s.candY, 16, w: 16, h: 16) + lambda * (mode == 2 ? 2 : 4)
+            let modeCost = lambda * (mode == 2 ? 2 : 4)
+            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: best16 &- modeCost) + modeCost
             if cost < best16 { best16 = cost; mode16 = mode; s.predY.update(from: s.candY, count: 256) }
         }
         let cost16 = best16 + lambda * 4
@@ -276,18 +277,25 @@ struct MacroblockEncoder {
         } else {
             Transform.dequantize4x4(levels, into: s.d, qp: qp)
         }
-        Transform.inverse4x4(s.d)
-        for r in 0..<4 {
-            for c in 0..<4 {
-                dst[r * dstStride + c] = IntraPrediction.clip(Int32(pred[r * predStride + c]) &+ s.d[4 * r + c])
-            }
+        let residual = Transform.inverse4x4(s.d)
+        @inline(__always) func add(_ r: Int, _ v: SIMD4<Int32>) {
+            let p = pred + r * predStride
+            let sum = SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3])) &+ v
+            let positive = sum & ~(sum &>> 31)
+            let over = (255 &- positive) &>> 31  // −1 above 255
+            let clipped = (positive & ~over) | (255 & over)
+            let q = dst + r * dstStride
+            q[0] = UInt8(truncatingIfNeeded: clipped[0]); q[1] = UInt8(truncatingIfNeeded: clipped[1])
+            q[2] = UInt8(truncatingIfNeeded: clipped[2]); q[3] = UInt8(truncatingIfNeeded: clipped[3])
         }
+        add(0, residual.0); add(1, residual.1); add(2, residual.2); add(3, residual.3)
     }
 
     // MARK: Chroma residual (both components)
 
-    /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma.
-    private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool) -> Int {
+    /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma (a skip `probe`: as
+    /// ``codeLumaInter(_:probe:)``).
+    private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool, probe: Bool = false) -> Int {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
         // coefMB is free here: the luma levels are already taken from it
@@ -308,6 +316,7 @@ struct MacroblockEncoder {
             if Transform.quantizeDC(s.chromaDCCoef + 4 * c, levels: s.chromaDCLevels + 4 * c, count: 4, qp: cqp, deadZone: dz) > 0 { anyDC = true }
         }
         let cbp = anyAC ? 2 : (anyDC ? 1 : 0)
+        if probe && cbp != 0 { return cbp }
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
             let pred = c == 0 ? s.predCb : s.predCr
@@ -330,8 +339,9 @@ struct MacroblockEncoder {
     // MARK: Inter luma residual
 
     /// Codes the luma residual against predY with inter dead zone and x264-style decimation of
-    /// lone ±1 levels; returns CodedBlockPatternLuma and the non-zero mask.
-    private mutating func codeLumaInter(_ mb: inout MacroblockSyntax) -> (cbp: Int, nonZero: UInt16) {
+    /// lone ±1 levels; returns CodedBlockPatternLuma and the non-zero mask. A skip `probe` stops at a
+    /// non-zero pattern, with nothing reconstructed or written: the macroblock is then coded again.
+    private mutating func codeLumaInter(_ mb: inout MacroblockSyntax, probe: Bool = false) -> (cbp: Int, nonZero: UInt16) {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
@@ -344,6 +354,7 @@ struct MacroblockEncoder {
         var cbp = 0
         let total = scores.wrappedSum()
         for b8 in 0..<4 where scores[b8] > 0 && (total >= 6 && scores[b8] >= 4) { cbp |= 1 << b8 }
+        if probe && cbp != 0 { return (cbp, 0) }
         var nonZero: UInt16 = 0
         let recY = ctx.reconY.at(16 * mbx, 16 * mby), rs = ctx.reconY.stride
         for blk in 0..<16 {
@@ -363,7 +374,8 @@ struct MacroblockEncoder {
     /// How much a block's levels are worth keeping: 9 when any |level| > 1, else the sum over ±1
     /// levels of a weight falling with the zeros before them.
     @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>) -> Int32 {
-        let weights: SIMD16<Int32> = [3, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        // 3, 2, 2, 1, 1, 1, then 0 (a vector literal here would be built from an array on every call)
+        @inline(__always) func weight(_ run: Int) -> Int32 { run == 0 ? 3 : (run < 3 ? 2 : (run < 6 ? 1 : 0)) }
         var score: Int32 = 0
         var run = 0
         var seen = false
@@ -371,11 +383,11 @@ struct MacroblockEncoder {
             let v = levels[BlockGeometry.zigzag4x4[k]]
             if v == 0 { if seen { run += 1 }; continue }
             if abs(v) > 1 { return 9 }
-            if seen { score += weights[run] }
+            if seen { score += weight(run) }
             seen = true
             run = 0
         }
-        return score + weights[min(run, 15)]
+        return score + weight(run)
     }
 
     // MARK: P macroblocks
@@ -402,9 +414,9 @@ struct MacroblockEncoder {
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
         if skipSAD < Self.skipProbeSAD[qp] {
             mb.reset(kind: .pL016x16)
-            let luma = codeLumaInter(&mb)
+            let luma = codeLumaInter(&mb, probe: true)
             if luma.cbp == 0 {
-                let cbpC = codeChroma(&mb, intra: false)
+                let cbpC = codeChroma(&mb, intra: false, probe: true)
                 if cbpC == 0 {
                     mb.reset(kind: .pSkip)
                     setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
@@ -472,7 +484,7 @@ struct MacroblockEncoder {
             let sad = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
             if sad < Self.skipProbeSAD[qp] {
                 mb.reset(kind: .bDirect16x16)
-                if codeLumaInter(&mb).cbp == 0 && codeChroma(&mb, intra: false) == 0 {
+                if codeLumaInter(&mb, probe: true).cbp == 0 && codeChroma(&mb, intra: false, probe: true) == 0 {
                     mb.reset(kind: .bSkip)
                     setInter(&st, kind: .skip, refIdx: d.refIdx, mv: SIMD4(d.mvL0.x, d.mvL0.y, d.mvL1.x, d.mvL1.y), nonZero: 0)
                     return
@@ -606,15 +618,21 @@ struct MacroblockEncoder {
         let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
         let lam = lambda
         let px = Int32(mvp.x), py = Int32(mvp.y)
-        @inline(__always) func intCost(_ x: Int, _ y: Int) -> Int32 {
-            MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride)
-                + lam * (MotionSearch.bitsSE(Int32(4 * x) - px) + MotionSearch.bitsSE(Int32(4 * y) - py))
+        // A cost at or above the best so far never wins (strict <): its SAD may stop there.
+        @inline(__always) func intCost(_ x: Int, _ y: Int, below best: Int32) -> Int32 {
+            let mvCost = lam * (MotionSearch.bitsSE(Int32(4 * x) - px) + MotionSearch.bitsSE(Int32(4 * y) - py))
+            return MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, stoppingAt: best &- mvCost) + mvCost
         }
-        var bestX = 0, bestY = 0, bestCost = intCost(0, 0)
+        var bestX = 0, bestY = 0, bestCost = intCost(0, 0, below: Int32.max)
+        // The predictors often coincide: a position costed before cannot win on a strict <.
+        var costed = SIMD8<Int32>.zero, costedCount = 1  // packed x, y; (0, 0) first
         @inline(__always) func consider(_ mv: SIMD2<Int16>) {
             let x = min(max((Int(mv.x) + 2) >> 2, loX), hiX), y = min(max((Int(mv.y) + 2) >> 2, loY), hiY)
-            if x == bestX && y == bestY { return }
-            let c = intCost(x, y)
+            let position = Int32(truncatingIfNeeded: x << 16 | (y & 0xFFFF))
+            for k in 0..<costedCount where costed[k] == position { return }
+            costed[costedCount] = position
+            costedCount += 1
+            let c = intCost(x, y, below: bestCost)
             if c < bestCost { bestCost = c; bestX = x; bestY = y }
         }
         consider(mvp)
@@ -630,7 +648,7 @@ struct MacroblockEncoder {
                 if direction >= 0 && k != direction && k != (direction + 1) % 6 && k != (direction + 5) % 6 { continue }
                 let x = cx + hex[k].0, y = cy + hex[k].1
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
-                let c = intCost(x, y)
+                let c = intCost(x, y, below: bestCost)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
             }
             if moved < 0 { break }
@@ -641,28 +659,30 @@ struct MacroblockEncoder {
             for dx in -1...1 where dx != 0 || dy != 0 {
                 let x = cx + dx, y = cy + dy
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
-                let c = intCost(x, y)
+                let c = intCost(x, y, below: bestCost)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y }
             }
         }
         // Sub-sample refinement on SATD
         var qx = 4 * bestX, qy = 4 * bestY
-        @inline(__always) func subCost(_ x: Int, _ y: Int) -> (Int32, Int32) {
+        // As intCost, the SATD may stop once the cost reaches the best so far.
+        @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
             let bits = MotionSearch.bitsSE(Int32(x) - px) + MotionSearch.bitsSE(Int32(y) - py)
+            let mvCost = lam * bits, limit = best &- mvCost
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride) + lam * bits, bits) }
+                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride, stoppingAt: limit) + mvCost, bits) }
             }
             InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
-            return (MotionSearch.satd(src, ss, s.candY, 16, w: 16, h: 16) + lam * bits, bits)
+            return (MotionSearch.satd16x16(src, ss, s.candY, 16, stoppingAt: limit) + mvCost, bits)
         }
-        var (best, bestBits) = subCost(qx, qy)
+        var (best, bestBits) = subCost(qx, qy, below: Int32.max)
         // half samples: the 8 neighbours; quarter samples: a small diamond, again if it moved
         let hx = qx, hy = qy
         for dy in -1...1 {
             for dx in -1...1 where dx != 0 || dy != 0 {
-                let (c, bits) = subCost(hx + 2 * dx, hy + 2 * dy)
+                let (c, bits) = subCost(hx + 2 * dx, hy + 2 * dy, below: best)
                 if c < best { best = c; bestBits = bits; qx = hx + 2 * dx; qy = hy + 2 * dy }
             }
         }
@@ -674,7 +694,7 @@ struct MacroblockEncoder {
                 var moved = -1
                 for k in 0..<4 where k != came {
                     let dx = k == 0 ? -step : (k == 1 ? step : 0), dy = k == 2 ? -step : (k == 3 ? step : 0)
-                    let (c, bits) = subCost(cx + dx, cy + dy)
+                    let (c, bits) = subCost(cx + dx, cy + dy, below: best)
                     if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
                 }
                 if moved < 0 { break }

@@ -21,11 +21,27 @@ enum MotionSearch {
 
     @inline(__always) static func sad16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
         var sum = SIMD8<Int16>.zero  // each lane ≤ 16 · 2 · 255, the total ≤ 65280: exact as UInt16
-        for row in 0..<16 {
-            let d = diff16(a + row * aStride, b + row * bStride)
-            sum &+= abs8(d.even) &+ abs8(d.odd)
+        for row in 0..<16 { sum &+= sadRow(a + row * aStride, b + row * bStride) }
+        return Int32(UInt16(bitPattern: sum.wrappedSum()))
+    }
+
+    /// The SAD of a 16x16 block, or, once the rows summed so far reach `limit`, that partial sum
+    /// (≥ limit): enough for a search that keeps only a cost strictly below its best.
+    @inline(__always) static func sad16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
+                                           stoppingAt limit: Int32) -> Int32 {
+        var sum = SIMD8<Int16>.zero
+        for quarter in 0..<4 {
+            for row in (4 * quarter)..<(4 * quarter + 4) { sum &+= sadRow(a + row * aStride, b + row * bStride) }
+            let partial = Int32(UInt16(bitPattern: sum.wrappedSum()))
+            if partial >= limit || quarter == 3 { return partial }
         }
         return Int32(UInt16(bitPattern: sum.wrappedSum()))
+    }
+
+    /// |a − b| of 16 samples, as 8 lanes each summing two.
+    @inline(__always) static func sadRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD8<Int16> {
+        let d = diff16(a, b)
+        return abs8(d.even) &+ abs8(d.odd)
     }
 
     /// The differences a − b of 16 samples, even and odd columns apart, read as 8 little-endian 16-bit
@@ -61,19 +77,36 @@ enum MotionSearch {
     /// vertical transform lane-wise on the even and odd columns, the first horizontal stage as even ± odd.
     @inline(__always) static func satd16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
         var acc = SIMD4<Int16>.zero  // lane k: the four 4x4 blocks of columns 4k...4k+3, each ≤ 8160: ≤ 32640
-        for g in 0..<4 {
-            let pa = a + 4 * g * aStride, pb = b + 4 * g * bStride
-            let d0 = diff16(pa, pb), d1 = diff16(pa + aStride, pb + bStride)
-            let d2 = diff16(pa + 2 * aStride, pb + 2 * bStride), d3 = diff16(pa + 3 * aStride, pb + 3 * bStride)
-            @inline(__always) func vertical(_ r0: SIMD8<Int16>, _ r1: SIMD8<Int16>, _ r2: SIMD8<Int16>, _ r3: SIMD8<Int16>)
-                -> (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>) {
-                let s01 = r0 &+ r1, t01 = r0 &- r1, s23 = r2 &+ r3, t23 = r2 &- r3
-                return (s01 &+ s23, s01 &- s23, t01 &- t23, t01 &+ t23)
-            }
-            let e = vertical(d0.even, d1.even, d2.even, d3.even), o = vertical(d0.odd, d1.odd, d2.odd, d3.odd)
-            acc &+= horizontal8(e.0, o.0) &+ horizontal8(e.1, o.1) &+ horizontal8(e.2, o.2) &+ horizontal8(e.3, o.3)
-        }
+        for g in 0..<4 { acc &+= satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride) }
         return Int32(acc[0]) + Int32(acc[1]) + Int32(acc[2]) + Int32(acc[3])
+    }
+
+    /// The SATD of a 16x16 block, or, once the rows of 4x4 blocks summed so far reach `limit`, that
+    /// partial sum (≥ limit): enough for a search that keeps only a cost strictly below its best.
+    @inline(__always) static func satd16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
+                                            stoppingAt limit: Int32) -> Int32 {
+        var acc = SIMD4<Int16>.zero
+        var partial: Int32 = 0
+        for g in 0..<4 {
+            acc &+= satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride)
+            partial = Int32(acc[0]) + Int32(acc[1]) + Int32(acc[2]) + Int32(acc[3])
+            if partial >= limit { break }
+        }
+        return partial
+    }
+
+    /// The SATDs of the four 4x4 blocks of a 16x4 row of blocks (lane k: columns 4k...4k+3): the vertical
+    /// transform lane-wise on the even and odd columns, the first horizontal stage as even ± odd.
+    @inline(__always) static func satdBlockRow(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD4<Int16> {
+        let d0 = diff16(pa, pb), d1 = diff16(pa + aStride, pb + bStride)
+        let d2 = diff16(pa + 2 * aStride, pb + 2 * bStride), d3 = diff16(pa + 3 * aStride, pb + 3 * bStride)
+        @inline(__always) func vertical(_ r0: SIMD8<Int16>, _ r1: SIMD8<Int16>, _ r2: SIMD8<Int16>, _ r3: SIMD8<Int16>)
+            -> (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>) {
+            let s01 = r0 &+ r1, t01 = r0 &- r1, s23 = r2 &+ r3, t23 = r2 &- r3
+            return (s01 &+ s23, s01 &- s23, t01 &- t23, t01 &+ t23)
+        }
+        let e = vertical(d0.even, d1.even, d2.even, d3.even), o = vertical(d0.odd, d1.odd, d2.odd, d3.odd)
+        return horizontal8(e.0, o.0) &+ horizontal8(e.1, o.1) &+ horizontal8(e.2, o.2) &+ horizontal8(e.3, o.3)
     }
 
     /// ``horizontal16(_:)`` of a row given as its even and odd lanes, in Int16.

@@ -94,18 +94,24 @@ enum Transform {
         }
     }
 
-    /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6.
-    @inline(__always) static func inverse4x4(_ b: UnsafeMutablePointer<Int32>) {
-        for r in 0..<4 {
-            let p = b + 4 * r
-            let e0 = p[0] &+ p[2], e1 = p[0] &- p[2], e2 = (p[1] >> 1) &- p[3], e3 = p[1] &+ (p[3] >> 1)
-            p[0] = e0 &+ e3; p[1] = e1 &+ e2; p[2] = e1 &- e2; p[3] = e0 &- e3
+    /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6; the
+    /// residual rows. Each pass is one butterfly over four vectors, the block transposed before each.
+    @inline(__always) static func inverse4x4(_ d: UnsafePointer<Int32>) -> Rows4x4 {
+        @inline(__always) func row(_ r: Int) -> SIMD4<Int32> { UnsafeRawPointer(d + 4 * r).loadUnaligned(as: SIMD4<Int32>.self) }
+        @inline(__always) func butterfly(_ v: Rows4x4) -> Rows4x4 {
+            let e0 = v.0 &+ v.2, e1 = v.0 &- v.2, e2 = (v.1 &>> 1) &- v.3, e3 = v.1 &+ (v.3 &>> 1)
+            return (e0 &+ e3, e1 &+ e2, e1 &- e2, e0 &- e3)
         }
-        for c in 0..<4 {
-            let p = b + c
-            let e0 = p[0] &+ p[8], e1 = p[0] &- p[8], e2 = (p[4] >> 1) &- p[12], e3 = p[4] &+ (p[12] >> 1)
-            p[0] = (e0 &+ e3 &+ 32) >> 6; p[4] = (e1 &+ e2 &+ 32) >> 6; p[8] = (e1 &- e2 &+ 32) >> 6; p[12] = (e0 &- e3 &+ 32) >> 6
-        }
+        let horizontal = butterfly(transposed((row(0), row(1), row(2), row(3))))  // vector k: column k
+        let vertical = butterfly(transposed(horizontal))  // vector k: row k
+        return ((vertical.0 &+ 32) &>> 6, (vertical.1 &+ 32) &>> 6, (vertical.2 &+ 32) &>> 6, (vertical.3 &+ 32) &>> 6)
+    }
+
+    typealias Rows4x4 = (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>)
+
+    @inline(__always) static func transposed(_ m: Rows4x4) -> Rows4x4 {
+        (SIMD4(m.0[0], m.1[0], m.2[0], m.3[0]), SIMD4(m.0[1], m.1[1], m.2[1], m.3[1]),
+         SIMD4(m.0[2], m.1[2], m.2[2], m.3[2]), SIMD4(m.0[3], m.1[3], m.2[3], m.3[3]))
     }
 
     static let quantMFVector: [SIMD16<Int32>] = quantMF.map { SIMD16($0) }
@@ -115,6 +121,15 @@ enum Transform {
     static let maxLevel: Int32 = 2063
     private static let acOnly = SIMD16<Int32>(0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
 
+    /// Per dead zone (64ths, 0...64) and QP: the least |coefficient| that can quantise to a non-zero
+    /// level at any position (the largest MF is at position 0).
+    static let nonZeroFrom: [[Int32]] = (0...64).map { deadZone in
+        (0..<52).map { qp in
+            let shift = Int32(15 + qp / 6), f = (Int32(1) << shift) &* Int32(deadZone) / 64, mf = quantMF[qp][0]
+            return ((Int32(1) << shift) - f + mf - 1) / mf
+        }
+    }
+
     /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
     /// (raster) into `levels`, dead zone `deadZone` in 64ths of a step. Returns how many are non-zero.
     @inline(__always) static func quantize4x4(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int,
@@ -123,7 +138,16 @@ enum Transform {
         let f = (Int32(1) << shift) &* deadZone / 64
         let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
         let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
-        var a = (((c ^ sign) &- sign) &* quantMFVector[qp] &+ f) &>> shift
+        let magnitude = (c ^ sign) &- sign
+        // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
+        // found without the multiplies (most inter blocks).
+        let below = magnitude &- nonZeroFrom[Int(deadZone)][qp]
+        let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
+        if (four[0] & four[1] & four[2] & four[3]) < 0 {
+            UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
+            return 0
+        }
+        var a = (magnitude &* quantMFVector[qp] &+ f) &>> shift
         let excess = a &- maxLevel
         a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
         if first == 1 { a &= acOnly }

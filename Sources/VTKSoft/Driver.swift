@@ -296,7 +296,7 @@ final class Driver: @unchecked Sendable {
             let prepared = try session.prepare(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
             return PictureJob(coded: coded, reconstruction: prepared.target) { [self] () throws(VAError) in
                 do throws(VAError) {
-                    let output = try session.encode(prepared)
+                    let output = try session.encode(prepared, hashReconstruction: picture.isRecorded)
                     picture.encode = output.captured
                     write(output.stream, into: coded)
                     picture.record()

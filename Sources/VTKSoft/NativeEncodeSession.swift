@@ -179,8 +179,9 @@ final class NativeEncodeSession {
     }
 
     /// The worker's part: codes the prepared picture into the access unit bytes and writes the
-    /// reconstruction into CurrPic's surface.
-    func encode(_ prepared: Prepared) throws(VAError) -> Output {
+    /// reconstruction into CurrPic's surface. `hashReconstruction`: capture its MD5 (only the capture line
+    /// shows it, and hashing every picture costs several percent of the encode).
+    func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> Output {
         var p = prepared
         func violation(_ message: String) {
             p.violations.append(message)
@@ -234,16 +235,14 @@ final class NativeEncodeSession {
         coded.reconstruction.write(to: p.target)
         p.target.reconstruction = coded.reconstruction
 
-        var md5 = MD5()
-        md5.update(coded.reconstruction.i420(crop: crop))
         var captured: [(String, JSONValue)] = [
             ("engine", .string("native")),
             ("qp", .int(qp)),
             ("passes", .int(passes)),
             ("coded_bytes", .int(stream.count)),
-            ("reconstruction_md5", .string(md5.finalize())),
-            ("violations", .array(p.violations.map { .string($0) })),
         ]
+        if hashReconstruction { captured.append(("reconstruction_md5", .string(coded.reconstruction.i420MD5(crop: crop)))) }
+        captured.append(("violations", .array(p.violations.map { .string($0) })))
         if let rc = rateController { captured.append(("buffer_fullness", .int(Int(rc.bufferFullness)))) }
         return Output(stream: stream, captured: captured)
     }

@@ -88,6 +88,8 @@ final class CapturedPicture {
     var violations: [ParameterViolation]?
     /// Encode pictures: what the native encoder did.
     var encode: [(String, JSONValue)] = []
+    /// Whether the line is written at all (VTKSOFT_CAPTURE set): what only the line needs is skipped otherwise.
+    var isRecorded: Bool { capture != nil }
 
     init(capture: ParameterCapture?, context: VAContextID, surface: VASurfaceID, entrypoint: VAEntrypoint,
          buffers: [RenderedBuffer], hevc: Bool) {
