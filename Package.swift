@@ -2,15 +2,6 @@
 // vtk: VideoToolbox-shaped H.264 encode and decode on Linux through VA-API.
 import PackageDescription
 
-// vtksoft's engine (H264Encoding) is SIMD code: on x86-64 it targets SSE4.2 (Nehalem, 2008; every x86-64
-// CPU since about 2011), whose Int32 multiply, min/max and widening are one instruction each where SSE2
-// needs a sequence. About 9% fewer instructions per picture, the same output.
-#if arch(x86_64)
-let engineCPU: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "nehalem"])]
-#else
-let engineCPU: [SwiftSetting] = []
-#endif
-
 let package = Package(
     name: "vtk",
     platforms: [.macOS(.v14)],
@@ -57,7 +48,7 @@ let package = Package(
         // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
         // Optimised in debug builds too: unoptimised, it codes 720p at under 1 fps, too slow for the tests that encode.
         .target(name: "H264Encoding", dependencies: ["H264Bitstream"],
-                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + engineCPU),
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // MARK: Containers (pure Swift)
         .target(name: "MP4", dependencies: ["H264Bitstream", "H265Bitstream", "VTKMedia"]),
         .target(name: "Y4M", dependencies: ["VTKMedia"]),
