@@ -76,28 +76,32 @@ enum MotionSearch {
     /// SATD of a 16x16 block (sum over its 4x4 blocks of half the absolute Hadamard coefficients): the
     /// vertical transform lane-wise on the even and odd columns, the first horizontal stage as even ± odd.
     @inline(__always) static func satd16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
-        var acc = SIMD4<Int16>.zero  // lane k: the four 4x4 blocks of columns 4k...4k+3, each ≤ 8160: ≤ 32640
+        var acc = SIMD8<Int16>.zero  // lanes 2k, 2k + 1: the four 4x4 blocks of columns 4k...4k+3, each ≤ 8160: ≤ 32640
         for g in 0..<4 { acc &+= satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride) }
-        return Int32(acc[0]) + Int32(acc[1]) + Int32(acc[2]) + Int32(acc[3])
+        return pairSum(acc)
     }
+
+    /// The sum of lanes 0, 2, 4, 6 (each lane pair holds one value twice).
+    @inline(__always) static func pairSum(_ v: SIMD8<Int16>) -> Int32 { Int32(v[0]) + Int32(v[2]) + Int32(v[4]) + Int32(v[6]) }
 
     /// The SATD of a 16x16 block, or, once the rows of 4x4 blocks summed so far reach `limit`, that
     /// partial sum (≥ limit): enough for a search that keeps only a cost strictly below its best.
     @inline(__always) static func satd16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
                                             stoppingAt limit: Int32) -> Int32 {
-        var acc = SIMD4<Int16>.zero
+        var acc = SIMD8<Int16>.zero
         var partial: Int32 = 0
         for g in 0..<4 {
             acc &+= satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride)
-            partial = Int32(acc[0]) + Int32(acc[1]) + Int32(acc[2]) + Int32(acc[3])
+            partial = pairSum(acc)
             if partial >= limit { break }
         }
         return partial
     }
 
-    /// The SATDs of the four 4x4 blocks of a 16x4 row of blocks (lane k: columns 4k...4k+3): the vertical
-    /// transform lane-wise on the even and odd columns, the first horizontal stage as even ± odd.
-    @inline(__always) static func satdBlockRow(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD4<Int16> {
+    /// The SATDs of the four 4x4 blocks of a 16x4 row of blocks (lanes 2k and 2k + 1 both: columns
+    /// 4k...4k+3): the vertical transform lane-wise on the even and odd columns, the first horizontal
+    /// stage as even ± odd.
+    @inline(__always) static func satdBlockRow(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD8<Int16> {
         let d0 = diff16(pa, pb), d1 = diff16(pa + aStride, pb + bStride)
         let d2 = diff16(pa + 2 * aStride, pb + 2 * bStride), d3 = diff16(pa + 3 * aStride, pb + 3 * bStride)
         @inline(__always) func vertical(_ r0: SIMD8<Int16>, _ r1: SIMD8<Int16>, _ r2: SIMD8<Int16>, _ r3: SIMD8<Int16>)
@@ -109,10 +113,18 @@ enum MotionSearch {
         return horizontal8(e.0, o.0) &+ horizontal8(e.1, o.1) &+ horizontal8(e.2, o.2) &+ horizontal8(e.3, o.3)
     }
 
-    /// ``horizontal16(_:)`` of a row given as its even and odd lanes, in Int16.
-    @inline(__always) static func horizontal8(_ e: SIMD8<Int16>, _ o: SIMD8<Int16>) -> SIMD4<Int16> {
-        let s = e &+ o, d = e &- o
-        return max4(abs4(s.evenHalf), abs4(s.oddHalf)) &+ max4(abs4(d.evenHalf), abs4(d.oddHalf))
+    /// ``horizontal16(_:)`` of a row given as its even and odd lanes, in Int16, each group's sum in both
+    /// lanes of its pair: fewer shuffles than taking even and odd halves.
+    @inline(__always) static func horizontal8(_ e: SIMD8<Int16>, _ o: SIMD8<Int16>) -> SIMD8<Int16> {
+        pairMax(e &+ o) &+ pairMax(e &- o)
+    }
+
+    /// max(|v[2k]|, |v[2k + 1]|) in lanes 2k and 2k + 1 (one word shuffle swaps the pairs).
+    @inline(__always) static func pairMax(_ v: SIMD8<Int16>) -> SIMD8<Int16> {
+        let a = abs8(v)
+        let swapped = SIMD8(a[1], a[0], a[3], a[2], a[5], a[4], a[7], a[6])
+        let d = swapped &- a
+        return swapped &- (d & (d &>> 15))  // max
     }
 
     /// SATD of a 4x4 block.
