@@ -44,6 +44,17 @@ enum InterPrediction {
                 (e.odd &+ j.odd) &- 5 &* (f.odd &+ i.odd) &+ 20 &* (g.odd &+ h.odd))
     }
 
+    /// ``tap6x16(_:_:)`` along a row: the samples at odd offsets are the other lanes of those at even
+    /// ones, so four loads serve the six taps (overlapping loads would be assembled lane by lane).
+    @inline(__always) static func tap6x16Horizontal(_ p: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+        let m2 = split(p - 2), c0 = split(p), p2 = split(p + 2), p4 = split(p + 4).even
+        @inline(__always) func tap(_ e: SIMD8<Int16>, _ f: SIMD8<Int16>, _ g: SIMD8<Int16>, _ h: SIMD8<Int16>, _ i: SIMD8<Int16>,
+                                   _ j: SIMD8<Int16>) -> SIMD8<Int16> {
+            (e &+ j) &- 5 &* (f &+ i) &+ 20 &* (g &+ h)
+        }
+        return (tap(m2.even, m2.odd, c0.even, c0.odd, p2.even, p2.odd), tap(m2.odd, c0.even, c0.odd, p2.even, p2.odd, p4))
+    }
+
     /// Stores Clip1((v + 16) >> 5) of even and odd columns as 16 interleaved samples.
     @inline(__always) static func storeRounded(_ v: (even: SIMD8<Int16>, odd: SIMD8<Int16>), _ dst: UnsafeMutablePointer<UInt8>) {
         @inline(__always) func clip(_ x: SIMD8<Int16>) -> SIMD8<Int16> {
@@ -74,7 +85,7 @@ enum InterPrediction {
             let hb = r.halfH.at(0, y)
             let b1 = scratch + (y - y0) * pitch
             columns(x0, x1) { x, k in
-                let v = tap6x16(src + x, 1)
+                let v = tap6x16Horizontal(src + x)
                 UnsafeMutableRawPointer(b1 + 16 * k).storeBytes(of: v.even, as: SIMD8<Int16>.self)
                 UnsafeMutableRawPointer(b1 + 16 * k + 8).storeBytes(of: v.odd, as: SIMD8<Int16>.self)
                 storeRounded(v, hb + x)
