@@ -38,10 +38,13 @@ enum MotionSearch {
         return Int32(UInt16(bitPattern: sum.wrappedSum()))
     }
 
-    /// |a − b| of 16 samples, as 8 lanes each summing two.
+    /// |a − b| of 16 samples, as 8 lanes each summing two: max − min bytewise, then the byte pairs added.
     @inline(__always) static func sadRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD8<Int16> {
-        let d = diff16(a, b)
-        return abs8(d.even) &+ abs8(d.odd)
+        let va = UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt8>.self), vb = UnsafeRawPointer(b).loadUnaligned(as: SIMD16<UInt8>.self)
+        let greater = va .> vb
+        let d = vb.replacing(with: va, where: greater) &- va.replacing(with: vb, where: greater)
+        let w = unsafeBitCast(d, to: SIMD8<UInt16>.self)
+        return unsafeBitCast((w & 0xFF) &+ (w &>> 8), to: SIMD8<Int16>.self)
     }
 
     /// The differences a − b of 16 samples, even and odd columns apart, read as 8 little-endian 16-bit
