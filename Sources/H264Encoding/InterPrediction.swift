@@ -105,11 +105,13 @@ enum InterPrediction {
                     return ((v &<< 16) &>> 16, v &>> 16)
                 }
                 let m2 = row(-2), m1 = row(-1), c0 = row(0), p1 = row(1), p2 = row(2), p3 = row(3)
-                @inline(__always) func clip(_ v: SIMD8<Int32>) -> SIMD8<Int32> {
-                    let r = (v &+ 512) &>> 10
-                    let positive = r & ~(r &>> 31)
-                    let over = (255 &- positive) &>> 31
-                    return (positive & ~over) | (255 & over)
+                // (v + 512) >> 10 lies in −210...465: two columns per 32-bit lane, clipped as Int16.
+                @inline(__always) func rounded(_ v: SIMD8<Int32>) -> SIMD8<Int32> { (v &+ 512) &>> 10 }
+                @inline(__always) func clip(_ low: SIMD4<Int32>, _ high: SIMD4<Int32>) -> SIMD8<Int16> {
+                    let x = unsafeBitCast((low & 0xFFFF) | (high &<< 16), to: SIMD8<Int16>.self)
+                    let positive = x & ~(x &>> 15)
+                    let d = 255 &- positive
+                    return positive &+ (d & (d &>> 15))  // min(positive, 255)
                 }
                 // E − 5F + 20G + 20H − 5I + J as E + J + 5w, w = 4(G + H) − (F + I): shifts, not Int32
                 // multiplies (which SSE2 lacks)
@@ -118,10 +120,11 @@ enum InterPrediction {
                     let w = ((g &+ h) &<< 2) &- (f &+ i)
                     return e &+ j &+ w &+ (w &<< 2)
                 }
-                let lo = clip(tap6(m2.low, m1.low, c0.low, p1.low, p2.low, p3.low))
-                let hi = clip(tap6(m2.high, m1.high, c0.high, p1.high, p2.high, p3.high))
-                let packed = lo.lowHalf | (lo.highHalf &<< 8) | (hi.lowHalf &<< 16) | (hi.highHalf &<< 24)
-                UnsafeMutableRawPointer(jj + x).storeBytes(of: packed, as: SIMD4<Int32>.self)
+                let lo = rounded(tap6(m2.low, m1.low, c0.low, p1.low, p2.low, p3.low))
+                let hi = rounded(tap6(m2.high, m1.high, c0.high, p1.high, p2.high, p3.high))
+                // columns 4k and 4k + 2 in one lane, 4k + 1 and 4k + 3 in the other: bytes in column order
+                let even = clip(lo.lowHalf, hi.lowHalf), odd = clip(lo.highHalf, hi.highHalf)
+                UnsafeMutableRawPointer(jj + x).storeBytes(of: even | (odd &<< 8), as: SIMD8<Int16>.self)
             }
         }
     }
