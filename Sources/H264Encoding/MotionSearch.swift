@@ -58,18 +58,14 @@ enum MotionSearch {
     @inline(__always) static func abs8(_ v: SIMD8<Int16>) -> SIMD8<Int16> { let s = v &>> 15; return (v ^ s) &- s }
 
     /// Per 4-lane group of a row of vertically transformed differences: the horizontal Hadamard stages,
-    /// the last one as |a + b| + |a − b| = 2·max(|a|, |b|), which halves the sum.
-    @inline(__always) static func horizontal16(_ v: SIMD16<Int16>) -> SIMD4<Int32> {
-        let e = v.evenHalf, o = v.oddHalf
-        let s = e &+ o, d = e &- o
-        let m = max4(abs4(s.evenHalf), abs4(s.oddHalf)) &+ max4(abs4(d.evenHalf), abs4(d.oddHalf))
-        return SIMD4<Int32>(truncatingIfNeeded: m)
+    /// the last one as |a + b| + |a − b| = 2·max(|a|, |b|), which halves the sum; each group's sum in
+    /// both lanes of a pair (``horizontal8(_:_:)``), so the lanes add up to twice the SATD.
+    @inline(__always) static func horizontal16(_ v: SIMD16<Int16>) -> SIMD8<Int16> {
+        horizontal8(v.evenHalf, v.oddHalf)
     }
 
-    // Branch-free lane arithmetic: the generic pointwiseMax/Min and replacing(with:where:) are not
-    // always inlined and then cost a call per vector.
-    @inline(__always) static func abs4(_ v: SIMD4<Int16>) -> SIMD4<Int16> { let s = v &>> 15; return (v ^ s) &- s }
-    @inline(__always) static func max4(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>) -> SIMD4<Int16> { let d = b &- a; return b &- (d & (d &>> 15)) }
+    // Branch-free lane arithmetic: the generic pointwiseMax/Min are not always inlined and then cost a
+    // call per vector.
 
     @inline(__always) static func row4(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD4<Int16> {
         SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(a).loadUnaligned(as: SIMD4<UInt8>.self))
@@ -136,7 +132,7 @@ enum MotionSearch {
         let s01 = d0 &+ d1, t01 = d0 &- d1, s23 = d2 &+ d3, t23 = d2 &- d3
         // four vertical rows packed as 16 lanes: the same horizontal stages as 16-wide rows
         let v = SIMD16<Int16>(lowHalf: SIMD8(lowHalf: s01 &+ s23, highHalf: s01 &- s23), highHalf: SIMD8(lowHalf: t01 &- t23, highHalf: t01 &+ t23))
-        return horizontal16(v).wrappedSum()
+        return Int32(horizontal16(v).wrappedSum()) >> 1  // ≤ 2 · 8160: exact in Int16
     }
 
     @inline(__always) static func satd(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int, w: Int, h: Int) -> Int32 {
