@@ -20,6 +20,19 @@ struct ReferencePlanes {
     var identity: Int32
 }
 
+/// Columns [from, to) in 16-wide steps, with their index; the last step is moved back to end at the
+/// limit (overlap is harmless). A loop body, not a closure, so the compiler keeps it inline.
+struct ColumnSteps: Sequence, IteratorProtocol {
+    private var x: Int, k = 0
+    private let to: Int
+    init(_ from: Int, _ to: Int) { x = from; self.to = to }
+    mutating func next() -> (x: Int, k: Int)? {
+        guard x < to else { return nil }
+        defer { x += 16; k += 1 }
+        return (Swift.min(x, to - 16), k)
+    }
+}
+
 /// Luma quarter-sample and chroma eighth-sample interpolation (8.4.2.2), default weighted bi-prediction (8.4.2.3.1).
 enum InterPrediction {
     @inline(__always) static func clip(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
@@ -74,17 +87,11 @@ enum InterPrediction {
         let x0 = -pad + 2, x1 = r.width + pad - 3  // b and j columns [x0, x1)
         let y0 = -pad, y1 = r.height + pad
         let pitch = 16 * ((x1 - x0 + 15) / 16)  // b1 scratch row
-        // Columns in 16-wide steps (with their index); the last step is moved back to end at the limit
-        // (overlap is harmless).
-        @inline(__always) func columns(_ from: Int, _ to: Int, _ body: (Int, Int) -> Void) {
-            var x = from, k = 0
-            while x < to { body(min(x, to - 16), k); x += 16; k += 1 }
-        }
         for y in y0..<y1 {
             let src = UnsafePointer(r.full.at(0, y))
             let hb = r.halfH.at(0, y)
             let b1 = scratch + (y - y0) * pitch
-            columns(x0, x1) { x, k in
+            for (x, k) in ColumnSteps(x0, x1) {
                 let v = tap6x16Horizontal(src + x)
                 UnsafeMutableRawPointer(b1 + 16 * k).storeBytes(of: v.even, as: SIMD8<Int16>.self)
                 UnsafeMutableRawPointer(b1 + 16 * k + 8).storeBytes(of: v.odd, as: SIMD8<Int16>.self)
@@ -94,10 +101,10 @@ enum InterPrediction {
         for y in (y0 + 2)..<(y1 - 3) {
             let src = UnsafePointer(r.full.at(0, y))
             let hv = r.halfV.at(0, y)
-            columns(-pad, r.width + pad) { x, _ in storeRounded(tap6x16(src + x, s), hv + x) }
+            for (x, _) in ColumnSteps(-pad, r.width + pad) { storeRounded(tap6x16(src + x, s), hv + x) }
             let jj = r.halfHV.at(0, y)
             let b1 = UnsafePointer(scratch + (y - y0) * pitch)
-            columns(x0, x1) { x, k in
+            for (x, k) in ColumnSteps(x0, x1) {
                 // 16 b1 values read as 8 Int32: the low halves sign-extended are columns 0, 4, 8, 12 (even
                 // part) and 1, 5, 9, 13 (odd part), the high halves columns 2, 6, 10, 14 and 3, 7, 11, 15.
                 @inline(__always) func row(_ d: Int) -> (low: SIMD8<Int32>, high: SIMD8<Int32>) {
