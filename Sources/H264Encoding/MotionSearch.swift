@@ -38,7 +38,8 @@ enum MotionSearch {
         return Int32(UInt16(bitPattern: sum.wrappedSum()))
     }
 
-    /// |a − b| of 16 samples, as 8 lanes each summing two: max − min bytewise, then the byte pairs added.
+    /// |a − b| of 16 samples, as 8 lanes each summing two: max − min bytewise (the byte selects compile
+    /// to pmaxub/pminub, SSE2), then the byte pairs added.
     @inline(__always) static func sadRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD8<Int16> {
         let va = UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt8>.self), vb = UnsafeRawPointer(b).loadUnaligned(as: SIMD16<UInt8>.self)
         let greater = va .> vb
@@ -55,6 +56,8 @@ enum MotionSearch {
         return ((va & low) &- (vb & low), ((va &>> 8) & low) &- ((vb &>> 8) & low))
     }
 
+    /// Branch-free lane arithmetic (the generic pointwiseMax/Min are not always inlined and then cost a
+    /// call per vector).
     @inline(__always) static func abs8(_ v: SIMD8<Int16>) -> SIMD8<Int16> { let s = v &>> 15; return (v ^ s) &- s }
 
     /// Per 4-lane group of a row of vertically transformed differences: the horizontal Hadamard stages,
@@ -63,9 +66,6 @@ enum MotionSearch {
     @inline(__always) static func horizontal16(_ v: SIMD16<Int16>) -> SIMD8<Int16> {
         horizontal8(v.evenHalf, v.oddHalf)
     }
-
-    // Branch-free lane arithmetic: the generic pointwiseMax/Min are not always inlined and then cost a
-    // call per vector.
 
     @inline(__always) static func row4(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD4<Int16> {
         SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(a).loadUnaligned(as: SIMD4<UInt8>.self))
