@@ -20,6 +20,19 @@ struct ReferencePlanes {
     var identity: Int32
 }
 
+/// Columns [from, to) in 16-wide steps, with their index; the last step is moved back to end at the
+/// limit (overlap is harmless). A loop body, not a closure, so the compiler keeps it inline.
+struct ColumnSteps: Sequence, IteratorProtocol {
+    private var x: Int, k = 0
+    private let to: Int
+    init(_ from: Int, _ to: Int) { x = from; self.to = to }
+    mutating func next() -> (x: Int, k: Int)? {
+        guard x < to else { return nil }
+        defer { x += 16; k += 1 }
+        return (Swift.min(x, to - 16), k)
+    }
+}
+
 /// Luma quarter-sample and chroma eighth-sample interpolation (8.4.2.2), default weighted bi-prediction (8.4.2.3.1).
 enum InterPrediction {
     @inline(__always) static func clip(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
@@ -44,6 +57,17 @@ enum InterPrediction {
                 (e.odd &+ j.odd) &- 5 &* (f.odd &+ i.odd) &+ 20 &* (g.odd &+ h.odd))
     }
 
+    /// ``tap6x16(_:_:)`` along a row: the samples at odd offsets are the other lanes of those at even
+    /// ones, so four loads serve the six taps (overlapping loads would be assembled lane by lane).
+    @inline(__always) static func tap6x16Horizontal(_ p: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+        let m2 = split(p - 2), c0 = split(p), p2 = split(p + 2), p4 = split(p + 4).even
+        @inline(__always) func tap(_ e: SIMD8<Int16>, _ f: SIMD8<Int16>, _ g: SIMD8<Int16>, _ h: SIMD8<Int16>, _ i: SIMD8<Int16>,
+                                   _ j: SIMD8<Int16>) -> SIMD8<Int16> {
+            (e &+ j) &- 5 &* (f &+ i) &+ 20 &* (g &+ h)
+        }
+        return (tap(m2.even, m2.odd, c0.even, c0.odd, p2.even, p2.odd), tap(m2.odd, c0.even, c0.odd, p2.even, p2.odd, p4))
+    }
+
     /// Stores Clip1((v + 16) >> 5) of even and odd columns as 16 interleaved samples.
     @inline(__always) static func storeRounded(_ v: (even: SIMD8<Int16>, odd: SIMD8<Int16>), _ dst: UnsafeMutablePointer<UInt8>) {
         @inline(__always) func clip(_ x: SIMD8<Int16>) -> SIMD8<Int16> {
@@ -63,18 +87,12 @@ enum InterPrediction {
         let x0 = -pad + 2, x1 = r.width + pad - 3  // b and j columns [x0, x1)
         let y0 = -pad, y1 = r.height + pad
         let pitch = 16 * ((x1 - x0 + 15) / 16)  // b1 scratch row
-        // Columns in 16-wide steps (with their index); the last step is moved back to end at the limit
-        // (overlap is harmless).
-        @inline(__always) func columns(_ from: Int, _ to: Int, _ body: (Int, Int) -> Void) {
-            var x = from, k = 0
-            while x < to { body(min(x, to - 16), k); x += 16; k += 1 }
-        }
         for y in y0..<y1 {
             let src = UnsafePointer(r.full.at(0, y))
             let hb = r.halfH.at(0, y)
             let b1 = scratch + (y - y0) * pitch
-            columns(x0, x1) { x, k in
-                let v = tap6x16(src + x, 1)
+            for (x, k) in ColumnSteps(x0, x1) {
+                let v = tap6x16Horizontal(src + x)
                 UnsafeMutableRawPointer(b1 + 16 * k).storeBytes(of: v.even, as: SIMD8<Int16>.self)
                 UnsafeMutableRawPointer(b1 + 16 * k + 8).storeBytes(of: v.odd, as: SIMD8<Int16>.self)
                 storeRounded(v, hb + x)
@@ -83,10 +101,10 @@ enum InterPrediction {
         for y in (y0 + 2)..<(y1 - 3) {
             let src = UnsafePointer(r.full.at(0, y))
             let hv = r.halfV.at(0, y)
-            columns(-pad, r.width + pad) { x, _ in storeRounded(tap6x16(src + x, s), hv + x) }
+            for (x, _) in ColumnSteps(-pad, r.width + pad) { storeRounded(tap6x16(src + x, s), hv + x) }
             let jj = r.halfHV.at(0, y)
             let b1 = UnsafePointer(scratch + (y - y0) * pitch)
-            columns(x0, x1) { x, k in
+            for (x, k) in ColumnSteps(x0, x1) {
                 // 16 b1 values read as 8 Int32: the low halves sign-extended are columns 0, 4, 8, 12 (even
                 // part) and 1, 5, 9, 13 (odd part), the high halves columns 2, 6, 10, 14 and 3, 7, 11, 15.
                 @inline(__always) func row(_ d: Int) -> (low: SIMD8<Int32>, high: SIMD8<Int32>) {
@@ -94,11 +112,13 @@ enum InterPrediction {
                     return ((v &<< 16) &>> 16, v &>> 16)
                 }
                 let m2 = row(-2), m1 = row(-1), c0 = row(0), p1 = row(1), p2 = row(2), p3 = row(3)
-                @inline(__always) func clip(_ v: SIMD8<Int32>) -> SIMD8<Int32> {
-                    let r = (v &+ 512) &>> 10
-                    let positive = r & ~(r &>> 31)
-                    let over = (255 &- positive) &>> 31
-                    return (positive & ~over) | (255 & over)
+                // (v + 512) >> 10 lies in −210...465: two columns per 32-bit lane, clipped as Int16.
+                @inline(__always) func rounded(_ v: SIMD8<Int32>) -> SIMD8<Int32> { (v &+ 512) &>> 10 }
+                @inline(__always) func clip(_ low: SIMD4<Int32>, _ high: SIMD4<Int32>) -> SIMD8<Int16> {
+                    let x = unsafeBitCast((low & 0xFFFF) | (high &<< 16), to: SIMD8<Int16>.self)
+                    let positive = x & ~(x &>> 15)
+                    let d = 255 &- positive
+                    return positive &+ (d & (d &>> 15))  // min(positive, 255)
                 }
                 // E − 5F + 20G + 20H − 5I + J as E + J + 5w, w = 4(G + H) − (F + I): shifts, not Int32
                 // multiplies (which SSE2 lacks)
@@ -107,10 +127,11 @@ enum InterPrediction {
                     let w = ((g &+ h) &<< 2) &- (f &+ i)
                     return e &+ j &+ w &+ (w &<< 2)
                 }
-                let lo = clip(tap6(m2.low, m1.low, c0.low, p1.low, p2.low, p3.low))
-                let hi = clip(tap6(m2.high, m1.high, c0.high, p1.high, p2.high, p3.high))
-                let packed = lo.lowHalf | (lo.highHalf &<< 8) | (hi.lowHalf &<< 16) | (hi.highHalf &<< 24)
-                UnsafeMutableRawPointer(jj + x).storeBytes(of: packed, as: SIMD4<Int32>.self)
+                let lo = rounded(tap6(m2.low, m1.low, c0.low, p1.low, p2.low, p3.low))
+                let hi = rounded(tap6(m2.high, m1.high, c0.high, p1.high, p2.high, p3.high))
+                // columns 4k and 4k + 2 in one lane, 4k + 1 and 4k + 3 in the other: bytes in column order
+                let even = clip(lo.lowHalf, hi.lowHalf), odd = clip(lo.highHalf, hi.highHalf)
+                UnsafeMutableRawPointer(jj + x).storeBytes(of: even | (odd &<< 8), as: SIMD8<Int16>.self)
             }
         }
     }

@@ -342,6 +342,14 @@ struct MacroblockEncoder {
     /// lone ±1 levels; returns CodedBlockPatternLuma and the non-zero mask. A skip `probe` stops at a
     /// non-zero pattern, with nothing reconstructed or written: the macroblock is then coded again.
     private mutating func codeLumaInter(_ mb: inout MacroblockSyntax, probe: Bool = false) -> (cbp: Int, nonZero: UInt16) {
+        let cbp = quantizeLumaInter()
+        if probe && cbp != 0 { return (cbp, 0) }
+        return (cbp, reconstructLumaInter(&mb, cbp: cbp))
+    }
+
+    /// The first half of ``codeLumaInter(_:probe:)``: transform and quantise against predY into
+    /// lumaLevels and counts, decimate; returns CodedBlockPatternLuma.
+    private mutating func quantizeLumaInter() -> Int {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
@@ -354,7 +362,12 @@ struct MacroblockEncoder {
         var cbp = 0
         let total = scores.wrappedSum()
         for b8 in 0..<4 where scores[b8] > 0 && (total >= 6 && scores[b8] >= 4) { cbp |= 1 << b8 }
-        if probe && cbp != 0 { return (cbp, 0) }
+        return cbp
+    }
+
+    /// The second half of ``codeLumaInter(_:probe:)``: the levels of the 8x8 blocks in `cbp` into `mb`,
+    /// the reconstruction from predY; returns the non-zero mask.
+    private mutating func reconstructLumaInter(_ mb: inout MacroblockSyntax, cbp: Int) -> UInt16 {
         var nonZero: UInt16 = 0
         let recY = ctx.reconY.at(16 * mbx, 16 * mby), rs = ctx.reconY.stride
         for blk in 0..<16 {
@@ -368,7 +381,7 @@ struct MacroblockEncoder {
             reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
                            dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
         }
-        return (cbp, nonZero)
+        return nonZero
     }
 
     /// How much a block's levels are worth keeping: 9 when any |level| > 1, else the sum over ±1
@@ -409,15 +422,22 @@ struct MacroblockEncoder {
         let skipMV = MotionVectorPrediction.pSkip(a, b, c)
         let mvp = MotionVectorPrediction.predict(refIdx: 0, a, b, c)
         // P_Skip first: its prediction with no residual, if the residual would quantise away.
-        predictInter(ref, mv: skipMV, y: s.predY, cb: s.predCb, cr: s.predCr)
+        predictInterLuma(ref, mv: skipMV, into: s.predY)
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
+        // What the probe leaves in the scratch for skipMV, reused when the search ends there.
+        var chromaPredicted = false
+        var probedLumaCBP: Int? = nil
         if skipSAD < Self.skipProbeSAD[qp] {
+            predictInterChroma(ref, mv: skipMV, cb: s.predCb, cr: s.predCr)
+            chromaPredicted = true
             mb.reset(kind: .pL016x16)
-            let luma = codeLumaInter(&mb, probe: true)
-            if luma.cbp == 0 {
+            let lumaCBP = quantizeLumaInter()
+            probedLumaCBP = lumaCBP
+            if lumaCBP == 0 {
                 let cbpC = codeChroma(&mb, intra: false, probe: true)
                 if cbpC == 0 {
+                    _ = reconstructLumaInter(&mb, cbp: 0)
                     mb.reset(kind: .pSkip)
                     setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
                     return
@@ -426,12 +446,19 @@ struct MacroblockEncoder {
         }
         var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
         best.cost += lambda * 1
-        // Intra is tried only where the motion-compensated prediction is poor.
-        if best.cost > Self.intraTrialCost[qp], encodeIntra(&mb, &st, interCost: best.cost) { return }
+        // Intra is tried only where the motion-compensated prediction is poor (the trial overwrites predY).
+        let intraTried = best.cost > Self.intraTrialCost[qp]
+        if intraTried, encodeIntra(&mb, &st, interCost: best.cost) { return }
         mb.reset(kind: .pL016x16)
         mb.mvdL0 = (Int32(best.mv.x - mvp.x), Int32(best.mv.y - mvp.y))
-        predictInter(ref, mv: best.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
-        let luma = codeLumaInter(&mb)
+        if intraTried || best.mv != skipMV {
+            predictInterLuma(ref, mv: best.mv, into: s.predY)
+            chromaPredicted = false
+            probedLumaCBP = nil
+        }
+        if !chromaPredicted { predictInterChroma(ref, mv: best.mv, cb: s.predCb, cr: s.predCr) }
+        let lumaCBP = probedLumaCBP ?? quantizeLumaInter()
+        let luma = (cbp: lumaCBP, nonZero: reconstructLumaInter(&mb, cbp: lumaCBP))
         mb.codedBlockPatternLuma = luma.cbp
         mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
         if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV {
@@ -455,8 +482,17 @@ struct MacroblockEncoder {
     /// Luma and chroma prediction of the macroblock from one reference with `mv`.
     private func predictInter(_ ref: ReferencePlanes, mv: SIMD2<Int16>, y: UnsafeMutablePointer<UInt8>,
                               cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) {
+        predictInterLuma(ref, mv: mv, into: y)
+        predictInterChroma(ref, mv: mv, cb: cb, cr: cr)
+    }
+
+    private func predictInterLuma(_ ref: ReferencePlanes, mv: SIMD2<Int16>, into y: UnsafeMutablePointer<UInt8>) {
         let mx = Int(mv.x), my = Int(mv.y)
         InterPrediction.predictLuma(ref, x: 16 * mbx + (mx >> 2), y: 16 * mby + (my >> 2), fx: mx & 3, fy: my & 3, w: 16, h: 16, dst: y, dstStride: 16)
+    }
+
+    private func predictInterChroma(_ ref: ReferencePlanes, mv: SIMD2<Int16>, cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) {
+        let mx = Int(mv.x), my = Int(mv.y)
         let cx = 8 * mbx + (mx >> 3), cy = 8 * mby + (my >> 3)
         InterPrediction.predictChroma(ref.cb, width: ref.width / 2, height: ref.height / 2, padding: ref.padding / 2, x: cx, y: cy,
                                       fx: mx & 7, fy: my & 7, w: 8, h: 8, dst: cb, dstStride: 8)

@@ -38,10 +38,14 @@ enum MotionSearch {
         return Int32(UInt16(bitPattern: sum.wrappedSum()))
     }
 
-    /// |a − b| of 16 samples, as 8 lanes each summing two.
+    /// |a − b| of 16 samples, as 8 lanes each summing two: max − min bytewise (the byte selects compile
+    /// to pmaxub/pminub, SSE2), then the byte pairs added.
     @inline(__always) static func sadRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD8<Int16> {
-        let d = diff16(a, b)
-        return abs8(d.even) &+ abs8(d.odd)
+        let va = UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt8>.self), vb = UnsafeRawPointer(b).loadUnaligned(as: SIMD16<UInt8>.self)
+        let greater = va .> vb
+        let d = vb.replacing(with: va, where: greater) &- va.replacing(with: vb, where: greater)
+        let w = unsafeBitCast(d, to: SIMD8<UInt16>.self)
+        return unsafeBitCast((w & 0xFF) &+ (w &>> 8), to: SIMD8<Int16>.self)
     }
 
     /// The differences a − b of 16 samples, even and odd columns apart, read as 8 little-endian 16-bit
@@ -52,21 +56,16 @@ enum MotionSearch {
         return ((va & low) &- (vb & low), ((va &>> 8) & low) &- ((vb &>> 8) & low))
     }
 
+    /// Branch-free lane arithmetic (the generic pointwiseMax/Min are not always inlined and then cost a
+    /// call per vector).
     @inline(__always) static func abs8(_ v: SIMD8<Int16>) -> SIMD8<Int16> { let s = v &>> 15; return (v ^ s) &- s }
 
     /// Per 4-lane group of a row of vertically transformed differences: the horizontal Hadamard stages,
-    /// the last one as |a + b| + |a − b| = 2·max(|a|, |b|), which halves the sum.
-    @inline(__always) static func horizontal16(_ v: SIMD16<Int16>) -> SIMD4<Int32> {
-        let e = v.evenHalf, o = v.oddHalf
-        let s = e &+ o, d = e &- o
-        let m = max4(abs4(s.evenHalf), abs4(s.oddHalf)) &+ max4(abs4(d.evenHalf), abs4(d.oddHalf))
-        return SIMD4<Int32>(truncatingIfNeeded: m)
+    /// the last one as |a + b| + |a − b| = 2·max(|a|, |b|), which halves the sum; each group's sum in
+    /// both lanes of a pair (``horizontal8(_:_:)``), so the lanes add up to twice the SATD.
+    @inline(__always) static func horizontal16(_ v: SIMD16<Int16>) -> SIMD8<Int16> {
+        horizontal8(v.evenHalf, v.oddHalf)
     }
-
-    // Branch-free lane arithmetic: the generic pointwiseMax/Min and replacing(with:where:) are not
-    // always inlined and then cost a call per vector.
-    @inline(__always) static func abs4(_ v: SIMD4<Int16>) -> SIMD4<Int16> { let s = v &>> 15; return (v ^ s) &- s }
-    @inline(__always) static func max4(_ a: SIMD4<Int16>, _ b: SIMD4<Int16>) -> SIMD4<Int16> { let d = b &- a; return b &- (d & (d &>> 15)) }
 
     @inline(__always) static func row4(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD4<Int16> {
         SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(a).loadUnaligned(as: SIMD4<UInt8>.self))
@@ -76,28 +75,32 @@ enum MotionSearch {
     /// SATD of a 16x16 block (sum over its 4x4 blocks of half the absolute Hadamard coefficients): the
     /// vertical transform lane-wise on the even and odd columns, the first horizontal stage as even ± odd.
     @inline(__always) static func satd16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
-        var acc = SIMD4<Int16>.zero  // lane k: the four 4x4 blocks of columns 4k...4k+3, each ≤ 8160: ≤ 32640
+        var acc = SIMD8<Int16>.zero  // lanes 2k, 2k + 1: the four 4x4 blocks of columns 4k...4k+3, each ≤ 8160: ≤ 32640
         for g in 0..<4 { acc &+= satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride) }
-        return Int32(acc[0]) + Int32(acc[1]) + Int32(acc[2]) + Int32(acc[3])
+        return pairSum(acc)
     }
+
+    /// The sum of lanes 0, 2, 4, 6 (each lane pair holds one value twice).
+    @inline(__always) static func pairSum(_ v: SIMD8<Int16>) -> Int32 { Int32(v[0]) + Int32(v[2]) + Int32(v[4]) + Int32(v[6]) }
 
     /// The SATD of a 16x16 block, or, once the rows of 4x4 blocks summed so far reach `limit`, that
     /// partial sum (≥ limit): enough for a search that keeps only a cost strictly below its best.
     @inline(__always) static func satd16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
                                             stoppingAt limit: Int32) -> Int32 {
-        var acc = SIMD4<Int16>.zero
+        var acc = SIMD8<Int16>.zero
         var partial: Int32 = 0
         for g in 0..<4 {
             acc &+= satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride)
-            partial = Int32(acc[0]) + Int32(acc[1]) + Int32(acc[2]) + Int32(acc[3])
+            partial = pairSum(acc)
             if partial >= limit { break }
         }
         return partial
     }
 
-    /// The SATDs of the four 4x4 blocks of a 16x4 row of blocks (lane k: columns 4k...4k+3): the vertical
-    /// transform lane-wise on the even and odd columns, the first horizontal stage as even ± odd.
-    @inline(__always) static func satdBlockRow(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD4<Int16> {
+    /// The SATDs of the four 4x4 blocks of a 16x4 row of blocks (lanes 2k and 2k + 1 both: columns
+    /// 4k...4k+3): the vertical transform lane-wise on the even and odd columns, the first horizontal
+    /// stage as even ± odd.
+    @inline(__always) static func satdBlockRow(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD8<Int16> {
         let d0 = diff16(pa, pb), d1 = diff16(pa + aStride, pb + bStride)
         let d2 = diff16(pa + 2 * aStride, pb + 2 * bStride), d3 = diff16(pa + 3 * aStride, pb + 3 * bStride)
         @inline(__always) func vertical(_ r0: SIMD8<Int16>, _ r1: SIMD8<Int16>, _ r2: SIMD8<Int16>, _ r3: SIMD8<Int16>)
@@ -109,10 +112,18 @@ enum MotionSearch {
         return horizontal8(e.0, o.0) &+ horizontal8(e.1, o.1) &+ horizontal8(e.2, o.2) &+ horizontal8(e.3, o.3)
     }
 
-    /// ``horizontal16(_:)`` of a row given as its even and odd lanes, in Int16.
-    @inline(__always) static func horizontal8(_ e: SIMD8<Int16>, _ o: SIMD8<Int16>) -> SIMD4<Int16> {
-        let s = e &+ o, d = e &- o
-        return max4(abs4(s.evenHalf), abs4(s.oddHalf)) &+ max4(abs4(d.evenHalf), abs4(d.oddHalf))
+    /// ``horizontal16(_:)`` of a row given as its even and odd lanes, in Int16, each group's sum in both
+    /// lanes of its pair: fewer shuffles than taking even and odd halves.
+    @inline(__always) static func horizontal8(_ e: SIMD8<Int16>, _ o: SIMD8<Int16>) -> SIMD8<Int16> {
+        pairMax(e &+ o) &+ pairMax(e &- o)
+    }
+
+    /// max(|v[2k]|, |v[2k + 1]|) in lanes 2k and 2k + 1 (one word shuffle swaps the pairs).
+    @inline(__always) static func pairMax(_ v: SIMD8<Int16>) -> SIMD8<Int16> {
+        let a = abs8(v)
+        let swapped = SIMD8(a[1], a[0], a[3], a[2], a[5], a[4], a[7], a[6])
+        let d = swapped &- a
+        return swapped &- (d & (d &>> 15))  // max
     }
 
     /// SATD of a 4x4 block.
@@ -121,7 +132,7 @@ enum MotionSearch {
         let s01 = d0 &+ d1, t01 = d0 &- d1, s23 = d2 &+ d3, t23 = d2 &- d3
         // four vertical rows packed as 16 lanes: the same horizontal stages as 16-wide rows
         let v = SIMD16<Int16>(lowHalf: SIMD8(lowHalf: s01 &+ s23, highHalf: s01 &- s23), highHalf: SIMD8(lowHalf: t01 &- t23, highHalf: t01 &+ t23))
-        return horizontal16(v).wrappedSum()
+        return Int32(horizontal16(v).wrappedSum()) >> 1  // ≤ 2 · 8160: exact in Int16
     }
 
     @inline(__always) static func satd(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int, w: Int, h: Int) -> Int32 {
