@@ -29,9 +29,9 @@ enum PlayCommand {
         .value("--timing-log", valueName: "FILE", help: "one JSON line per frame: {\"frame\": N, \"pts\": seconds, \"presented\": host seconds or null when dropped}"),
         .list("--screenshot", valueName: "T:FILE.png", help: "save the window as PNG when the timebase reaches T (may be given several times)"),
         .value("--frames", valueName: "N", help: "stop after N frames (shown or dropped)"),
-        .value("--codec", valueName: "h264|h265", help: "the codec of rtp://@:PORT (default h264; an SDP names its own)"),
-        .value("--latency", valueName: "MS", help: "live input: jitter-buffer latency in milliseconds, as vtk receive's (default 50)"),
-        .value("--timeout", valueName: "S", help: "live input: stop after S seconds without packets (default 10)"),
+        RTPSource.codecOption,
+        RTPSource.latencyOption,
+        RTPSource.timeoutOption,
         .value("--decode-delay", valueName: "MS", help: "sleep MS milliseconds after each decode (tests: late frames are dropped)"),
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
         .value("--present", valueName: "auto|va|x11", help: "va: VA's vaPutSurface on a VA display opened on the X server; x11: RGB by libyuv, put with XShm or XPutImage; auto (default): va when the device can present, else x11"),
@@ -87,9 +87,7 @@ enum PlayCommand {
             }
             frameRate = parsedRate
         }
-        var settings = ReceiverSettings()
-        settings.latency = (try values.double("latency", range: 0...10_000) ?? 50) / 1000
-        settings.timeout = try values.double("timeout", range: 0.1...1e6) ?? 10
+        let settings = try RTPSource.settings(values)
         let screenshots = try parsed.list("screenshot").map { text throws(CommandFailure) -> (time: Double, path: String) in
             guard let colon = text.firstIndex(of: ":"), let time = Double(text[..<colon]), time >= 0, time.isFinite,
                   !text[text.index(after: colon)...].isEmpty else {

@@ -37,6 +37,21 @@ struct RTPSource {
     }
 }
 
+extension RTPSource {
+    /// The options of a live source, one text for `vtk receive` and `vtk play`.
+    static let latencyOption = OptionSpec.value("--latency", valueName: "MS", help: "jitter buffer: how long a packet waits for a missing earlier one (default 50)")
+    static let timeoutOption = OptionSpec.value("--timeout", valueName: "S", help: "give up after S seconds without a packet (default 10)")
+    static let codecOption = OptionSpec.value("--codec", valueName: "h264|h265", help: "the codec of rtp://@:PORT (default h264; an SDP names its own)")
+
+    /// The receiver's settings from --latency and --timeout.
+    static func settings(_ values: OptionValues) throws(CommandFailure) -> ReceiverSettings {
+        var settings = ReceiverSettings()
+        settings.latency = (try values.double("latency", range: 0...10_000) ?? 50) / 1000
+        settings.timeout = try values.double("timeout", range: 0.1...1e6) ?? 10
+        return settings
+    }
+}
+
 extension ReceiveReport {
     /// Exit 3's message when packets were lost, frames flagged or the stream had problems; nil when it was clean.
     func damage(_ statistics: DecodeStatistics, command: String) -> CommandFailure? {

@@ -17,14 +17,14 @@ enum ReceiveCommand {
         .flag("--framemd5", help: "print one line per frame: frame number by RTP time, tab, MD5 of its I420 bytes"),
         .value("--frames", valueName: "N", help: "stop after N decoded frames"),
         .value("--duration", valueName: "S", help: "stop S seconds after the first packet"),
-        .value("--latency", valueName: "MS", help: "jitter buffer: how long a packet waits for a missing earlier one (default 50)"),
-        .value("--timeout", valueName: "S", help: "give up after S seconds without a packet (default 10)"),
+        RTPSource.latencyOption,
+        RTPSource.timeoutOption,
         .flag("--stats", help: "print packets, lost, late, reordered, frames decoded and flagged, recovery time, latency"),
         .flag("--json", help: "with --stats: one JSON object instead of text"),
         .value("--loss", valueName: "P", help: "drop P percent of the packets received (deterministic, by sequence number; tests)"),
         .value("--seed", valueName: "S", help: "seed of --loss and --reorder (default 0)"),
         .value("--reorder", valueName: "P", help: "swap P percent of the packets with their next neighbour (tests)"),
-        .value("--codec", valueName: "h264|h265", help: "the codec of rtp://@:PORT (default h264; an SDP names its own)"),
+        RTPSource.codecOption,
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
         .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
         .flag("-h", "--help", help: "show this help"),
@@ -56,11 +56,9 @@ enum ReceiveCommand {
         try values.conflict("frames", "duration")
         if parsed.has("json") && !parsed.has("stats") { throw CommandFailure(.usage, "vtk receive: --json goes with --stats") }
         if parsed.has("seed") && !parsed.has("loss") && !parsed.has("reorder") { throw CommandFailure(.usage, "vtk receive: --seed goes with --loss or --reorder") }
-        var settings = ReceiverSettings()
+        var settings = try RTPSource.settings(values)
         settings.frameLimit = try values.int("frames", range: 1...100_000_000)
         settings.duration = try values.double("duration", range: 0.001...1e7)
-        settings.latency = (try values.double("latency", range: 0...10_000) ?? 50) / 1000
-        settings.timeout = try values.double("timeout", range: 0.1...1e6) ?? 10
         let loss = try values.double("loss", range: 0...100) ?? 0
         let reorder = try values.double("reorder", range: 0...100) ?? 0
         let seed = try values.int("seed", range: 0...Int.max) ?? 0
