@@ -49,7 +49,7 @@ struct DecodeSummary {
             ("problem_count", .int(statistics.problemCount)),
             ("problems", .array(groups.lines.map(JSONValue.string))),
             ("problems_left_out", .int(statistics.problemCount - groups.shown(groups.lines.count))),
-            ("exitCode", .int(Int(exitCode.rawValue))),
+            ("exit_code", .int(Int(exitCode.rawValue))),
         ])
     }
 }

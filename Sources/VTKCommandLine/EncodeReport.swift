@@ -75,7 +75,7 @@ struct EncodeReport {
             ("output", .string(output)),
             ("frames", .int(frames)),
             ("width", .int(source.width)), ("height", .int(source.height)),
-            ("frame_rate", .string(FrameRate.text(source.frameRate))),
+            ("frame_rate", .number(Double(source.frameRate.0) / Double(source.frameRate.1))),
             ("file_bytes", fileBytes.map(JSONValue.int) ?? .null),
             ("payload_bytes", .int(payloadBytes)),
             ("bitrate", .number(bitRate)),
@@ -90,7 +90,7 @@ struct EncodeReport {
             ("packed_headers", .string(packedHeaders)),
             ("seconds", .number(seconds)),
             ("warnings", .array(warnings.map(JSONValue.string))),
-            ("exitCode", .int(warnings.isEmpty ? 0 : Int(ExitCode.input.rawValue))),
+            ("exit_code", .int(warnings.isEmpty ? 0 : Int(ExitCode.input.rawValue))),
         ])
     }
 }

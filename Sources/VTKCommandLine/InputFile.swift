@@ -130,6 +130,11 @@ final class OutputFile {
 
     deinit { if fd != STDOUT_FILENO { close(fd) } }
 
+    /// Removes a file opened ahead of the work when the work failed before anything was written to it.
+    func removeUnwritten() {
+        if fd != STDOUT_FILENO, bytesWritten == 0 { unlink(path) }
+    }
+
     func write<C: Collection>(_ bytes: C) throws(CommandFailure) where C.Element == UInt8 {
         let ok: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
             guard let base = buffer.baseAddress else { return true }  // nothing to write

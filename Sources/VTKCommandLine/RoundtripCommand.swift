@@ -23,7 +23,7 @@ enum RoundtripCommand {
         .value("--min-psnr", valueName: "DB", help: "exit 1 when the Y-PSNR is below DB"),
         .value("--min-ssim", valueName: "S", help: "exit 1 when the mean Y-SSIM is below S"),
         .flag("--json", help: "print the report as one JSON object on standard output"),
-        .value("--plot", valueName: "FILE.svg", help: "write an SVG of per-frame Y-PSNR and bits per frame"),
+        .value("--plot", valueName: "FILE.svg", help: "write an SVG of per-frame Y-PSNR (and Y-SSIM), bits and picture type per frame"),
         .value("-n", "--frames", valueName: "N", help: "measure at most N frames (the built-in clip has 60 unless told)"),
     ] + EncodeOptions.table
     static let details = """
@@ -32,6 +32,12 @@ enum RoundtripCommand {
         PSNR of a plane is 10*log10(255^2/MSE) with the MSE averaged over all frames, as FFmpeg's psnr filter
         reports it; identical planes give 100 dB (the cap), never infinity. The average is weighted 6:1:1
         (Y:U:V). SSIM is libyuv's, on the luma plane, averaged over frames.
+        Speed: each stage is timed from submitting a picture until its data is back from the driver (the
+        coded data for encode, the decoded frame for decode), with one picture in flight and the two stages
+        one after the other on separate VA displays, so that neither is billed for the other's work. A
+        decoder that holds decoded pictures for reordering finishes them out of sight: then no decode speed
+        is given, and the report says why. 'vtk encode' reports the wall time of a whole run instead.
+        --plot writes SVG only (a FILE not named .svg is refused before any work: exit 2).
         """
 
     struct FrameRecord {
@@ -39,6 +45,8 @@ enum RoundtripCommand {
         var bits: Int
         var quality: FrameQuality
         var idr = false
+        /// "I", "P" or "B", from the first slice's slice_type (7.4.3, Table 7-6).
+        var type: Character = "?"
     }
 
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
@@ -49,6 +57,10 @@ enum RoundtripCommand {
         let minSSIM = try values.double("min-ssim", range: 0...1)
         let wantSSIM = parsed.has("ssim") || minSSIM != nil
         let quiet = parsed.has("quiet") || parsed.has("json")
+        // The plot's file is checked and opened before the work, so that a bad name costs nothing.
+        let plotFile = try parsed["plot"].map { path throws(CommandFailure) in try openPlot(path, input: parsed.positionals.first) }
+        var plotWritten = false
+        defer { if let plotFile, !plotWritten { plotFile.removeUnwritten() } }
         let source: FrameSource
         let frameLimit = try values.int("frames", range: 1...Int(Int32.max))
         if let input = parsed.positionals.first {
@@ -62,9 +74,18 @@ enum RoundtripCommand {
             }
         }
         options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
+        // One picture in flight: each encode call returns with its pictures' coded data, so the time of the
+        // calls is the time the encoder took (the stream is the same; the VA driver codes in order anyway).
+        options.properties.framesInFlight = 1
 
         let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(options.device, for: .encode) } catch {
+        let decodeConnection: VADisplayConnection
+        do {
+            connection = try VADisplayConnection.open(options.device, for: .encode)
+            // The decoder on a display of its own: its pictures never queue behind the encoder's on one engine.
+            decodeConnection = connection.isSoftware ? try VADisplayConnection.open(options.device, for: .decode(nil))
+                : try VADisplayConnection.openDRM(connection.devicePath)
+        } catch {
             throw CommandFailure(.device, "vtk roundtrip: cannot open VA device '\(options.device)': \(error)")
         }
         let encoder: CompressionSession
@@ -86,8 +107,9 @@ enum RoundtripCommand {
         var pending: [MediaTime: PixelBuffer] = [:]
         var bitsOf: [MediaTime: Int] = [:]
         var idrAt = Set<MediaTime>()
+        var typeOf: [MediaTime: Character] = [:]
         var records: [FrameRecord] = []
-        var encodeSeconds = 0.0, decodeSeconds = 0.0, totalBytes = 0
+        var encodeSpeed = StageSpeed(), decodeSpeed = StageSpeed(), totalBytes = 0
         var sourceFrames = 0
 
         func compare(_ frames: [DecodedFrame]) throws(CommandFailure) {
@@ -97,7 +119,8 @@ enum RoundtripCommand {
                 }
                 let quality = FrameQuality(reference: original, decoded: frame.pixelBuffer, ssim: wantSSIM)
                 records.append(FrameRecord(index: records.count, bits: 8 * (bitsOf.removeValue(forKey: frame.presentationTime) ?? 0), quality: quality,
-                                           idr: idrAt.remove(frame.presentationTime) != nil))
+                                           idr: idrAt.remove(frame.presentationTime) != nil,
+                                           type: typeOf.removeValue(forKey: frame.presentationTime) ?? "?"))
             }
         }
         var samplesDecoded = 0
@@ -106,42 +129,49 @@ enum RoundtripCommand {
                 totalBytes += sample.data.count
                 bitsOf[sample.presentationTime] = sample.data.count
                 if sample.isSync { idrAt.insert(sample.presentationTime) }
-                let t0 = Clock.now()
+                typeOf[sample.presentationTime] = PictureType.of(sample)
                 let frames: [DecodedFrame]
                 do {
                     // The encoder's samples go over as they are: length-prefixed, with their format description.
                     if decoder == nil {
-                        decoder = try DecompressionSession(formatDescription: sample.formatDescription, connection: connection, outputFormat: .i420)
+                        decoder = try DecompressionSession(formatDescription: sample.formatDescription, connection: decodeConnection, outputFormat: .i420)
                     }
-                    frames = try decoder?.decode(sample) ?? []
+                    frames = try decodeSpeed.time { () throws -> [DecodedFrame] in try decoder?.decode(sample) ?? [] }
                 } catch {
                     throw CommandFailure(.device, "vtk roundtrip: decoding sample \(samplesDecoded): \(error)")
                 }
                 samplesDecoded += 1
-                decodeSeconds += Clock.now() - t0
+                decodeSpeed.frames += frames.count
+                // A picture decoded but held for reordering is read back (and waited for) by a later call,
+                // after other work ran: its decoding time was not seen.
+                if decodeSpeed.frames < samplesDecoded, decodeSpeed.unmeasured == nil {
+                    decodeSpeed.unmeasured = "the decoder held decoded pictures for reordering (B-frames, or no max_num_reorder_frames "
+                        + "in the stream), and finished them out of sight"
+                }
                 try compare(frames)
             }
         }
         while sourceFrames < frameLimit ?? Int.max, let frame = try source.next() {
             pending[frame.presentationTime] = frame
             sourceFrames += 1
-            let t0 = Clock.now()
             let samples: [SampleBuffer]
-            do { samples = try encoder.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(sourceFrames - 1)) } catch {
+            do {
+                samples = try encodeSpeed.time { () throws(CompressionError) -> [SampleBuffer] in
+                    try encoder.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(sourceFrames - 1))
+                }
+            } catch {
                 throw CommandFailure(error.isDeviceProblem ? .device : .input, "vtk roundtrip: encoding frame \(sourceFrames - 1): \(error)")
             }
-            encodeSeconds += Clock.now() - t0
+            encodeSpeed.frames += samples.count
             try decode(samples)
             progress.update(frames: sourceFrames, fraction: source.fractionDone)
         }
         do {
-            let t0 = Clock.now()
-            let rest = try encoder.completeFrames()
-            encodeSeconds += Clock.now() - t0
+            let rest = try encodeSpeed.time { () throws(CompressionError) -> [SampleBuffer] in try encoder.completeFrames() }
+            encodeSpeed.frames += rest.count
             try decode(rest)
-            let t1 = Clock.now()
-            let delayed = try decoder?.finishDelayedFrames() ?? []
-            decodeSeconds += Clock.now() - t1
+            let delayed = try decodeSpeed.time { () throws -> [DecodedFrame] in try decoder?.finishDelayedFrames() ?? [] }
+            decodeSpeed.frames += delayed.count
             try compare(delayed)
         } catch let failure as CommandFailure { throw failure } catch {
             throw CommandFailure(.device, "vtk roundtrip: \(error)")
@@ -157,20 +187,36 @@ enum RoundtripCommand {
             warnings.append("\(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
                             + "after \(sourceFrames) whole frame(s), which were measured")
         }
-        let report = RoundtripReport(source: source, device: encoder.deviceDescription, entrypoint: encoder.entrypointName,
+        var report = RoundtripReport(source: source, device: encoder.deviceDescription, entrypoint: encoder.entrypointName,
                                      packedHeaders: encoder.packedHeadersDescription, bFrames: encoder.bFrames, records: records, totalBytes: totalBytes,
-                                     encodeSeconds: encodeSeconds, decodeSeconds: decodeSeconds, ssim: wantSSIM,
-                                     properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM, warnings: warnings)
-        if parsed.has("json") { StandardStreams.out(report.json.text + "\n") } else { StandardStreams.out(report.text) }
-        if let plot = parsed["plot"] {
-            if let input = parsed.positionals.first { try OutputFile.refuseOverwriting(input: input, output: plot, command: name) }
-            let file = try OutputFile(plot, command: name)
-            try file.write(Array(report.svg.utf8))
+                                     encodeSpeed: encodeSpeed, decodeSpeed: decodeSpeed, ssim: wantSSIM,
+                                     properties: options.properties, minPSNR: minPSNR, minSSIM: minSSIM, warnings: warnings,
+                                     encoderWarnings: encoder.warnings)
+        // The plot first: a failure to write it is the run's exit code, which the JSON must then say.
+        var plotFailure: CommandFailure?
+        if let plotFile {
+            do { try plotFile.write(Array(report.svg.utf8)) } catch { plotFailure = error }
+            plotWritten = plotFailure == nil
         }
+        if let plotFailure { report.exitCodeOverride = plotFailure.code }
+        if parsed.has("json") { StandardStreams.out(report.json.text + "\n") } else { StandardStreams.out(report.text) }
+        if let plotFailure { throw plotFailure }
         if let warning = warnings.first { throw CommandFailure(report.exitCode, "vtk roundtrip: \(warning)") }
         if !report.failures.isEmpty {
             StandardStreams.error(report.failures.map { "vtk roundtrip: FAIL: \($0)\n" }.joined())
         }
         return report.exitCode
+    }
+
+    /// The plot's file, opened for writing: SVG only, refused (exit 2) under another name such as .png,
+    /// and found unwritable (exit 5) before any work.
+    static func openPlot(_ path: String, input: String?) throws(CommandFailure) -> OutputFile {
+        let ext = path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }?.lowercased() ?? ""
+        guard ext == "svg" else {
+            throw CommandFailure(.usage, "vtk roundtrip: --plot writes SVG, so its file must be named .svg, not '\(path)'"
+                                 + (ext == "png" ? " (for PNG: rsvg-convert -o \(path) plot.svg)" : ""))
+        }
+        if let input { try OutputFile.refuseOverwriting(input: input, output: path, command: name) }
+        return try OutputFile(path, command: name)
     }
 }

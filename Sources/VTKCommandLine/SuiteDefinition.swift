@@ -73,9 +73,12 @@ struct TestSuite: Sendable {
                   let md5 = entry["result"] as? String else {
                 throw fail("test_vectors[\(index)] needs \"name\", \"input_file\" and \"result\"")
             }
-            let candidates = [base.appendingPathComponent(name).appendingPathComponent(vectorName).appendingPathComponent(file),
-                              base.appendingPathComponent(vectorName).appendingPathComponent(file),
-                              base.appendingPathComponent(file)].map(\.path)
+            // An absolute input_file is the stream itself (vtk-bench writes such suites); a relative one is
+            // looked for under the resources as fluster lays them out.
+            let candidates = file.hasPrefix("/") ? [file]
+                : [base.appendingPathComponent(name).appendingPathComponent(vectorName).appendingPathComponent(file),
+                   base.appendingPathComponent(vectorName).appendingPathComponent(file),
+                   base.appendingPathComponent(file)].map(\.path)
             let input = candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
             vectors.append(SuiteTestVector(name: vectorName, input: input, outputFormat: entry["output_format"] as? String ?? "yuv420p",
                                            md5: md5.lowercased(), frameMD5s: frameMD5s(besides: input)))

@@ -33,6 +33,20 @@ enum SuiteRunner {
         return items.filter { mine.contains($0.key) }
     }
 
+    /// The items named by `tests` (all when empty) less those named by `skip`, by exact test-vector name
+    /// (fluster's -tv and -sv). A name that matches no item is refused: a typo must not run nothing and pass.
+    static func filter(_ items: [Item], tests: [String], skip: [String], command: String) throws(CommandFailure) -> [Item] {
+        let names = Set(items.map(\.vector.name))
+        for (option, list) in [("--test", tests), ("--skip", skip)] {
+            if let unknown = list.first(where: { !names.contains($0) }) {
+                let near = Suggestions.nearest(unknown, among: names.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
+                throw CommandFailure(.usage, "vtk \(command): \(option) \(unknown): no test vector of that name in the suite\(near)")
+            }
+        }
+        let wanted = Set(tests), skipped = Set(skip)
+        return items.filter { (wanted.isEmpty || wanted.contains($0.vector.name)) && !skipped.contains($0.vector.name) }
+    }
+
     /// Runs every item on every decoder with `jobs` tests at a time; results in item order, then decoder order.
     static func run(_ items: [Item], decoders: [String], jobs: Int, timeout: Double,
                     progress: (@Sendable (SuiteResult, Int, Int) -> Void)?) throws(CommandFailure) -> [SuiteResult] {

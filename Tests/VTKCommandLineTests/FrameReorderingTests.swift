@@ -73,9 +73,9 @@ struct FrameReorderingTests {
         #expect(r.status == 0, "\(r.stderrText)")
         let report = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
         #expect(report["frames"] as? Int == 12)
-        #expect(report["bFrames"] as? Int == 3)
+        #expect(report["b_frames"] as? Int == 3)
         #expect(report["entrypoint"] as? String == "EncSlice")
-        #expect(report["packedHeaders"] as? String == "SEQUENCE|SLICE|MISC")
+        #expect(report["packed_headers"] as? String == "SEQUENCE|SLICE|MISC")
     }
 
     @Test("A driver without list 1: a warning and P-frames, or exit 2 with --strict")

@@ -47,7 +47,7 @@ struct FrictionTests {
         #expect(try Fixture.ffprobe(out, "nb_read_frames", extra: ["-count_frames"]) == "7")
 
         let decode = try Self.json(try VTKBinary.run(["decode", out.path, "--frames", "5", "--md5", "--json", "--device", "soft"]))
-        #expect(decode["frames"] as? Int == 5 && decode["width"] as? Int == 96 && decode["exitCode"] as? Int == 0)
+        #expect(decode["frames"] as? Int == 5 && decode["width"] as? Int == 96 && decode["exit_code"] as? Int == 0)
         let theirs = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", out.path, "-frames:v", "5", "-pix_fmt", "yuv420p", "-f", "md5", "-"])
         #expect("MD5=\(decode["md5"] as? String ?? "")" == theirs.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
         let framemd5 = try VTKBinary.run(["decode", out.path, "-n", "3", "--framemd5", "-q", "--device", "soft"])

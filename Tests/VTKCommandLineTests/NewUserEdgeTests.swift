@@ -278,7 +278,7 @@ struct NewUserEdgeTests {
         #expect(result.status == 3)
         let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         #expect(report["passed"] as? Bool == false)
-        #expect(report["exitCode"] as? Int == 3)
+        #expect(report["exit_code"] as? Int == 3)
         #expect((report["warnings"] as? [String])?.first?.contains("partial frame of 10 bytes") == true, "\(report["warnings"] ?? "")")
     }
 }
