@@ -74,6 +74,8 @@ final class SuiteDecoderHost: Sendable {
     private let environment: [String: String]
     /// `-init_hw_device` value for ffmpeg-vaapi.
     private let hwDevice: String
+    /// gst-vaapi: GStreamer has videocodectestsink (gst-plugins-bad), which writes frames without row padding.
+    private let gstTestSink: Bool
 
     init(_ decoder: SuiteDecoder, codec: String) {
         self.decoder = decoder
@@ -81,6 +83,7 @@ final class SuiteDecoderHost: Sendable {
         var hwDevice = ""
         var unavailable: String?
         var vtkExecutable: String?
+        var gstTestSink = false
         let hevc = codec == "H.265"
         switch decoder {
         case .vtk(let device, let persona):
@@ -114,12 +117,14 @@ final class SuiteDecoderHost: Sendable {
                     if (try? TimedProcess.run("gst-inspect-1.0", [hevc ? "vaapih265dec" : "vaapih264dec"], environment: environment, timeout: 30))?.status != 0 {
                         unavailable = "GStreamer has no \(hevc ? "vaapih265dec" : "vaapih264dec") (gstreamer1.0-vaapi)"
                     }
+                    gstTestSink = (try? TimedProcess.run("gst-inspect-1.0", ["videocodectestsink"], timeout: 30))?.status == 0
                 case .failure(let why): unavailable = why.reason
                 }
             }
         }
         self.environment = environment
         self.hwDevice = hwDevice
+        self.gstTestSink = gstTestSink
         self.unavailable = unavailable
         self.vtkExecutable = vtkExecutable
     }
@@ -208,23 +213,37 @@ final class SuiteDecoderHost: Sendable {
         }
     }
 
-    /// gst-launch writes raw I420 to a file, whose MD5 is the result.
+    /// gst-launch writes the decoded frames to a file, whose MD5 is the result. GStreamer's raw video has
+    /// padded rows (each plane's stride rounded up to 4) and filesink writes the padding, so the frames are
+    /// written by videocodectestsink, which drops it (as fluster does); without that element, the padding is
+    /// stripped here using the negotiated caps.
     private func gstDecode(_ vector: SuiteTestVector, codec: String, timeout: Double) -> SuiteDecoder.Outcome {
-        guard vector.outputFormat == "yuv420p" else {
+        let format: String
+        switch vector.outputFormat {
+        case "yuv420p": format = "I420"
+        case "yuv420p10le" where gstTestSink: format = "I420_10LE"
+        default:
             return .init(status: .notSupported, detail: "gst-vaapi: output format \(vector.outputFormat) is not supported here", seconds: 0)
         }
         let hevc = codec == "H.265"
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-suite-\(getpid())-\(UUID().uuidString).yuv")
         defer { try? FileManager.default.removeItem(at: output) }
-        let pipeline = ["-q", "filesrc", "location=\(vector.input)", "!", hevc ? "h265parse" : "h264parse", "!", hevc ? "vaapih265dec" : "vaapih264dec",
-                        "!", "videoconvert", "dither=none", "!", "video/x-raw,format=I420", "!", "filesink", "location=\(output.path)"]
+        let sink = gstTestSink ? ["videocodectestsink", "location=\(output.path)"] : ["filesink", "location=\(output.path)"]
+        let pipeline = [gstTestSink ? "-q" : "-v", "filesrc", "location=\(vector.input)", "!", hevc ? "h265parse" : "h264parse", "!",
+                        hevc ? "vaapih265dec" : "vaapih264dec", "!", "videoconvert", "dither=none", "!", "video/x-raw,format=\(format)", "!"] + sink
         let result: TimedProcess.Result
         do { result = try TimedProcess.run("gst-launch-1.0", pipeline, environment: environment, timeout: timeout) } catch {
             return .init(status: .error, detail: error.description, seconds: 0)
         }
         if let verdict = Self.failureVerdict(result, timeout: timeout) { return verdict }
-        guard let bytes = FileManager.default.contents(atPath: output.path) else {
+        guard var bytes = FileManager.default.contents(atPath: output.path) else {
             return .init(status: .error, detail: "gst-launch-1.0 wrote no output", seconds: result.seconds)
+        }
+        if !gstTestSink {
+            guard let size = GStreamerI420.lastSize(inVerboseOutput: result.stdoutText) else {
+                return .init(status: .error, detail: "gst-launch-1.0 -v named no I420 caps to unpad the frames with", seconds: result.seconds)
+            }
+            bytes = GStreamerI420.unpadded(bytes, width: size.width, height: size.height)
         }
         var md5 = MD5()
         md5.update(bytes)
