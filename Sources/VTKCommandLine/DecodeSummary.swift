@@ -44,6 +44,8 @@ struct DecodeSummary {
             ("md5", md5.map(JSONValue.string) ?? .null),
             ("device", .string(device)),
             ("seconds", .double(seconds)),
+            ("fps", .double(seconds > 0 ? Double(frames) / seconds : 0)),
+            ("speed_method", .string("wall time of the whole run: reading, decoding, reading back and writing the frames")),
             ("damaged_frames", .int(statistics.damagedFrames)),
             ("skipped_access_units", .int(statistics.accessUnitsSkipped)),
             ("problem_count", .int(statistics.problemCount)),

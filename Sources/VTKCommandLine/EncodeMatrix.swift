@@ -74,7 +74,7 @@ struct EncodeCase: Sendable {
         }
         if let profile = try text("profile") { arguments += ["--profile", profile] }
         if let keyint = try text("keyint") { arguments += ["--keyint", keyint] }
-        // 0 is what every encoder does; more needs --bframes, which a vtk without B-frames refuses (a per-case error).
+        // 0 is what every encoder does; more is --bframes, checked against the B-frames the report says were used.
         let bframes = try text("bframes") ?? "0"
         if bframes != "0" { arguments += ["--bframes", bframes] }
         bFrames = Int(bframes) ?? 0

@@ -20,6 +20,9 @@ struct EncodeReport {
     var entrypoint = ""
     var packedHeaders = ""
 
+    /// How `seconds` and the fps are measured: `vtk encode` as a whole, as `time` would see it.
+    static let speedMethod = "wall time of the whole run: reading, converting, coding and writing the frames"
+
     /// CBR that misses its target by more than this fraction is reported as missed.
     static let cbrTolerance = 0.10
 
@@ -89,6 +92,8 @@ struct EncodeReport {
             ("entrypoint", .string(entrypoint)),
             ("packed_headers", .string(packedHeaders)),
             ("seconds", .number(seconds)),
+            ("fps", .number(seconds > 0 ? Double(frames) / seconds : 0)),
+            ("speed_method", .string(Self.speedMethod)),
             ("warnings", .array(warnings.map(JSONValue.string))),
             ("exit_code", .int(warnings.isEmpty ? 0 : Int(ExitCode.input.rawValue))),
         ])
