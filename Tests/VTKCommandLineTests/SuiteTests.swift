@@ -75,7 +75,7 @@ struct SuiteTests {
         try Self.checkJUnit(junit, decoders: ["vtk:soft": 0, "ffmpeg": 0, "ffmpeg-vaapi": 1], tests: n, failing: "CVFC1_Sony_C.jsv")
     }
 
-    @Test("gst-vaapi through vtksoft: small streams pass, CVFC1_Sony_C.jsv fails from frame 0 (the left crop again)",
+    @Test("gst-vaapi through vtksoft: small streams pass, CVFC1_Sony_C.jsv fails from frame 0 (GStreamer keeps the crop size, not its offsets)",
           .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: haveShared, sharedMissing),
           .enabled(if: ProcessRunner.which("gst-launch-1.0") != nil && Xvfb.isInstalled && Sanitizer.active == nil,
                    "gst-launch-1.0 (gstreamer1.0-tools, -vaapi, -plugins-bad) or Xvfb missing: skipping the GStreamer decoder"))
