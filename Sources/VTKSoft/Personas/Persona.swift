@@ -37,6 +37,13 @@ struct Persona: Sendable {
     let encoder: EncoderEngine?
     /// What vaPutSurface does.
     var presentation: Presentation = .x11
+    /// Decodes H.264 field pictures, PAFF and MBAFF. VA has no attribute for it (only EncInterlaced, for
+    /// encode): a driver shows it by decoding them, and one without refuses such pictures at vaEndPicture
+    /// (UNIMPLEMENTED). Every driver modelled has it: iHD and i965 (Intel's MFX AVC decode takes field and
+    /// MBAFF pictures), radeonsi (Mesa's VA frontend passes field_pic_flag and bottom_field_flag to UVD/VCN),
+    /// and nvidia-vaapi-driver (src/h264.c: field_pic_flag, bottom_field_flag from CurrPic's flags,
+    /// MbaffFrameFlag to NVDEC). ../shared/personas/README.md lists only EncInterlaced NONE.
+    var interlacedDecode = true
 
     // MARK: What is advertised
 
