@@ -9,9 +9,7 @@ import VTKTestSupport
 struct InterlacedDecodeTests {
     /// FFmpeg's per-frame MD5s (I420) of its VA hwaccel decode through vtksoft.
     static func hardwareFrameMD5s(_ stream: URL) throws -> (md5s: [String], run: VTKSoftFFmpeg.Run) {
-        let run = try VTKSoftFFmpeg.run("ffmpeg", ["-nostdin", "-v", "error", "-init_hw_device", VTKSoftFFmpeg.hwDevice, "-hwaccel", "vaapi",
-                                                   "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi", "-i", stream.path,
-                                                   "-vf", "hwdownload,format=nv12,format=yuv420p", "-f", "framemd5", "-"])
+        let run = try VTKSoftFFmpeg.hardwareDecode(stream, muxer: "framemd5")
         return (frameMD5s(run.result.stdoutText), run)
     }
 
@@ -103,10 +101,7 @@ struct InterlacedDecodeTests {
             let stream = try #require(ConformanceStream.interlaced.first { $0.file == name })
             let capture = TestPaths.scratch.appendingPathComponent("capture-\(UUID().uuidString).jsonl")
             defer { try? FileManager.default.removeItem(at: capture) }
-            let run = try VTKSoftFFmpeg.run("ffmpeg", ["-nostdin", "-v", "error", "-init_hw_device", VTKSoftFFmpeg.hwDevice, "-hwaccel", "vaapi",
-                                                       "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi", "-i", stream.url.path,
-                                                       "-vf", "hwdownload,format=nv12", "-f", "null", "-"],
-                                            extraEnvironment: ["VTKSOFT_CAPTURE": capture.path])
+            let run = try VTKSoftFFmpeg.hardwareDecode(stream.url, muxer: "null", filters: [], extraEnvironment: ["VTKSOFT_CAPTURE": capture.path])
             #expect(run.result.status == 0)
             let lines = try String(contentsOf: capture, encoding: .utf8).split(separator: "\n").map {
                 try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
