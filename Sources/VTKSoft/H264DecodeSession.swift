@@ -60,8 +60,10 @@ final class H264DecodeSession {
         for slice in slices {
             do { headers.append(try SliceHeaderPrefix(nalUnit: slice.nalUnit, picture: picture)) } catch { throw .invalidParameter }
         }
-        // The first slice's field decides which rows are written; a slice of another field is the client's mistake.
+        // The first slice's field is the picture's (CurrPic is checked against it). A client that sends both
+        // fields of a frame in one picture gets both written: libavcodec decodes the pair from one packet.
         let structure = headers[0].structure, frameNum = headers[0].frameNum
+        let bothFields = structure.isField && headers.contains { $0.structure == structure.complement }
         violations += FieldParameterCheck.picture(picture, structure: structure)
         for (index, (slice, header)) in zip(slices, headers).enumerated() {
             let id = header.pictureParameterSetID
@@ -98,7 +100,7 @@ final class H264DecodeSession {
             accessUnit.append(rewritten ?? unit)
         }
         return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height,
-                                  structure: structure, frameNum: frameNum)
+                                  structure: bothFields ? .frame : structure, frameNum: frameNum)
     }
 
     /// The first field libavcodec decoded last, while its second field may still come (worker side).

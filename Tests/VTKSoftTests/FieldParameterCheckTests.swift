@@ -239,5 +239,20 @@ struct FieldParameterCheckTests {
                                 client: client, references: Array(repeating: frameEntry, count: refs.count)) == VA_STATUS_SUCCESS)
         _ = try client.luma(surfaces[1])
         #expect(violations() == 2 * refs.count * perSlice, "a frame in a field's list")
+
+        // Both fields in one picture (one vaBeginPicture/vaEndPicture), in a new context (a new decoder: this
+        // one now holds a lone bottom field, which libavcodec would pair with the IDR top field): libavcodec
+        // decodes the pair, and both fields' rows are written, as the two pictures wrote them.
+        let twoRounds = try client.luma(target)
+        var fresh = VAContextID(VA_INVALID_ID)
+        var freshTargets = [try client.createSurface(width: width, height: height)]
+        defer { vaDestroySurfaces(owner.display, &freshTargets, 1) }
+        try client.check(vaCreateContext(owner.display, config, Int32(width), Int32(height), VA_PROGRESSIVE, &freshTargets, 1, &fresh), "vaCreateContext")
+        defer { vaDestroyContext(owner.display, fresh) }
+        let both = FirstField(sps: second.sps, pps: second.pps, slices: pair[0].slices + second.slices)
+        let bothTarget = freshTargets[0]
+        #expect(try Self.render(both, picture: Self.parameters(pair[0], target: bothTarget), context: fresh, target: bothTarget,
+                                client: client, references: refs.map { var e = $0; e.picture_id = bothTarget; return e }) == VA_STATUS_SUCCESS)
+        #expect(try client.luma(bothTarget) == twoRounds, "one picture holding both fields")
     }
 }
