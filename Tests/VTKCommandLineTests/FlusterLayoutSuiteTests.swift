@@ -75,4 +75,23 @@ struct FlusterLayoutSuiteTests {
         }
         print("\(suiteName) through ffmpeg-vaapi:soft: \(passed) of \(laid.count) held vectors pass (\(results.count) in the suite)")
     }
+
+    @Test("GStreamer's vaapih264dec on vtksoft passes every held vector of JVT-FR-EXT but FRExt2_Panasonic_C, which its h264parse refuses",
+          .enabled(if: VTKBinary.available, VTKBinary.missing),
+          .enabled(if: flusterDirectory != nil, Comment(rawValue: TestPaths.sharedMissingMessage)),
+          .enabled(if: VTKSoftGStreamer.isAvailable, "\(VTKSoftGStreamer.unavailableReason ?? "")"))
+    func gstreamer() throws {
+        let suite = try #require(Self.flusterDirectory).appendingPathComponent("JVT-FR-EXT.json")
+        let root = TestPaths.scratch.appendingPathComponent("fluster-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (_, laid) = try Self.layOut(suite, under: root, held: Self.heldStreams())
+        let json = root.appendingPathComponent("report.json").path
+        _ = try VTKBinary.run(["suite", "run", suite.path, "--resources", root.path, "--decoder", "gst-vaapi", "--json", json, "-q"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let results = try #require(report["results"] as? [[String: Any]]).filter { laid.contains($0["test"] as? String ?? "") }
+        #expect(results.count == laid.count)
+        for result in results where result["test"] as? String != "FRExt2_Panasonic_C" {
+            #expect(result["status"] as? String == "pass", "\(result["test"] ?? ""): \(result["detail"] ?? "")")
+        }
+    }
 }
