@@ -1,5 +1,4 @@
 import CLibVA
-import CLibYUV
 import H264Bitstream
 
 /// A decode context's codec state: turns each picture's VA buffers back into an access unit, has
@@ -13,12 +12,18 @@ final class H264DecodeSession {
     private var sentPPS: [Int: [UInt8]] = [:]
     /// num_ref_idx_l0/l1_default_active_minus1 per PPS id, learnt from slices that do not override them.
     private var refDefaults: [Int: (Int, Int)] = [:]
-    /// The rebuilt SPS and PPSs as sent, parsed: what the slice headers are checked against.
+    /// The rebuilt SPS and PPSs as coded, parsed: what the slice headers are checked against.
     private var parameterSets = ParameterSets()
+    /// For POC type 1, per PPS id: the type-0 sets sent in their place.
+    private var pocRewrites: [Int: PictureOrderCountRewrite] = [:]
 
-    init?(profile: VAProfile) {
+    /// Whether field pictures and MBAFF frames are decoded (the persona's ``Persona/interlacedDecode``).
+    private let interlaced: Bool
+
+    init?(profile: VAProfile, interlaced: Bool = true) {
         guard let decoder = LibavcodecDecoder() else { return nil }
         self.decoder = decoder
+        self.interlaced = interlaced
         rebuilder = ParameterSetRebuilder(profile: profile)
     }
 
@@ -29,27 +34,37 @@ final class H264DecodeSession {
         let rendered = try RenderedPicture<VAPictureParameterBufferH264, VAIQMatrixBufferH264, VASliceParameterBufferH264>(buffers, headerSize: 1)
         let picture = rendered.picture, matrix = rendered.matrix, slices = rendered.slices
         let seq = picture.seq_fields.bits
-        // 4:2:0, 8 bits: what the reported profiles decode.
-        guard seq.chroma_format_idc == 1, picture.bit_depth_luma_minus8 == 0, picture.bit_depth_chroma_minus8 == 0 else {
+        // 4:2:0 and 4:0:0 (into a 4:2:0 surface, chroma 128, as libavcodec gives it), 8 bits: what the
+        // reported profiles decode.
+        guard seq.chroma_format_idc <= 1, picture.bit_depth_luma_minus8 == 0, picture.bit_depth_chroma_minus8 == 0 else {
             throw .unsupportedRTFormat
         }
+        if !interlaced && (seq.frame_mbs_only_flag == 0 || picture.pic_fields.bits.field_pic_flag != 0) { throw .unimplemented }
         let width = (Int(picture.picture_width_in_mbs_minus1) + 1) * 16
         let height = (Int(picture.picture_height_in_mbs_minus1) + 1) * 16
         guard width <= max(contextWidth, surface.pitch), height <= surface.allocatedHeight else { throw .invalidParameter }
 
         var accessUnit: [NALUnit] = []
         let sps = rebuilder.sequenceParameterSet(picture)
+        // POC type 1 goes to libavcodec as type 0, with the client's POCs (see PictureOrderCountRewrite).
+        let typeZeroSPS = seq.pic_order_cnt_type == 1 ? PictureOrderCountRewrite.sequenceParameterSet(sps) : nil
         if sps != lastSPS {
             lastSPS = sps
             sentPPS = [:]
+            pocRewrites = [:]
             parameterSets = ParameterSets()
             _ = try? parameterSets.store(NALUnit(sps))
-            accessUnit.append(NALUnit(sps))
+            accessUnit.append(typeZeroSPS?.nalUnit() ?? NALUnit(sps))
         }
         var headers: [SliceHeaderPrefix] = []
         for slice in slices {
             do { headers.append(try SliceHeaderPrefix(nalUnit: slice.nalUnit, picture: picture)) } catch { throw .invalidParameter }
         }
+        // The first slice's field is the picture's (CurrPic is checked against it). A client that sends both
+        // fields of a frame in one picture gets both written: libavcodec decodes the pair from one packet.
+        let structure = headers[0].structure, frameNum = headers[0].frameNum
+        let bothFields = structure.isField && headers.contains { $0.structure == structure.complement }
+        violations += FieldParameterCheck.picture(picture, structure: structure)
         for (index, (slice, header)) in zip(slices, headers).enumerated() {
             let id = header.pictureParameterSetID
             var defaults = refDefaults[id] ?? (0, 0)
@@ -62,24 +77,46 @@ final class H264DecodeSession {
             if sentPPS[id] != pps {
                 sentPPS[id] = pps
                 _ = try? parameterSets.store(NALUnit(pps))
-                accessUnit.append(NALUnit(pps))
+                if let typeZeroSPS, let typeZeroPPS = PictureOrderCountRewrite.pictureParameterSet(pps, sps: typeZeroSPS) {
+                    pocRewrites[id] = PictureOrderCountRewrite(sps: typeZeroSPS, pps: typeZeroPPS)
+                    accessUnit.append(typeZeroPPS.nalUnit(sps: typeZeroSPS))
+                } else {
+                    pocRewrites[id] = nil
+                    accessUnit.append(NALUnit(pps))
+                }
             }
             if let violation = SliceDataOffsetCheck.violation(slice.parameters, index: index, nalUnit: slice.nalUnit, parameterSets: parameterSets) {
                 violations.append(violation)
             }
+            violations += FieldParameterCheck.referenceLists(slice.parameters, index: index, sliceType: header.sliceType,
+                                                             picture: picture, structure: structure)
         }
-        accessUnit += slices.map { NALUnit(bytes: $0.nalUnit, offset: 0) }
-        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height)
+        for (slice, header) in zip(slices, headers) {
+            let unit = NALUnit(bytes: slice.nalUnit, offset: 0)
+            // A slice the rewrite cannot parse goes as it is: libavcodec conceals or refuses it.
+            let rewritten = pocRewrites[header.pictureParameterSetID].flatMap {
+                try? $0.slice(unit, coded: parameterSets, current: picture.CurrPic, structure: structure)
+            }
+            accessUnit.append(rewritten ?? unit)
+        }
+        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height,
+                                  structure: bothFields ? .frame : structure, frameNum: frameNum)
     }
 
-    /// The worker's part: libavcodec decodes the access unit into `surface`.
+    /// The first field libavcodec decoded last, while its second field may still come (worker side).
+    private var openField: (structure: PictureStructure, frameNum: Int)?
+
+    /// The worker's part: libavcodec decodes the access unit into `surface`. A field is written into its
+    /// rows only; it is the second field of the open one when it has the opposite parity and the same
+    /// frame_num and follows it directly (7.4.1.2.4), and then libavcodec decodes it into that picture.
     func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
-        let outcome = decoder.decode(unit.bytes) { decoded in
+        let pairs = unit.structure.isField && openField.map { $0.structure == unit.structure.complement && $0.frameNum == unit.frameNum } == true
+        let outcome = decoder.decode(unit.bytes, continuesPicture: pairs) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.pitch)
             let copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
-            I420ToNV12(decoded.planes.0, decoded.strides.0, decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
-                       surface.luma, Int32(surface.pitch), surface.chroma, Int32(surface.pitch), Int32(copyWidth), Int32(copyHeight))
+            unit.structure.writeNV12(decoded, into: surface, width: copyWidth, height: copyHeight)
         }
+        openField = outcome.decoded && unit.structure.isField && !pairs ? (unit.structure, unit.frameNum) : nil
         try surface.record(outcome, width: unit.width, height: unit.height)
     }
 }
