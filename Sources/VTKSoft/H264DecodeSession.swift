@@ -1,5 +1,4 @@
 import CLibVA
-import CLibYUV
 import H264Bitstream
 
 /// A decode context's codec state: turns each picture's VA buffers back into an access unit, has
@@ -29,8 +28,9 @@ final class H264DecodeSession {
         let rendered = try RenderedPicture<VAPictureParameterBufferH264, VAIQMatrixBufferH264, VASliceParameterBufferH264>(buffers, headerSize: 1)
         let picture = rendered.picture, matrix = rendered.matrix, slices = rendered.slices
         let seq = picture.seq_fields.bits
-        // 4:2:0, 8 bits: what the reported profiles decode.
-        guard seq.chroma_format_idc == 1, picture.bit_depth_luma_minus8 == 0, picture.bit_depth_chroma_minus8 == 0 else {
+        // 4:2:0 and 4:0:0 (into a 4:2:0 surface, chroma 128, as libavcodec gives it), 8 bits: what the
+        // reported profiles decode.
+        guard seq.chroma_format_idc <= 1, picture.bit_depth_luma_minus8 == 0, picture.bit_depth_chroma_minus8 == 0 else {
             throw .unsupportedRTFormat
         }
         let width = (Int(picture.picture_width_in_mbs_minus1) + 1) * 16
@@ -50,6 +50,9 @@ final class H264DecodeSession {
         for slice in slices {
             do { headers.append(try SliceHeaderPrefix(nalUnit: slice.nalUnit, picture: picture)) } catch { throw .invalidParameter }
         }
+        // The first slice's field decides which rows are written; a slice of another field is the client's mistake.
+        let structure = headers[0].structure, frameNum = headers[0].frameNum
+        violations += FieldParameterCheck.picture(picture, structure: structure)
         for (index, (slice, header)) in zip(slices, headers).enumerated() {
             let id = header.pictureParameterSetID
             var defaults = refDefaults[id] ?? (0, 0)
@@ -67,19 +70,28 @@ final class H264DecodeSession {
             if let violation = SliceDataOffsetCheck.violation(slice.parameters, index: index, nalUnit: slice.nalUnit, parameterSets: parameterSets) {
                 violations.append(violation)
             }
+            violations += FieldParameterCheck.referenceLists(slice.parameters, index: index, sliceType: header.sliceType,
+                                                             picture: picture, structure: structure)
         }
         accessUnit += slices.map { NALUnit(bytes: $0.nalUnit, offset: 0) }
-        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height)
+        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height,
+                                  structure: structure, frameNum: frameNum)
     }
 
-    /// The worker's part: libavcodec decodes the access unit into `surface`.
+    /// The first field libavcodec decoded last, while its second field may still come (worker side).
+    private var openField: (structure: PictureStructure, frameNum: Int)?
+
+    /// The worker's part: libavcodec decodes the access unit into `surface`. A field is written into its
+    /// rows only; it is the second field of the open one when it has the opposite parity and the same
+    /// frame_num and follows it directly (7.4.1.2.4), and then libavcodec decodes it into that picture.
     func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
-        let outcome = decoder.decode(unit.bytes) { decoded in
+        let pairs = unit.structure.isField && openField.map { $0.structure == unit.structure.complement && $0.frameNum == unit.frameNum } == true
+        let outcome = decoder.decode(unit.bytes, continuesPicture: pairs) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.pitch)
             let copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
-            I420ToNV12(decoded.planes.0, decoded.strides.0, decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
-                       surface.luma, Int32(surface.pitch), surface.chroma, Int32(surface.pitch), Int32(copyWidth), Int32(copyHeight))
+            unit.structure.writeNV12(decoded, into: surface, width: copyWidth, height: copyHeight)
         }
+        openField = outcome.decoded && unit.structure.isField && !pairs ? (unit.structure, unit.frameNum) : nil
         try surface.record(outcome, width: unit.width, height: unit.height)
     }
 }

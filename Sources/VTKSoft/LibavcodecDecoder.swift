@@ -17,14 +17,23 @@ struct DecodedPicture {
 /// for each picture: the last one allocated while a packet is decoded is that packet's picture (pictures
 /// invented for frame_num gaps are allocated before it). It is read straight after avcodec_send_packet,
 /// and the output queue is drained and ignored.
+///
+/// The second field of a frame allocates nothing: libavcodec decodes it into its first field's picture.
+/// So the decoder keeps a reference to the current picture's buffers (``current``) until the next one
+/// is allocated, and a packet the caller says continues that picture reads it there.
 final class LibavcodecDecoder {
     private var context: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
-    fileprivate var lastAllocated: DecodedPicture?
-    /// libavcodec's frame for that picture: its decode_error_flags are set once the packet is decoded
-    /// (error concealment runs at the end of the picture).
-    fileprivate var lastAllocatedFrame: UnsafeMutablePointer<AVFrame>?
+    /// Our reference to the buffers of the picture libavcodec allocated last: they stay valid whatever
+    /// libavcodec does with its own frame.
+    fileprivate var current: UnsafeMutablePointer<AVFrame>?
+    /// A picture was allocated while the present packet was decoded.
+    fileprivate var allocatedInPacket = false
+    /// libavcodec's frame for the current picture (one of its DPB's frames, which live as long as the
+    /// decoder): its decode_error_flags are set once the packet is decoded (error concealment runs at the
+    /// end of the picture).
+    fileprivate var currentInternal: UnsafeMutablePointer<AVFrame>?
 
     /// Takes the first picture allocated during a packet rather than the last: libavcodec's H.265 decoder
     /// allocates the current picture before any it invents for missing references.
@@ -48,21 +57,27 @@ final class LibavcodecDecoder {
             let status = avcodec_default_get_buffer2(avctx, frame, flags)
             guard status >= 0, let avctx, let frame, let opaque = avctx.pointee.opaque else { return status }
             let decoder = Unmanaged<LibavcodecDecoder>.fromOpaque(opaque).takeUnretainedValue()
-            if decoder.firstAllocatedIsCurrent && decoder.lastAllocatedFrame != nil { return status }
-            decoder.lastAllocated = DecodedPicture(frame: frame.pointee)
-            decoder.lastAllocatedFrame = frame
+            if decoder.firstAllocatedIsCurrent && decoder.allocatedInPacket { return status }
+            decoder.allocatedInPacket = true
+            decoder.currentInternal = frame
+            if let current = decoder.current {
+                av_frame_unref(current)
+                if av_frame_ref(current, frame) < 0 { decoder.currentInternal = nil }
+            }
             return status
         }
         guard avcodec_open2(context, codec, nil) >= 0 else { return nil }
         packet = av_packet_alloc()
         frame = av_frame_alloc()
-        guard packet != nil, frame != nil else { return nil }
+        current = av_frame_alloc()
+        guard packet != nil, frame != nil, current != nil else { return nil }
     }
 
     deinit {
         avcodec_free_context(&context)
         av_packet_free(&packet)
         av_frame_free(&frame)
+        av_frame_free(&current)
     }
 
     /// What decoding one access unit gave.
@@ -75,23 +90,27 @@ final class LibavcodecDecoder {
     }
 
     /// Decodes one access unit (Annex B) and hands `consume` the picture it was decoded into, while
-    /// libavcodec still holds it.
-    func decode(_ accessUnit: [UInt8], consume: (DecodedPicture) -> Void) -> Outcome {
-        guard let context, let packet, let frame else { return Outcome(decoded: false, hadErrors: true) }
+    /// libavcodec still holds it. `continuesPicture`: the unit is the second field of the picture decoded
+    /// last, so when it allocates nothing (libavcodec paired it), that picture is its picture.
+    func decode(_ accessUnit: [UInt8], continuesPicture: Bool = false, consume: (DecodedPicture) -> Void) -> Outcome {
+        guard let context, let packet, let frame, let current else { return Outcome(decoded: false, hadErrors: true) }
         drain(context, frame)
-        lastAllocated = nil
-        lastAllocatedFrame = nil
+        allocatedInPacket = false
         guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return Outcome(decoded: false, hadErrors: true) }
         accessUnit.withUnsafeBytes { bytes in
             if let from = bytes.bindMemory(to: UInt8.self).baseAddress { packet.pointee.data.update(from: from, count: accessUnit.count) }
         }
         let status = avcodec_send_packet(context, packet)
         av_packet_unref(packet)
-        let picture = lastAllocated
-        let errorFlags = lastAllocatedFrame?.pointee.decode_error_flags ?? 0
+        var picture: DecodedPicture?
+        if allocatedInPacket || continuesPicture, currentInternal != nil { picture = DecodedPicture(frame: current.pointee) }
+        let errorFlags = picture == nil ? 0 : currentInternal?.pointee.decode_error_flags ?? 0
         if let picture { consume(picture) }
-        lastAllocated = nil
-        lastAllocatedFrame = nil
+        if !allocatedInPacket && !continuesPicture {
+            // Nothing decoded: the held picture no longer follows on from what the client sent.
+            av_frame_unref(current)
+            currentInternal = nil
+        }
         drain(context, frame)
         return Outcome(decoded: picture != nil, hadErrors: status < 0 || errorFlags != 0)
     }

@@ -2,11 +2,14 @@ import CLibVA
 import H264Bitstream
 
 /// The start of a slice header (7.3.3), read up to num_ref_idx_active_override_flag: the decoder needs
-/// the PPS id the slice refers to, and whether the slice's reference counts are the PPS defaults.
+/// the PPS id the slice refers to, whether the slice's reference counts are the PPS defaults, and which
+/// picture it belongs to (frame_num, and the field it codes).
 struct SliceHeaderPrefix {
     var sliceType = 0
     var pictureParameterSetID = 0
     var overridesRefCounts = false
+    var frameNum = 0
+    var structure = PictureStructure.frame
 
     /// `nalUnit` is the whole NAL unit, header byte first, emulation prevention still in.
     init(nalUnit: ArraySlice<UInt8>, picture p: VAPictureParameterBufferH264) throws {
@@ -19,12 +22,13 @@ struct SliceHeaderPrefix {
         sliceType = Int(try r.ue()) % 5
         pictureParameterSetID = Int(try r.ue())
         guard pictureParameterSetID < 256 else { throw VAError.invalidParameter }
-        _ = try r.u(Int(s.log2_max_frame_num_minus4) + 4)  // frame_num
-        var fieldPicture = false
+        frameNum = Int(try r.u(Int(s.log2_max_frame_num_minus4) + 4))
+        var fieldPicture = false, bottomField = false
         if s.frame_mbs_only_flag == 0 {
             fieldPicture = try r.flag()
-            if fieldPicture { _ = try r.flag() }  // bottom_field_flag
+            if fieldPicture { bottomField = try r.flag() }
         }
+        structure = PictureStructure(fieldPicture: fieldPicture, bottomField: bottomField)
         if nalType == 5 { _ = try r.ue() }  // idr_pic_id
         if s.pic_order_cnt_type == 0 {
             _ = try r.u(Int(s.log2_max_pic_order_cnt_lsb_minus4) + 4)

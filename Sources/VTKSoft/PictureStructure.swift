@@ -1,0 +1,40 @@
+import CLibYUV
+
+/// Which rows of the frame a coded picture covers (7.4.3: field_pic_flag, bottom_field_flag): a frame
+/// (MBAFF included) covers them all, a field every other row from its parity's first.
+enum PictureStructure: Equatable {
+    case frame, topField, bottomField
+
+    init(fieldPicture: Bool, bottomField: Bool) {
+        self = !fieldPicture ? .frame : bottomField ? .bottomField : .topField
+    }
+
+    var isField: Bool { self != .frame }
+
+    /// The first row of the frame this picture covers (luma and chroma alike), and the step between rows.
+    var firstRow: Int { self == .bottomField ? 1 : 0 }
+    var rowStep: Int { isField ? 2 : 1 }
+
+    /// The opposite parity's field, which pairs with this one (7.4.1.2.4); nil for a frame.
+    var complement: PictureStructure? {
+        switch self {
+        case .frame: return nil
+        case .topField: return .bottomField
+        case .bottomField: return .topField
+        }
+    }
+
+    /// Writes this picture's rows of `decoded` (planar 4:2:0, 8 bits, a whole frame) into an NV12 surface:
+    /// a field writes only its own rows, as a hardware decoder writes a field into its frame's surface,
+    /// so the other field's rows keep what the surface held. `width` × `height` is the frame's size.
+    func writeNV12(_ decoded: DecodedPicture, into surface: Surface, width: Int, height: Int) {
+        let step = Int32(rowStep), first = firstRow
+        let y = decoded.planes.0 + first * Int(decoded.strides.0)
+        let u = decoded.planes.1 + first * Int(decoded.strides.1)
+        let v = decoded.planes.2 + first * Int(decoded.strides.2)
+        I420ToNV12(y, decoded.strides.0 * step, u, decoded.strides.1 * step, v, decoded.strides.2 * step,
+                   surface.luma + first * surface.pitch, Int32(surface.pitch) * step,
+                   surface.chroma + first * surface.pitch, Int32(surface.pitch) * step,
+                   Int32(width), Int32(height / rowStep))
+    }
+}
