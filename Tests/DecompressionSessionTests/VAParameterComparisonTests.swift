@@ -298,6 +298,13 @@ struct VAParameterComparisonTests {
         _ = try Self.expectAgreement(try stream.url(), name: stream.name)
     }
 
+    @Test("libx264 MBAFF streams: every field equal",
+          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          arguments: GeneratedStream.mbaff)
+    func mbaff(stream: GeneratedStream) throws {
+        _ = try Self.expectAgreement(try stream.url(), name: stream.name)
+    }
+
     /// libx264 P slices with 16 references and weighted prediction carry a pred_weight_table of mostly zero
     /// flags, and so emulation prevention bytes; the edited streams carry one in every IDR slice header.
     @Test("Streams with emulation prevention bytes in slice headers: every field equal, slice_data_bit_offset included",

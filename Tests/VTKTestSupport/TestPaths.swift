@@ -39,8 +39,6 @@ public struct ConformanceStream: Sendable, CustomStringConvertible {
 
     /// All rows of the H.264 reference.tsv; empty when ../shared is absent.
     public static let all = rows(of: "h264")
-    /// The rows of ../shared/conformance/h264-interlaced (field pictures, PAFF, MBAFF, 4:0:0).
-    public static let interlaced = rows(of: "h264-interlaced")
 
     /// All rows of ../shared/conformance/`folder`/reference.tsv; empty when ../shared is absent.
     public static func rows(of folder: String) -> [ConformanceStream] {
