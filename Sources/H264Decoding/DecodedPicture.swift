@@ -69,8 +69,12 @@ public struct DecodedPicture: Hashable, Sendable {
     public var structure: PictureStructure = .frame
     /// A frame coded with mb_adaptive_frame_field_flag (7.4.3, MbaffFrameFlag).
     public var isMbaff = false
-    /// The store's fields were coded as field pictures (rather than as one frame).
-    public var isFieldPair = false
+    /// How the store's first picture was coded: a frame, or the field that came first.
+    public var codedStructure: PictureStructure = .frame
+    /// pic_struct of the picture timing SEI that came with the store's first picture (Table D-1), if any.
+    public var picStruct: Int?
+    /// The sequence may code fields (frame_mbs_only_flag 0): the frame is interlaced content.
+    public var isInterlaced = false
     public var neededForOutput = false
     public var isIDR = false
     public var nalRefIdc: UInt8 = 0
@@ -138,6 +142,18 @@ public struct DecodedPicture: Hashable, Sendable {
     /// LongTermPicNum of one of the store's fields seen from a current field (8-32, 8-33).
     public func longTermPicNum(of field: PictureStructure, current: PictureStructure) -> Int {
         field == current ? 2 * longTermFrameIdx + 1 : 2 * longTermFrameIdx
+    }
+
+    /// The store's fields were coded as field pictures (rather than as one frame).
+    public var isFieldPair: Bool { codedStructure.isField }
+    /// Which field comes first in time, as FFmpeg tells a stream's field order: nil for progressive content
+    /// (frame_mbs_only_flag 1, or a frame whose pic_struct or field order counts say so). A field pair's
+    /// first field; a frame's pic_struct when there is one (D.2.2, Table D-1); else its smaller field order count.
+    public var topFieldFirst: Bool? {
+        guard isInterlaced else { return nil }
+        if codedStructure.isField { return codedStructure == .topField }
+        if let picStruct { return PictureTiming.topFieldFirst(picStruct: picStruct) }
+        return topFieldOrderCnt == bottomFieldOrderCnt ? nil : topFieldOrderCnt < bottomFieldOrderCnt
     }
 
     /// At least one field is a reference: the store counts against max_num_ref_frames (8.2.5.3).

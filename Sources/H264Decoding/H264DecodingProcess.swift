@@ -167,7 +167,9 @@ public struct H264DecodingProcess: Sendable {
             current.structure = structure
             current.hasTopField = structure != .bottomField
             current.hasBottomField = structure != .topField
-            current.isFieldPair = structure.isField
+            current.codedStructure = structure
+            current.isInterlaced = !sps.frameMbsOnlyFlag
+            current.picStruct = unit.pictureTimingPayload.flatMap { PictureTiming.picStruct(payload: $0, sps: sps) }
             current.isMbaff = !structure.isField && sps.mbAdaptiveFrameFieldFlag
             current.isIDR = header.idrPicFlag
             current.nalRefIdc = header.nalRefIdc
