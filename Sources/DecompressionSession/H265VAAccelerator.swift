@@ -23,9 +23,10 @@ final class H265VAAccelerator: VADecodingAccelerator {
         self.connection = connection
     }
 
-    /// The VA profile of a stream (A.3.2, A.3.3): Main, or Main 10 (which also decodes 8-bit Main 10 streams).
+    /// The VA profile of a stream (A.3.2, A.3.3): Main, or Main 10 (which also decodes 8-bit Main 10 streams);
+    /// general_profile_idc 0 is inferred as FFmpeg and libde265 do (``H265ProfileInference``).
     static func profile(for sps: H265SequenceParameterSet) throws(DecompressionError) -> VAProfile {
-        switch (sps.profileTierLevel.profile, sps.bitDepthLuma) {
+        switch (H265ProfileInference.profile(of: sps), sps.bitDepthLuma) {
         case (1, 8): return VAProfileHEVCMain
         case (2, 8), (2, 10), (1, 10): return VAProfileHEVCMain10
         default:

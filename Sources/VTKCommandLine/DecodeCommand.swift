@@ -97,6 +97,9 @@ enum DecodeCommand {
         if let mp4, mp4.formatDescription == nil {
             throw CommandFailure(.input, "vtk decode: \(input.displayName): the MP4 track has no parameter sets in its avcC")
         }
+        if let sps = mp4?.formatDescription?.sps, let why = H264StreamSupport.refusal(for: sps) {
+            throw CommandFailure(.input, "vtk decode: \(input.displayName): unsupported format: \(why)")
+        }
         let progress = ProgressLine(label: "decode", quiet: quiet)
         // How many frames to expect (for the progress line), and whether the size changes (Y4M cannot).
         var expectedFrames: Int?
@@ -166,6 +169,11 @@ enum DecodeCommand {
         func decode(_ units: [AccessUnit]) throws(CommandFailure) {
             for unit in units where !done {
                 sawNALUnits = true
+                // Streams VA or vtk cannot decode are refused in one line, before any picture of them.
+                if let why = H264StreamSupport.refusal(for: unit) {
+                    progress.finish()
+                    throw CommandFailure(.input, "vtk decode: \(input.displayName): unsupported format: \(why)")
+                }
                 if unit.hasPicture { pictureUnits += 1 }
                 do { try deliver(session.decode(accessUnit: unit)) } catch let failure as CommandFailure {
                     throw failure

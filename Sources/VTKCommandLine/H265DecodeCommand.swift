@@ -108,9 +108,17 @@ enum H265DecodeCommand {
         }
 
         var assembler = H265AccessUnitAssembler()
+        var profileWarned = false
+        /// One warning for a stream whose profile is inferred (general_profile_idc 0).
+        func warnAboutProfile(_ sets: [H265SequenceParameterSet]) {
+            guard !profileWarned, !quiet, let warning = sets.lazy.compactMap(H265ProfileInference.warning(for:)).first else { return }
+            profileWarned = true
+            StandardStreams.error("vtk decode: warning: \(warning)\n")
+        }
         func decode(_ units: [H265AccessUnit]) throws(CommandFailure) {
             for unit in units where !done {
                 sawNALUnits = true
+                warnAboutProfile(Array(unit.parameterSets.sps.values))
                 if unit.hasPicture { pictureUnits += 1 }
                 // The bit depth is known from the first SPS; the session and the sinks are made for it.
                 let tenBit = unit.parameterSets.sps.values.contains { $0.bitDepthLuma > 8 }
@@ -125,6 +133,7 @@ enum H265DecodeCommand {
         }
         if let mp4 {
             let reader = mp4.reader
+            warnAboutProfile(reader.hevcFormatDescription.map { [$0.sps] } ?? [])
             let tenBit = (reader.hevcFormatDescription?.bitDepth ?? Int(reader.track.sampleDescription.hvcC?.bitDepthLumaMinus8 ?? 0) + 8) > 8
             let current = try makeSession(tenBit: tenBit)
             try openSinks(tenBit: tenBit)

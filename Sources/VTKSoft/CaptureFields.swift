@@ -1,7 +1,9 @@
 import JSONText
 import CLibVA
 
-/// Every field of the VA H.264 parameter structs as JSON, named as in libva's headers.
+/// Every field of the VA H.264 parameter structs as JSON, named as in libva's headers, plus what they
+/// mean where a flag word or two fields say it together: each picture's "field", and the picture's
+/// MbaffFrameFlag.
 enum CaptureFields {
     static func picture(_ p: VAPictureH264) -> JSONValue {
         .object([
@@ -10,7 +12,18 @@ enum CaptureFields {
             ("flags", .int(Int(p.flags))),
             ("TopFieldOrderCnt", .int(Int(p.TopFieldOrderCnt))),
             ("BottomFieldOrderCnt", .int(Int(p.BottomFieldOrderCnt))),
+            ("field", .string(field(p.flags))),
         ])
+    }
+
+    /// The field a VAPictureH264 names by its flags: "top" or "bottom" (VA_PICTURE_H264_TOP_FIELD or
+    /// BOTTOM_FIELD alone), else "frame" (neither, or both: a frame, or a frame store with both fields).
+    static func field(_ flags: UInt32) -> String {
+        switch flags & UInt32(VA_PICTURE_H264_TOP_FIELD | VA_PICTURE_H264_BOTTOM_FIELD) {
+        case UInt32(VA_PICTURE_H264_TOP_FIELD): return "top"
+        case UInt32(VA_PICTURE_H264_BOTTOM_FIELD): return "bottom"
+        default: return "frame"
+        }
     }
 
     static func pictures<Tuple>(_ tuple: Tuple, count: Int) -> JSONValue {
@@ -61,6 +74,8 @@ enum CaptureFields {
                 ("reference_pic_flag", .int(Int(f.reference_pic_flag))),
             ])),
             ("frame_num", .int(Int(p.frame_num))),
+            // 7.4.3: MbaffFrameFlag = mb_adaptive_frame_field_flag && !field_pic_flag (VA has no field for it).
+            ("MbaffFrameFlag", .int(s.mb_adaptive_frame_field_flag != 0 && f.field_pic_flag == 0 ? 1 : 0)),
         ])
     }
 

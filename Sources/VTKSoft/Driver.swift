@@ -164,7 +164,7 @@ final class Driver: @unchecked Sendable {
         let backend: CodecBackend
         if config.isDecode {
             guard let session = VTKSoftAbilities.isHEVC(config.profile) ? H265DecodeSession(profile: config.profile) as PictureDecoding?
-                    : H264DecodeSession(profile: config.profile) else { throw .allocationFailed }
+                    : H264DecodeSession(profile: config.profile, interlaced: persona.interlacedDecode) else { throw .allocationFailed }
             backend = .decode(session)
         } else {
             switch encoderEngine {

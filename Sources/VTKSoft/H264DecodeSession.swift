@@ -15,9 +15,13 @@ final class H264DecodeSession {
     /// The rebuilt SPS and PPSs as sent, parsed: what the slice headers are checked against.
     private var parameterSets = ParameterSets()
 
-    init?(profile: VAProfile) {
+    /// Whether field pictures and MBAFF frames are decoded (the persona's ``Persona/interlacedDecode``).
+    private let interlaced: Bool
+
+    init?(profile: VAProfile, interlaced: Bool = true) {
         guard let decoder = LibavcodecDecoder() else { return nil }
         self.decoder = decoder
+        self.interlaced = interlaced
         rebuilder = ParameterSetRebuilder(profile: profile)
     }
 
@@ -33,6 +37,7 @@ final class H264DecodeSession {
         guard seq.chroma_format_idc <= 1, picture.bit_depth_luma_minus8 == 0, picture.bit_depth_chroma_minus8 == 0 else {
             throw .unsupportedRTFormat
         }
+        if !interlaced && (seq.frame_mbs_only_flag == 0 || picture.pic_fields.bits.field_pic_flag != 0) { throw .unimplemented }
         let width = (Int(picture.picture_width_in_mbs_minus1) + 1) * 16
         let height = (Int(picture.picture_height_in_mbs_minus1) + 1) * 16
         guard width <= max(contextWidth, surface.pitch), height <= surface.allocatedHeight else { throw .invalidParameter }

@@ -7,7 +7,9 @@ enum SurfaceFormat {
 
     init?(rtFormat: UInt32) {
         switch rtFormat {
-        case UInt32(VA_RT_FORMAT_YUV420): self = .nv12
+        // A 4:0:0 surface (H.264 monochrome) is laid out as NV12 with its chroma at 128, as libavcodec
+        // decodes 4:0:0: clients read it as 4:2:0, which is what fluster's references hold.
+        case UInt32(VA_RT_FORMAT_YUV420), UInt32(VA_RT_FORMAT_YUV400): self = .nv12
         case UInt32(VA_RT_FORMAT_YUV420_10): self = .p010
         default: return nil
         }

@@ -10,7 +10,7 @@ struct FrictionTests {
         try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stdoutText) \(result.stderrText)")
     }
 
-    @Test("An unsupported profile: one line with a count, named as a profile; no MD5 of nothing, no empty summary")
+    @Test("An unsupported profile: one line with the reason, named as a profile; no MD5 of nothing, no empty summary")
     func unsupportedProfile() throws {
         let stream = try Fixture.folder("hi10").appendingPathComponent("hi10.h264")
         try Fixture.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "5", "-pix_fmt", "yuv420p10le", "-c:v", "libx264", stream.path])
@@ -18,9 +18,9 @@ struct FrictionTests {
         #expect(result.status == 3)
         #expect(!result.stdoutText.contains("MD5="), "\(result.stdoutText)")
         #expect(!result.stderrText.contains("0 frames"), "\(result.stderrText)")
-        let mentions = result.stderrText.components(separatedBy: "High 10 profile (10-bit) is not supported by this device").count - 1
+        let mentions = result.stderrText.components(separatedBy: "H.264 High 10 (profile_idc 110, 4:2:0, 10-bit): libva ").count - 1
         #expect(mentions == 1, "\(result.stderrText)")
-        #expect(result.stderrText.contains("and 4 more like it"), "\(result.stderrText)")
+        #expect(result.stderrText.split(separator: "\n").count == 1, "\(result.stderrText)")
     }
 
     @Test("libavcodec's own messages do not reach standard error")

@@ -87,3 +87,25 @@ struct PersonaFFmpegTests {
         #expect(run.result.stdoutText.contains("MD5=\(stream.md5)"), "\(persona): \(run.result.stdoutText) \(run.result.stderrText.prefix(400))")
     }
 }
+
+/// Every persona's real driver decodes interlaced H.264 (Persona.interlacedDecode): FFmpeg's hwaccel gives
+/// the reference on a PAFF stream (field pictures) and an MBAFF one under each.
+@Suite("Interlaced decode on vtksoft's driver personas")
+struct PersonaInterlacedTests {
+    static let personas = ["ihd-gen12", "ihd-gen12-nohuc", "ihd-dg2", "i965-gen9", "radeonsi-24", "radeonsi-26", "nvidia", "vtksoft"]
+
+    @Test("FFmpeg's VA hwaccel decodes HCAFF1_HHI (PAFF) and HCAMFF1_HHI (MBAFF) to the reference under each persona",
+          .enabled(if: VTKSoftFFmpeg.isAvailable, "\(VTKSoftFFmpeg.unavailableReason ?? "")"),
+          .enabled(if: !ConformanceStream.interlaced.isEmpty, "\(TestPaths.sharedMissingMessage)"),
+          arguments: personas)
+    func interlaced(persona: String) throws {
+        for stream in ConformanceStream.interlaced where ["HCAFF1_HHI.264", "HCAMFF1_HHI.264"].contains(stream.file) {
+            let run = try VTKSoftFFmpeg.run("ffmpeg", ["-nostdin", "-v", "error", "-init_hw_device", VTKSoftFFmpeg.hwDevice, "-hwaccel", "vaapi",
+                                                       "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi", "-i", stream.url.path,
+                                                       "-vf", "hwdownload,format=nv12,format=yuv420p", "-f", "md5", "-"],
+                                            extraEnvironment: ["VTKSOFT_PERSONA": persona])
+            #expect(run.result.stdoutText.contains("MD5=\(stream.md5)"), "\(persona), \(stream.file): \(run.result.stderrText.prefix(300))")
+            #expect(run.leakedObjects == 0)
+        }
+    }
+}

@@ -37,6 +37,13 @@ struct Persona: Sendable {
     let encoder: EncoderEngine?
     /// What vaPutSurface does.
     var presentation: Presentation = .x11
+    /// Decodes H.264 field pictures, PAFF and MBAFF. VA has no attribute for it (only EncInterlaced, for
+    /// encode): a driver shows it by decoding them, and one without refuses such pictures at vaEndPicture
+    /// (UNIMPLEMENTED). Every driver modelled has it: iHD and i965 (Intel's MFX AVC decode takes field and
+    /// MBAFF pictures), radeonsi (Mesa's VA frontend passes field_pic_flag and bottom_field_flag to UVD/VCN),
+    /// and nvidia-vaapi-driver (src/h264.c: field_pic_flag, bottom_field_flag from CurrPic's flags,
+    /// MbaffFrameFlag to NVDEC). ../shared/personas/README.md lists only EncInterlaced NONE.
+    var interlacedDecode = true
 
     // MARK: What is advertised
 
@@ -102,12 +109,13 @@ struct Persona: Sendable {
 }
 
 /// What vtksoft itself can run, whatever a persona lists: H.264 decode and encode, H.265 Main and Main 10
-/// decode (HEVCCapabilities.swift), 4:2:0 in 8 and 10 bits, and the rate control modes it implements.
+/// decode (HEVCCapabilities.swift), 4:2:0 in 8 and 10 bits (and H.264 4:0:0), and the rate control modes it implements.
 enum VTKSoftAbilities {
     static let h264: [VAProfile] = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
     static let minSize = 16
     static let rateControl = UInt32(VA_RC_CQP | VA_RC_CBR | VA_RC_VBR)
-    static let rtFormats = UInt32(VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10)
+    /// YUV400: H.264 4:0:0 decodes into NV12-laid-out surfaces (``SurfaceFormat``).
+    static let rtFormats = UInt32(VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10 | VA_RT_FORMAT_YUV400)
 
     static func runs(_ profile: VAProfile, _ entrypoint: VAEntrypoint) -> Bool {
         (h264.contains(profile) && [VAEntrypointVLD, VAEntrypointEncSlice, VAEntrypointEncSliceLP].contains(entrypoint))

@@ -29,7 +29,8 @@ extension Persona {
             vendor: "vtksoft: software VA-API driver (libavcodec decode, \(engine.rawValue) encode)",
             entries: [
                 Entry(profiles: h264, entrypoint: VAEntrypointVLD, attributes: [
-                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
+                    // YUV400: monochrome High streams (GStreamer asks for it; FFmpeg decodes them into YUV420).
+                    Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV400),
                     Attribute(VAConfigAttribMaxPictureWidth, UInt32(4096)),
                     Attribute(VAConfigAttribMaxPictureHeight, UInt32(4096)),
                     Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
