@@ -24,7 +24,7 @@ public enum H264Codec: DecompressionCodec {
 
     public static func skipsAccessUnit(_ problem: DecodingError) -> Bool {
         switch problem {
-        case .waitingForKeyframe, .interlacedNotSupported, .unsupportedStream: return true
+        case .waitingForKeyframe, .unsupportedStream: return true
         default: return false
         }
     }

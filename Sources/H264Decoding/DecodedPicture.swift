@@ -98,11 +98,18 @@ public struct DecodedPicture: Hashable, Sendable {
         }
     }
 
+    /// A first field whose second field never came (lost, or replaced by a field of the same parity).
+    public var isUnpaired = false
+
     /// The marking of the frame or complementary field pair: a store is a reference frame only when both
-    /// its fields are marked alike (8.2.4.2.1: a lone field is no reference for a frame). Setting it marks
-    /// every field the store holds.
+    /// its fields are marked alike (8.2.4.2.1). An unpaired field's store stands in for its lost frame, as
+    /// FFmpeg lets it, so that frames predicted from it find it (and are flagged). Setting it marks every
+    /// field the store holds.
     public var reference: ReferenceMarking {
-        get { hasTopField && hasBottomField && topReference == bottomReference ? topReference : .unused }
+        get {
+            if isUnpaired { return hasTopField ? topReference : bottomReference }
+            return hasTopField && hasBottomField && topReference == bottomReference ? topReference : .unused
+        }
         set {
             if hasTopField { topReference = newValue }
             if hasBottomField { bottomReference = newValue }

@@ -43,6 +43,8 @@ public struct H264DecodingProcess: Sendable {
     /// frame_num of the previous reference picture (PrevRefFrameNum, 7.4.3).
     private var prevRefFrameNum = 0
     private var hasKeyframe = false
+    /// Byte offset of the last first field, for the problem when its pair never comes.
+    private var firstFieldOffset = 0
     /// The last reference picture was a first field (its pair may be missing).
     private var lastReferenceWasField = false
     /// A reference picture has been decoded since the last IDR or MMCO 5 (so PrevRefFrameNum is that
@@ -122,8 +124,7 @@ public struct H264DecodingProcess: Sendable {
                header.frameNum == first.frameNum, !header.idrPicFlag || first.isIDR {
                 firstField = first
             } else {
-                // The first field stays unpaired and can be output on its own.
-                events += translate(dpb.endFieldPairing())
+                events += endUnpairedField()
             }
         }
 
@@ -215,6 +216,7 @@ public struct H264DecodingProcess: Sendable {
         poc.pictureDecoded(pocResult, slice: header, picture: current)
 
         // C.4.5: store, outputting what must go first.
+        if structure.isField && firstField == nil { firstFieldOffset = unit.offset }
         if firstField != nil {
             events += translate(dpb.completeSecondField(current))
         } else {
@@ -305,7 +307,17 @@ public struct H264DecodingProcess: Sendable {
 
     /// Outputs everything still in the DPB (end of stream).
     public mutating func flush() -> [H264DecoderEvent] {
-        translate(dpb.flush(output: true))
+        endUnpairedField() + translate(dpb.flush(output: true))
+    }
+
+    /// The first field awaiting its pair will not get it: it stays a lone field, flagged (its frame's other
+    /// lines are undefined), and can be output on its own.
+    private mutating func endUnpairedField() -> [H264DecoderEvent] {
+        guard let id = dpb.awaitingSecondField, let store = dpb.picture(id) else { return [] }
+        dpb.update(id) { $0.isDamaged = true; $0.isUnpaired = true }
+        var events: [H264DecoderEvent] = [.problem(.unpairedField(byteOffset: firstFieldOffset, field: store.structure.description))]
+        events += translate(dpb.endFieldPairing())
+        return events
     }
 
     /// 8.2.5.2: non-existing frames for the missing frame_num values, marked by the sliding window.

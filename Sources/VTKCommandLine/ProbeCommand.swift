@@ -170,7 +170,8 @@ enum ProbeCommand {
                 ("frame_rate", rate.map { .double(Double($0.numerator) / Double($0.denominator)) } ?? .null),
                 ("r_frame_rate", rate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
                 ("sizes", .array(sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height)), ("first_frame", .int($0.first))]) })),
-                ("frames", .int(frames.count)),
+                ("frames", .int(fieldOrder != nil ? displayIndex : frames.count)),
+                ("pictures", .int(frames.count)),
                 ("field_order", .string(fieldOrder ?? "progressive")),
                 ("frame_mbs_only", .bool(fieldOrder == nil)),
                 ("entropy", .string(format.pictureParameterSets.isEmpty ? "?" : entropy(format))),
@@ -195,7 +196,8 @@ enum ProbeCommand {
             text += "frame rate:  " + (rate.map { "\(String(format2: Double($0.numerator) / Double($0.denominator))) fps (\($0.numerator)/\($0.denominator))" } ?? "not signalled") + "\n"
             text += "entropy:     \(entropy(format))\n"
             if let fieldOrder { text += "interlaced:  \(fieldOrder)\n" }
-            text += "frames:      \(frames.count) (\(idrs.count) IDR)\n"
+            text += fieldOrder != nil ? "frames:      \(displayIndex) (\(frames.count) pictures: frames and fields, \(idrs.count) IDR)\n"
+                : "frames:      \(frames.count) (\(idrs.count) IDR)\n"
             if sizes.count > 1 {
                 text += "size change: " + sizes.map { "\($0.width)x\($0.height) from frame \($0.first)" }.joined(separator: ", ") + "\n"
             }
