@@ -10,7 +10,8 @@ public struct PictureDecodeRequest: Hashable, Sendable {
     public var picture: DecodedPicture
     public var sps: SequenceParameterSet
     public var pps: PictureParameterSet
-    /// Reference frames in the DPB when decoding starts (VA's ReferenceFrames), in DPB order.
+    /// Frame stores with a reference field when decoding starts (VA's ReferenceFrames), in DPB order; for a
+    /// second field, its first field's store among them.
     public var referenceFrames: [DecodedPicture]
     /// The slices, each with its reference lists.
     public var slices: [SliceDecodeRequest]
@@ -33,6 +34,11 @@ public struct SliceDecodeRequest: Hashable, Sendable {
 /// Feed access units in decoding order with ``decode(_:presentationTime:)``; call ``flush()`` at the end.
 /// Each call returns the events to carry out, in order. Pictures before the first IDR (or recovery point)
 /// are skipped; damaged pictures are decoded where possible and marked ``DecodedPicture/isDamaged``.
+///
+/// Fields: each field picture is its own access unit and its own `.decode` request; the two fields of a frame
+/// share one frame store, so one ``PictureID`` (one surface), and ``PictureDecodeRequest/structure`` and
+/// ``PictureDecodeRequest/isSecondField`` say which field is decoded. A store is output once both its fields
+/// are decoded, woven; a field whose pair never comes is output alone, reported and flagged.
 public struct H264DecodingProcess: Sendable {
     public private(set) var dpb = DecodedPictureBuffer(capacity: 1)
     public private(set) var format: FormatDescription?
