@@ -12,8 +12,10 @@ final class H264DecodeSession {
     private var sentPPS: [Int: [UInt8]] = [:]
     /// num_ref_idx_l0/l1_default_active_minus1 per PPS id, learnt from slices that do not override them.
     private var refDefaults: [Int: (Int, Int)] = [:]
-    /// The rebuilt SPS and PPSs as sent, parsed: what the slice headers are checked against.
+    /// The rebuilt SPS and PPSs as coded, parsed: what the slice headers are checked against.
     private var parameterSets = ParameterSets()
+    /// For POC type 1, per PPS id: the type-0 sets sent in their place.
+    private var pocRewrites: [Int: PictureOrderCountRewrite] = [:]
 
     /// Whether field pictures and MBAFF frames are decoded (the persona's ``Persona/interlacedDecode``).
     private let interlaced: Bool
@@ -44,12 +46,15 @@ final class H264DecodeSession {
 
         var accessUnit: [NALUnit] = []
         let sps = rebuilder.sequenceParameterSet(picture)
+        // POC type 1 goes to libavcodec as type 0, with the client's POCs (see PictureOrderCountRewrite).
+        let typeZeroSPS = seq.pic_order_cnt_type == 1 ? PictureOrderCountRewrite.sequenceParameterSet(sps) : nil
         if sps != lastSPS {
             lastSPS = sps
             sentPPS = [:]
+            pocRewrites = [:]
             parameterSets = ParameterSets()
             _ = try? parameterSets.store(NALUnit(sps))
-            accessUnit.append(NALUnit(sps))
+            accessUnit.append(typeZeroSPS?.nalUnit() ?? NALUnit(sps))
         }
         var headers: [SliceHeaderPrefix] = []
         for slice in slices {
@@ -70,7 +75,13 @@ final class H264DecodeSession {
             if sentPPS[id] != pps {
                 sentPPS[id] = pps
                 _ = try? parameterSets.store(NALUnit(pps))
-                accessUnit.append(NALUnit(pps))
+                if let typeZeroSPS, let typeZeroPPS = PictureOrderCountRewrite.pictureParameterSet(pps, sps: typeZeroSPS) {
+                    pocRewrites[id] = PictureOrderCountRewrite(sps: typeZeroSPS, pps: typeZeroPPS)
+                    accessUnit.append(typeZeroPPS.nalUnit(sps: typeZeroSPS))
+                } else {
+                    pocRewrites[id] = nil
+                    accessUnit.append(NALUnit(pps))
+                }
             }
             if let violation = SliceDataOffsetCheck.violation(slice.parameters, index: index, nalUnit: slice.nalUnit, parameterSets: parameterSets) {
                 violations.append(violation)
@@ -78,7 +89,14 @@ final class H264DecodeSession {
             violations += FieldParameterCheck.referenceLists(slice.parameters, index: index, sliceType: header.sliceType,
                                                              picture: picture, structure: structure)
         }
-        accessUnit += slices.map { NALUnit(bytes: $0.nalUnit, offset: 0) }
+        for (slice, header) in zip(slices, headers) {
+            let unit = NALUnit(bytes: slice.nalUnit, offset: 0)
+            // A slice the rewrite cannot parse goes as it is: libavcodec conceals or refuses it.
+            let rewritten = pocRewrites[header.pictureParameterSetID].flatMap {
+                try? $0.slice(unit, coded: parameterSets, current: picture.CurrPic, structure: structure)
+            }
+            accessUnit.append(rewritten ?? unit)
+        }
         return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height,
                                   structure: structure, frameNum: frameNum)
     }

@@ -44,8 +44,10 @@ final class LibavcodecDecoder {
         guard let codec = avcodec_find_decoder(codecID), let context = avcodec_alloc_context3(codec) else { return nil }
         self.context = context
         // libavcodec logs to standard error of the client process; a driver must stay quiet (damage it
-        // conceals is reported through vaQuerySurfaceError). VTKSOFT_LIBAV_LOG=1 shows its errors.
-        av_log_set_level(getenv("VTKSOFT_LIBAV_LOG") == nil ? AV_LOG_QUIET : AV_LOG_ERROR)
+        // conceals is reported through vaQuerySurfaceError) and leave the client's own log level alone
+        // (FFmpeg's messages are the client's): this context's messages are pushed below every level by
+        // log_level_offset, not silenced for the whole process. VTKSOFT_LIBAV_LOG=1 shows them.
+        if getenv("VTKSOFT_LIBAV_LOG") == nil { context.pointee.log_level_offset = 2 * AV_LOG_TRACE }
         context.pointee.thread_count = 1
         context.pointee.thread_type = 0
         // The client decides what to show; every picture it submits must be decoded, also ones

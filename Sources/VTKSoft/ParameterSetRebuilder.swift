@@ -7,8 +7,8 @@ import H264Bitstream
 ///
 /// VA leaves out what a hardware decoder does not need; the rebuilt sets take neutral values there:
 /// level_idc 5.1, no frame cropping (the full coded picture is decoded; clients crop), no VUI, and for
-/// pic_order_cnt_type 1 an empty offset cycle (VA carries no offset_for_ref_frame; the POCs only order
-/// output, which vtksoft does not use, and B-slice POC distances, which type-1 baseline streams lack).
+/// pic_order_cnt_type 1 an empty offset cycle (VA carries no offset_for_ref_frame): the slice headers parse
+/// with it, and what libavcodec decodes goes as POC type 0 with the client's POCs (PictureOrderCountRewrite).
 struct ParameterSetRebuilder {
     let profile: VAProfile
 

@@ -18,22 +18,30 @@ struct FieldParameterCheckTests {
         let slices: [(unit: NALUnit, header: SliceHeader)]
     }
 
-    static func firstField() throws -> FirstField {
+    /// The first `count` pictures of freh4.264: its IDR top field, then the P bottom field that pairs with it.
+    static func fields(_ count: Int = 1) throws -> [FirstField] {
         let stream = try #require(ConformanceStream.interlaced.first { $0.file == "freh4.264" })
         var sets = ParameterSets()
-        var slices: [(unit: NALUnit, header: SliceHeader)] = []
+        var pictures: [[(unit: NALUnit, header: SliceHeader)]] = []
         for unit in AnnexBScanner.nalUnits(in: [UInt8](try Data(contentsOf: stream.url))) {
             if unit.type == .sequenceParameterSet || unit.type == .pictureParameterSet { try sets.store(unit) }
             guard unit.type == .idrSlice || unit.type == .nonIDRSlice else { continue }
             let header = try SliceHeader(nalUnit: unit, parameterSets: sets)
-            if header.firstMbInSlice == 0 && !slices.isEmpty { break }
-            slices.append((unit, header))
+            if header.firstMbInSlice == 0 || pictures.isEmpty {
+                if pictures.count == count { break }
+                pictures.append([])
+            }
+            pictures[pictures.count - 1].append((unit, header))
         }
-        let first = try #require(slices.first)
+        let first = try #require(pictures.first?.first)
         try #require(first.header.fieldPicFlag && !first.header.bottomFieldFlag && first.header.idrPicFlag, "freh4 no longer starts with an IDR top field")
-        let pps = try #require(sets.pps[first.header.picParameterSetId])
-        return FirstField(sps: try #require(sets.sps[pps.seqParameterSetId]), pps: pps, slices: slices)
+        return try pictures.map { slices in
+            let pps = try #require(sets.pps[slices[0].header.picParameterSetId])
+            return FirstField(sps: try #require(sets.sps[pps.seqParameterSetId]), pps: pps, slices: slices)
+        }
     }
+
+    static func firstField() throws -> FirstField { try fields(1)[0] }
 
     /// VA parameters of the field as FFmpeg would send them, then `edit`ed.
     static func parameters(_ field: FirstField, target: VASurfaceID) -> VAPictureParameterBufferH264 {
@@ -71,7 +79,7 @@ struct FieldParameterCheckTests {
 
     /// Renders the field into `target` with picture parameters `picture`; returns vaEndPicture's status.
     static func render(_ field: FirstField, picture: VAPictureParameterBufferH264, context: VAContextID, target: VASurfaceID,
-                       client: VTKSoftVAClient) throws -> VAStatus {
+                       client: VTKSoftVAClient, references: [VAPictureH264] = []) throws -> VAStatus {
         var data: [UInt8] = []
         var slices: [VASliceParameterBufferH264] = []
         for (unit, header) in field.slices {
@@ -86,6 +94,16 @@ struct FieldParameterCheckTests {
             s.disable_deblocking_filter_idc = UInt8(header.disableDeblockingFilterIdc)
             s.slice_alpha_c0_offset_div2 = Int8(header.sliceAlphaC0OffsetDiv2)
             s.slice_beta_offset_div2 = Int8(header.sliceBetaOffsetDiv2)
+            s.num_ref_idx_l0_active_minus1 = UInt8(header.numRefIdxL0ActiveMinus1)
+            withUnsafeMutableBytes(of: &s.RefPicList0) { raw in
+                for i in 0..<32 {
+                    var entry = VAPictureH264()
+                    entry.picture_id = VASurfaceID(VA_INVALID_ID)
+                    entry.flags = UInt32(VA_PICTURE_H264_INVALID)
+                    if i < references.count { entry = references[i] }
+                    raw.storeBytes(of: entry, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
+                }
+            }
             data += unit.bytes
             slices.append(s)
         }
@@ -153,5 +171,73 @@ struct FieldParameterCheckTests {
         }
         #expect(rows(try client.luma(surfaces[3]), odd: false) == rows(after, odd: false))
         #expect(violations() == 2)
+    }
+
+    @Test("A second field's RefPicList0 against ReferenceFrames: the first field as FFmpeg names it is right; a field ReferenceFrames does not mark, or a frame entry, is a violation",
+          .enabled(if: !ConformanceStream.interlaced.isEmpty, "\(TestPaths.sharedMissingMessage)"))
+    func referenceFields() throws {
+        let pair = try Self.fields(2)
+        let second = pair[1]
+        try #require(second.slices[0].header.fieldPicFlag && second.slices[0].header.bottomFieldFlag && second.slices[0].header.sliceType == .p,
+                     "freh4's second picture is no longer a P bottom field")
+        let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
+        defer { owner.terminate() }
+        let client = VTKSoftVAClient(display: owner.display)
+        let width = second.sps.codedWidth, height = second.sps.codedHeight
+        var config = VAConfigID(VA_INVALID_ID), context = VAContextID(VA_INVALID_ID)
+        try client.check(vaCreateConfig(owner.display, VAProfileH264High, VAEntrypointVLD, nil, 0, &config), "vaCreateConfig")
+        defer { vaDestroyConfig(owner.display, config) }
+        var surfaces = try (0..<2).map { _ in try client.createSurface(width: width, height: height) }
+        defer { vaDestroySurfaces(owner.display, &surfaces, Int32(surfaces.count)) }
+        try client.check(vaCreateContext(owner.display, config, Int32(width), Int32(height), VA_PROGRESSIVE, &surfaces, Int32(surfaces.count), &context),
+                         "vaCreateContext")
+        defer { vaDestroyContext(owner.display, context) }
+        func violations() -> Int? { VTKSoftCounters.violations(in: owner.display) }
+        let target = surfaces[0]
+        #expect(try Self.render(pair[0], picture: Self.parameters(pair[0], target: target), context: context, target: target, client: client)
+                == VA_STATUS_SUCCESS)
+        _ = try client.luma(target)
+
+        // The bottom field into the same surface, as FFmpeg sends it: ReferenceFrames holds the surface
+        // with its top field (the only reference field so far), and RefPicList0[0] names that top field.
+        func bottomParameters(referenceFrames: [VAPictureH264]) -> VAPictureParameterBufferH264 {
+            var p = Self.parameters(second, target: target)
+            p.CurrPic.flags = UInt32(VA_PICTURE_H264_BOTTOM_FIELD | VA_PICTURE_H264_SHORT_TERM_REFERENCE)
+            p.frame_num = UInt16(second.slices[0].header.frameNum)
+            withUnsafeMutableBytes(of: &p.ReferenceFrames) { raw in
+                for (i, entry) in referenceFrames.enumerated() {
+                    raw.storeBytes(of: entry, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self)
+                }
+            }
+            return p
+        }
+        func field(_ flag: Int32) -> VAPictureH264 {
+            var p = VAPictureH264()
+            p.picture_id = target
+            p.flags = UInt32(flag | VA_PICTURE_H264_SHORT_TERM_REFERENCE)
+            return p
+        }
+        let topReference = field(VA_PICTURE_H264_TOP_FIELD)
+        let refs = Array(repeating: topReference, count: Int(second.slices[0].header.numRefIdxL0ActiveMinus1) + 1)
+        let perSlice = second.slices.count
+        #expect(try Self.render(second, picture: bottomParameters(referenceFrames: [topReference]), context: context, target: target,
+                                client: client, references: refs) == VA_STATUS_SUCCESS)
+        _ = try client.luma(target)
+        #expect(violations() == 0, "the first field as FFmpeg names it")
+
+        // RefPicList0 names the bottom field, which ReferenceFrames does not hold as a reference: one violation per entry.
+        let wrongField = Array(repeating: field(VA_PICTURE_H264_BOTTOM_FIELD), count: refs.count)
+        #expect(try Self.render(second, picture: bottomParameters(referenceFrames: [topReference]), context: context, target: surfaces[1],
+                                client: client, references: wrongField) == VA_STATUS_SUCCESS)
+        _ = try client.luma(surfaces[1])
+        #expect(violations() == refs.count * perSlice, "a field ReferenceFrames does not mark")
+
+        // RefPicList0 names a frame (no field flag) in a field picture: one more per entry.
+        var frameEntry = topReference
+        frameEntry.flags = UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
+        #expect(try Self.render(second, picture: bottomParameters(referenceFrames: [topReference]), context: context, target: surfaces[1],
+                                client: client, references: Array(repeating: frameEntry, count: refs.count)) == VA_STATUS_SUCCESS)
+        _ = try client.luma(surfaces[1])
+        #expect(violations() == 2 * refs.count * perSlice, "a frame in a field's list")
     }
 }

@@ -9,9 +9,7 @@ import VTKTestSupport
 struct InterlacedDecodeTests {
     /// FFmpeg's per-frame MD5s (I420) of its VA hwaccel decode through vtksoft.
     static func hardwareFrameMD5s(_ stream: URL) throws -> (md5s: [String], run: VTKSoftFFmpeg.Run) {
-        let run = try VTKSoftFFmpeg.run("ffmpeg", ["-nostdin", "-v", "error", "-init_hw_device", VTKSoftFFmpeg.hwDevice, "-hwaccel", "vaapi",
-                                                   "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi", "-i", stream.path,
-                                                   "-vf", "hwdownload,format=nv12,format=yuv420p", "-f", "framemd5", "-"])
+        let run = try VTKSoftFFmpeg.hardwareDecode(stream, muxer: "framemd5")
         return (frameMD5s(run.result.stdoutText), run)
     }
 
@@ -93,5 +91,54 @@ struct InterlacedDecodeTests {
         #expect(md5 == expected, "\(stream.name): \(run.result.stderrText.suffix(400))")
         #expect(run.leakedObjects == 0)
         #expect(run.violations == 0)
+    }
+
+    @Test("VTKSOFT_CAPTURE names each picture's field and MbaffFrameFlag: PAFF fields pair on one surface, MBAFF frames are frames",
+          .enabled(if: VTKSoftFFmpeg.isAvailable, "\(VTKSoftFFmpeg.unavailableReason ?? "")"),
+          .enabled(if: !ConformanceStream.interlaced.isEmpty, "\(TestPaths.sharedMissingMessage)"))
+    func captureFields() throws {
+        for name in ["HCAFF1_HHI.264", "HCAMFF1_HHI.264"] {
+            let stream = try #require(ConformanceStream.interlaced.first { $0.file == name })
+            let capture = TestPaths.scratch.appendingPathComponent("capture-\(UUID().uuidString).jsonl")
+            defer { try? FileManager.default.removeItem(at: capture) }
+            let run = try VTKSoftFFmpeg.hardwareDecode(stream.url, muxer: "null", filters: [], extraEnvironment: ["VTKSOFT_CAPTURE": capture.path])
+            #expect(run.result.status == 0)
+            let lines = try String(contentsOf: capture, encoding: .utf8).split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            var fields = 0, mbaff = 0, fieldReferences = 0, pairsOnOneSurface = 0, previous: (target: Int, field: String)?
+            for line in lines {
+                let buffers = (line["buffers"] as? [[String: Any]]) ?? []
+                let picture = try #require(buffers.first { $0["type"] as? String == "VAPictureParameterBufferType" }?["value"] as? [String: Any])
+                let current = try #require(picture["CurrPic"] as? [String: Any])
+                let field = try #require(current["field"] as? String)
+                let fieldPic = (picture["pic_fields"] as? [String: Any])?["field_pic_flag"] as? Int
+                #expect((fieldPic == 1) == (field != "frame"), "\(name): CurrPic field \(field), field_pic_flag \(fieldPic ?? -1)")
+                if picture["MbaffFrameFlag"] as? Int == 1 { mbaff += 1 }
+                let target = line["render_target"] as? Int ?? -1
+                if field != "frame" {
+                    fields += 1
+                    // A second field goes to its first field's surface: opposite parities in a row on one surface.
+                    if let previous, previous.field != "frame", previous.field != field, previous.target == target { pairsOnOneSurface += 1 }
+                    let slices = buffers.filter { $0["type"] as? String == "VASliceParameterBufferType" }.flatMap { ($0["value"] as? [[String: Any]]) ?? [] }
+                    for slice in slices {
+                        let count = (slice["num_ref_idx_l0_active_minus1"] as? Int ?? 0) + 1
+                        let entries = ((slice["RefPicList0"] as? [[String: Any]]) ?? []).prefix(slice["slice_type"] as? Int == 2 ? 0 : count)
+                        for entry in entries where (entry["flags"] as? Int ?? 1) & 1 == 0 {
+                            #expect(["top", "bottom"].contains(entry["field"] as? String), "\(name): a field's reference names \(entry)")
+                            fieldReferences += 1
+                        }
+                    }
+                }
+                previous = (target, field)
+                #expect((line["violations"] as? [Any])?.isEmpty == true, "\(name): \(line["violations"] ?? "")")
+            }
+            if name == "HCAFF1_HHI.264" {
+                #expect(fields > 0 && fieldReferences > 0, "\(name): PAFF has field pictures with field references")
+                #expect(pairsOnOneSurface > 0 && pairsOnOneSurface * 2 <= fields, "\(name): \(pairsOnOneSurface) pairs of \(fields) fields")
+            } else {
+                #expect(fields == 0 && mbaff == lines.count, "\(name): every picture an MBAFF frame")
+            }
+        }
     }
 }

@@ -100,10 +100,7 @@ struct PersonaInterlacedTests {
           arguments: personas)
     func interlaced(persona: String) throws {
         for stream in ConformanceStream.interlaced where ["HCAFF1_HHI.264", "HCAMFF1_HHI.264"].contains(stream.file) {
-            let run = try VTKSoftFFmpeg.run("ffmpeg", ["-nostdin", "-v", "error", "-init_hw_device", VTKSoftFFmpeg.hwDevice, "-hwaccel", "vaapi",
-                                                       "-hwaccel_device", "va", "-hwaccel_output_format", "vaapi", "-i", stream.url.path,
-                                                       "-vf", "hwdownload,format=nv12,format=yuv420p", "-f", "md5", "-"],
-                                            extraEnvironment: ["VTKSOFT_PERSONA": persona])
+            let run = try VTKSoftFFmpeg.hardwareDecode(stream.url, muxer: "md5", extraEnvironment: ["VTKSOFT_PERSONA": persona])
             #expect(run.result.stdoutText.contains("MD5=\(stream.md5)"), "\(persona), \(stream.file): \(run.result.stderrText.prefix(300))")
             #expect(run.leakedObjects == 0)
         }

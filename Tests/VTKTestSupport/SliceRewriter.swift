@@ -63,28 +63,9 @@ public enum SliceRewriter {
     }
 
     /// The slice NAL unit with `edited` as its header and the slice data of `unit`, whose header is
-    /// `original`. CABAC data (byte-aligned after cabac_alignment_one_bit) is copied by bytes, CAVLC
-    /// data bit by bit up to the rbsp_stop_one_bit.
+    /// `original` (``SliceHeader/replacing(in:original:sps:pps:)``).
     public static func reserialize(_ unit: NALUnit, original: SliceHeader, edited: SliceHeader,
                                    sps: SequenceParameterSet, pps: PictureParameterSet) throws -> NALUnit {
-        let rbsp = unit.rbsp
-        var w = BitWriter()
-        edited.writeHeaderRBSP(&w, sps: sps, pps: pps)
-        if pps.entropyCodingModeFlag {
-            while !w.isByteAligned { w.u(1, 1) }  // cabac_alignment_one_bit
-            let dataStart = (original.headerBitLengthInRBSP + 7) / 8
-            w.append(bytes: Array(rbsp[min(dataStart, rbsp.count)...]))
-        } else {
-            guard let last = rbsp.lastIndex(where: { $0 != 0 }) else { throw Failure.unparsable(offset: unit.offset, "no rbsp_stop_one_bit") }
-            let stopBit = last * 8 + 7 - rbsp[last].trailingZeroBitCount
-            var r = BitReader(rbsp)
-            try r.skip(original.headerBitLengthInRBSP)
-            while r.bitPosition < stopBit {
-                let n = min(32, stopBit - r.bitPosition)
-                w.u(n, try r.u(n))
-            }
-            w.rbspTrailingBits()
-        }
-        return NALUnit([unit.bytes.first ?? 0] + EmulationPrevention.insert(w.bytes), offset: unit.offset)
+        try edited.replacing(in: unit, original: original, sps: sps, pps: pps)
     }
 }

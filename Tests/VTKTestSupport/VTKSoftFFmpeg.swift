@@ -67,6 +67,16 @@ public enum VTKSoftFFmpeg {
         return (md5Value(run.result.stdoutText), run)
     }
 
+    /// FFmpeg's VA hwaccel decode of `stream` through vtksoft (without allow_profile_mismatch), the frames
+    /// downloaded as NV12, then `filters`, written with `muxer` (md5, framemd5, null) to standard output.
+    public static func hardwareDecode(_ stream: URL, muxer: String, filters: [String] = ["format=yuv420p"],
+                                      extraEnvironment: [String: String] = [:]) throws -> Run {
+        try run("ffmpeg", ["-nostdin", "-v", "error", "-init_hw_device", hwDevice, "-hwaccel", "vaapi", "-hwaccel_device", "va",
+                           "-hwaccel_output_format", "vaapi", "-i", stream.path,
+                           "-vf", (["hwdownload", "format=nv12"] + filters).joined(separator: ","), "-f", muxer, "-"],
+            extraEnvironment: extraEnvironment)
+    }
+
     /// MD5 of FFmpeg's software decode, for streams without a reference; `inputOptions` go before `-i`,
     /// `filter` is applied before the conversion to I420.
     public static func softwareDecodeMD5(_ stream: URL, inputOptions: [String] = [], filter: String? = nil) throws -> String? {
