@@ -9,6 +9,16 @@ public struct DecodedFrame: Sendable {
     public var isDamaged: Bool
     /// Position of the frame's access unit in decoding order.
     public var decodeIndex: Int
+    /// For interlaced content (H.264 field pairs, and frames of a stream with frame_mbs_only_flag 0 whose
+    /// pic_struct or field order counts give an order), which field comes first in time; nil for progressive
+    /// content. The frame itself holds both fields woven.
+    public var fieldOrder: FieldOrder?
+}
+
+/// The temporal order of the two fields of an interlaced frame.
+public enum FieldOrder: String, Hashable, Sendable {
+    case topFieldFirst = "top field first"
+    case bottomFieldFirst = "bottom field first"
 }
 
 /// What happened during a session, for the caller to report.

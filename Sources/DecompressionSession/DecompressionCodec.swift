@@ -52,6 +52,12 @@ public protocol DecodingPicture: Hashable, Sendable {
     var decodeIndex: Int { get }
     var presentationTime: MediaTime { get }
     var isDamaged: Bool { get }
+    /// The order of an interlaced frame's fields; nil for progressive content.
+    var fieldOrder: FieldOrder? { get }
+}
+
+extension DecodingPicture {
+    public var fieldOrder: FieldOrder? { nil }
 }
 
 /// A decoding process's request to decode one picture.

@@ -24,7 +24,7 @@ public enum H264Codec: DecompressionCodec {
 
     public static func skipsAccessUnit(_ problem: DecodingError) -> Bool {
         switch problem {
-        case .waitingForKeyframe, .interlacedNotSupported, .unsupportedStream: return true
+        case .waitingForKeyframe, .unsupportedStream: return true
         default: return false
         }
     }
@@ -58,7 +58,9 @@ extension VADecompressionSession where Codec == H264Codec {
 extension FormatDescription: DecodingFormat {}
 extension AccessUnit: DecodingAccessUnit {}
 extension AccessUnitAssembler: DecodingAccessUnitAssembler {}
-extension DecodedPicture: DecodingPicture {}
+extension DecodedPicture: DecodingPicture {
+    public var fieldOrder: FieldOrder? { topFieldFirst.map { $0 ? .topFieldFirst : .bottomFieldFirst } }
+}
 extension H264DecodingProcess: DecodingProcess {}
 
 extension PictureDecodeRequest: DecodingPictureRequest {

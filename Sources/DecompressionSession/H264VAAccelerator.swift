@@ -85,12 +85,20 @@ final class H264VAAccelerator: VADecodingAccelerator {
     func decode(_ request: PictureDecodeRequest) throws {
         guard let context, var pool else { throw DecompressionError.invalidated }
         try Self.checkBaselineAsMain(request)
-        guard let target = pool.acquire() else {
-            // Cannot happen when the pool is sized from the DPB; fail loudly rather than overwrite a reference.
-            throw DecompressionError.internalInconsistency("no free surface for \(request.picture.id)")
+        let target: VASurfaceID
+        if request.isSecondField, let first = surfaceOf[request.picture.id] {
+            // The second field of a pair goes into its first field's surface, in its own
+            // vaBeginPicture/vaEndPicture round (as FFmpeg and GStreamer do).
+            target = first
+        } else {
+            guard let free = pool.acquire() else {
+                // Cannot happen when the pool is sized from the DPB; fail loudly rather than overwrite a reference.
+                throw DecompressionError.internalInconsistency("no free surface for \(request.picture.id)")
+            }
+            target = free
+            self.pool = pool
+            surfaceOf[request.picture.id] = target
         }
-        self.pool = pool
-        surfaceOf[request.picture.id] = target
         let lookup: (PictureID) -> VASurfaceID? = { [surfaceOf] in surfaceOf[$0] }
         var buffers: [VABufferID] = []
         do {

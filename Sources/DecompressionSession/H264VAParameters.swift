@@ -22,15 +22,37 @@ enum H264VAParameters {
         guard let surface else { return invalidPicture }
         var p = VAPictureH264()
         p.picture_id = surface
-        p.frame_idx = UInt32(picture.reference == .longTerm ? picture.longTermFrameIdx : picture.frameNum)
+        p.frame_idx = UInt32(picture.hasLongTermField ? picture.longTermFrameIdx : picture.frameNum)
         p.flags = flags
         p.TopFieldOrderCnt = Int32(picture.topFieldOrderCnt)
         p.BottomFieldOrderCnt = Int32(picture.bottomFieldOrderCnt)
         return p
     }
 
+    /// The flags of a reference list entry: a frame's marking, or in a field picture the field's parity and
+    /// marking.
     static func referenceFlags(_ picture: DecodedPicture) -> UInt32 {
-        switch picture.reference {
+        fieldFlag(picture.structure) | markingFlag(picture.reference(of: picture.structure))
+    }
+
+    /// The flags of a ReferenceFrames entry (a frame store): a field flag when only one of its fields is
+    /// a reference, none when both are; long-term when a field is long-term (as FFmpeg's vaapi_h264 does).
+    static func storeFlags(_ store: DecodedPicture) -> UInt32 {
+        let top = store.reference(of: .topField) != .unused, bottom = store.reference(of: .bottomField) != .unused
+        let field: PictureStructure = top && bottom ? .frame : (top ? .topField : .bottomField)
+        return fieldFlag(field) | markingFlag(store.hasLongTermField ? .longTerm : .shortTerm)
+    }
+
+    static func fieldFlag(_ structure: PictureStructure) -> UInt32 {
+        switch structure {
+        case .frame: return 0
+        case .topField: return UInt32(VA_PICTURE_H264_TOP_FIELD)
+        case .bottomField: return UInt32(VA_PICTURE_H264_BOTTOM_FIELD)
+        }
+    }
+
+    static func markingFlag(_ marking: ReferenceMarking) -> UInt32 {
+        switch marking {
         case .shortTerm: return UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE)
         case .longTerm: return UInt32(VA_PICTURE_H264_LONG_TERM_REFERENCE)
         case .unused: return 0
@@ -40,16 +62,19 @@ enum H264VAParameters {
     static func pictureParameters(_ request: PictureDecodeRequest, surface: (PictureID) -> VASurfaceID?) -> VAPictureParameterBufferH264 {
         let sps = request.sps, pps = request.pps
         var pp = VAPictureParameterBufferH264()
-        // The current picture: a reference (short-term until marking says otherwise) when nal_ref_idc != 0.
-        pp.CurrPic = vaPicture(request.picture, surface: surface(request.picture.id),
-                               flags: request.picture.nalRefIdc != 0 ? UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE) : 0)
-        // Short-term references, most recent first, then long-term ones by LongTermFrameIdx (as the DPB
-        // orders them); the rest invalid.
-        let shortTerm = request.referenceFrames.filter { $0.reference == .shortTerm }.sorted { $0.decodeIndex > $1.decodeIndex }
-        let longTerm = request.referenceFrames.filter { $0.reference == .longTerm }.sorted { $0.longTermFrameIdx < $1.longTermFrameIdx }
+        // The current picture: a reference (short-term until marking says otherwise) when nal_ref_idc != 0;
+        // a field carries its parity. Its field order counts are those known so far (0 for a field not yet
+        // decoded: the first field's store holds 0 for the other).
+        let current = request.picture.nalRefIdc != 0 ? UInt32(VA_PICTURE_H264_SHORT_TERM_REFERENCE) : 0
+        pp.CurrPic = vaPicture(request.picture, surface: surface(request.picture.id), flags: fieldFlag(request.structure) | current)
+        pp.CurrPic.frame_idx = UInt32(request.frameNum)
+        // Frame stores with a reference field (for a second field, its first field's store too): short-term
+        // ones most recent first, then long-term ones by LongTermFrameIdx; the rest invalid.
+        let shortTerm = request.referenceFrames.filter { !$0.hasLongTermField }.sorted { $0.decodeIndex > $1.decodeIndex }
+        let longTerm = request.referenceFrames.filter(\.hasLongTermField).sorted { $0.longTermFrameIdx < $1.longTermFrameIdx }
         let references = (shortTerm + longTerm).compactMap { picture -> VAPictureH264? in
             guard let id = surface(picture.id) else { return nil }
-            return vaPicture(picture, surface: id, flags: referenceFlags(picture))
+            return vaPicture(picture, surface: id, flags: storeFlags(picture))
         }
         VAFixedArray.store(references, into: &pp.ReferenceFrames, padding: invalidPicture)
         pp.picture_width_in_mbs_minus1 = UInt16(sps.picWidthInMbsMinus1)
@@ -79,7 +104,7 @@ enum H264VAParameters {
         pp.pic_fields.bits.weighted_pred_flag = pps.weightedPredFlag ? 1 : 0
         pp.pic_fields.bits.weighted_bipred_idc = UInt32(pps.weightedBipredIdc)
         pp.pic_fields.bits.transform_8x8_mode_flag = pps.transform8x8ModeFlag ? 1 : 0
-        pp.pic_fields.bits.field_pic_flag = 0
+        pp.pic_fields.bits.field_pic_flag = request.structure.isField ? 1 : 0
         pp.pic_fields.bits.constrained_intra_pred_flag = pps.constrainedIntraPredFlag ? 1 : 0
         pp.pic_fields.bits.pic_order_present_flag = pps.bottomFieldPicOrderInFramePresentFlag ? 1 : 0
         pp.pic_fields.bits.deblocking_filter_control_present_flag = pps.deblockingFilterControlPresentFlag ? 1 : 0

@@ -204,7 +204,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         let damaged = picture.isDamaged || failed || concealed
         statistics.framesOutput += 1
         if damaged { statistics.damagedFrames += 1 }
-        return DecodedFrame(pixelBuffer: pixels, isDamaged: damaged, decodeIndex: picture.decodeIndex)
+        return DecodedFrame(pixelBuffer: pixels, isDamaged: damaged, decodeIndex: picture.decodeIndex, fieldOrder: picture.fieldOrder)
     }
 
     /// Adds a problem found outside the session (by the container reader, say) to its statistics.

@@ -14,6 +14,8 @@ public struct AccessUnit: Hashable, Sendable {
     /// Parameter sets in force once this access unit's own SPS/PPS NAL units have been read.
     public var parameterSets = ParameterSets()
     public var recoveryPoint: RecoveryPoint?
+    /// The payload of a pic_timing SEI message (D.1.3), read with the SPS by ``PictureTiming``.
+    public var pictureTimingPayload: [UInt8]?
     /// Problems met while assembling it (a slice with a missing PPS, a damaged SPS, ...). The access unit
     /// is still delivered, so that a decoder can decide what to do.
     public var problems: [BitstreamError] = []

@@ -63,6 +63,9 @@ public struct AccessUnitAssembler {
         case .sei:
             do {
                 if let point = try RecoveryPoint.find(in: unit) { current.recoveryPoint = point }
+                if let timing = try SEIMessage.messages(in: unit).first(where: { $0.payloadType == PictureTiming.payloadType }) {
+                    current.pictureTimingPayload = timing.payload
+                }
             } catch {
                 current.problems.append(error)
             }

@@ -110,3 +110,36 @@ public struct AccessUnitDelimiter: Hashable, Sendable {
         NALUnit([NALUnitHeader(nalRefIdc: 0, nalUnitType: .accessUnitDelimiter).byte, UInt8(primaryPicType << 5) | 0x10])
     }
 }
+
+/// pic_timing() (D.1.3), as far as pic_struct: it needs the SPS's VUI to be read (the HRD delay lengths).
+public enum PictureTiming {
+    public static let payloadType = 1
+
+    /// pic_struct (Table D-1) of a pic_timing payload, or nil when the SPS has no pic_struct_present_flag
+    /// or the payload is too short.
+    public static func picStruct(payload: [UInt8], sps: SequenceParameterSet) -> Int? {
+        guard sps.vuiParametersPresentFlag, sps.vui.picStructPresentFlag else { return nil }
+        var r = BitReader(payload)
+        do {
+            let vui = sps.vui
+            if vui.nalHrdParametersPresentFlag || vui.vclHrdParametersPresentFlag {
+                let hrd = vui.nalHrdParametersPresentFlag ? vui.nalHrd : vui.vclHrd
+                _ = try r.u(Int(hrd.cpbRemovalDelayLengthMinus1) + 1)  // cpb_removal_delay
+                _ = try r.u(Int(hrd.dpbOutputDelayLengthMinus1) + 1)  // dpb_output_delay
+            }
+            return Int(try r.u(4))
+        } catch {
+            return nil
+        }
+    }
+
+    /// Whether pic_struct says which field comes first (Table D-1): true for top first (3, 5), false for
+    /// bottom first (4, 6), nil otherwise.
+    public static func topFieldFirst(picStruct: Int) -> Bool? {
+        switch picStruct {
+        case 3, 5: return true
+        case 4, 6: return false
+        default: return nil
+        }
+    }
+}

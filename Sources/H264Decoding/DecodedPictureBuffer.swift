@@ -1,10 +1,16 @@
 import H264Bitstream
 
-/// The decoded picture buffer of a frame decoder: reference frames and frames waiting for output, with
-/// the output ("bumping") process of C.4.5.3.
+/// The decoded picture buffer: frame stores holding reference frames, field pairs or single fields and
+/// frames waiting for output, with the output ("bumping") process of C.4.5.3.
+///
+/// Storage (``store(_:)``, ``completeSecondField(_:)``) and the output rules (``bump()``, C.4.5) are kept
+/// apart from the marking of clause 8.2.5, which the decoding process does through ``update(_:_:)``.
 public struct DecodedPictureBuffer: Sendable {
-    /// Frames held: references, and non-references waiting for output.
+    /// Frame stores held: references, and non-references waiting for output.
     public private(set) var pictures: [DecodedPicture] = []
+    /// The store holding a first field whose second field may come next: it is not output before it is
+    /// complete (C.4.5.3 outputs frames, and a field pair is one frame).
+    public private(set) var awaitingSecondField: PictureID?
     /// Frame buffers available (MaxDpbFrames, or max_dec_frame_buffering).
     public private(set) var capacity: Int
     /// With VUI bitstream_restriction, a frame is output once more than this many wait (C.4.5.3 allows
@@ -42,6 +48,9 @@ public struct DecodedPictureBuffer: Sendable {
     public var referenceFrames: [DecodedPicture] { pictures.filter(\.isReference) }
     public var shortTermFrames: [DecodedPicture] { pictures.filter { $0.reference == .shortTerm } }
     public var longTermFrames: [DecodedPicture] { pictures.filter { $0.reference == .longTerm } }
+    /// Stores with at least one short-term (long-term) reference field: the entries of 8.2.4.2.2 and 8.2.5.3.
+    public var shortTermStores: [DecodedPicture] { pictures.filter(\.hasShortTermField) }
+    public var longTermStores: [DecodedPicture] { pictures.filter(\.hasLongTermField) }
 
     public func picture(_ id: PictureID) -> DecodedPicture? { pictures.first { $0.id == id } }
 
@@ -63,7 +72,7 @@ public struct DecodedPictureBuffer: Sendable {
     /// One step of the bumping process (C.4.5.3): outputs the frame with the smallest PicOrderCnt of
     /// those waiting, and removes it when it is not a reference. Returns nil when none waits.
     mutating func bump() -> (output: DecodedPicture, removed: PictureID?)? {
-        let waiting = pictures.indices.filter { pictures[$0].neededForOutput }
+        let waiting = pictures.indices.filter { pictures[$0].neededForOutput && pictures[$0].id != awaitingSecondField }
         guard let i = waiting.min(by: { pictures[$0].picOrderCnt < pictures[$1].picOrderCnt }) else { return nil }
         pictures[i].neededForOutput = false
         let picture = pictures[i]
@@ -82,7 +91,7 @@ public struct DecodedPictureBuffer: Sendable {
     mutating func store(_ picture: DecodedPicture) -> [DecodedPictureBufferEvent] {
         var events: [DecodedPictureBufferEvent] = []
         for id in removeUnused() { events.append(.removed(id)) }
-        if !picture.isReference && picture.neededForOutput && pictures.count >= capacity
+        if !picture.structure.isField && !picture.isReference && picture.neededForOutput && pictures.count >= capacity
             && waitingForOutput.allSatisfy({ picture.picOrderCnt < $0.picOrderCnt }) {
             events.append(.output(picture))
             events.append(.removed(picture.id))
@@ -97,18 +106,41 @@ public struct DecodedPictureBuffer: Sendable {
         if pictures.count >= capacity {
             // Only references and nothing to output: the stream has more references than the DPB holds.
             // Drop the oldest short-term reference rather than fail.
-            if let oldest = pictures.filter({ $0.reference == .shortTerm }).min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
+            if let oldest = shortTermStores.min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
                 pictures.removeAll { $0.id == oldest.id }
                 events.append(.removed(oldest.id))
             }
         }
         pictures.append(picture)
-        // Earlier output when the stream says how much reordering it needs.
-        if let reorder = maxNumReorderFrames {
-            while waitingForOutput.count > reorder, let (out, removed) = bump() {
-                events.append(.output(out))
-                if let removed { events.append(.removed(removed)) }
-            }
+        // A first field waits for its pair before it can be output.
+        awaitingSecondField = picture.structure.isField ? picture.id : nil
+        events += outputReordered()
+        return events
+    }
+
+    /// The second field of the store awaiting it was decoded: the store now holds the field pair
+    /// (C.4.5.1/C.4.5.2: it takes no new frame buffer).
+    mutating func completeSecondField(_ picture: DecodedPicture) -> [DecodedPictureBufferEvent] {
+        if let i = pictures.firstIndex(where: { $0.id == picture.id }) { pictures[i] = picture } else { pictures.append(picture) }
+        awaitingSecondField = nil
+        return outputReordered()
+    }
+
+    /// The next picture is not the second field of the store awaiting one: that field stays unpaired and
+    /// may be output on its own.
+    mutating func endFieldPairing() -> [DecodedPictureBufferEvent] {
+        guard awaitingSecondField != nil else { return [] }
+        awaitingSecondField = nil
+        return outputReordered()
+    }
+
+    /// Earlier output when the stream says how much reordering it needs.
+    private mutating func outputReordered() -> [DecodedPictureBufferEvent] {
+        var events: [DecodedPictureBufferEvent] = []
+        guard let reorder = maxNumReorderFrames else { return events }
+        while waitingForOutput.filter({ $0.id != awaitingSecondField }).count > reorder, let (out, removed) = bump() {
+            events.append(.output(out))
+            if let removed { events.append(.removed(removed)) }
         }
         return events
     }
@@ -117,6 +149,7 @@ public struct DecodedPictureBuffer: Sendable {
     /// or MMCO 5 picture with no_output_of_prior_pics_flag 0: C.4.4).
     mutating func flush(output: Bool = true) -> [DecodedPictureBufferEvent] {
         var events: [DecodedPictureBufferEvent] = []
+        awaitingSecondField = nil
         if output {
             while let (out, removed) = bump() {
                 events.append(.output(out))

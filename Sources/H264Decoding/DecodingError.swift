@@ -2,8 +2,9 @@ import H264Bitstream
 
 /// Why the decoding process refused or marked a picture.
 public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Field pictures and MBAFF: vtk decodes frame pictures only.
-    case interlacedNotSupported(byteOffset: Int)
+    /// A field whose pair never came (lost, or a field of the same parity followed): its frame is output
+    /// with the other field's lines undefined, and flagged damaged.
+    case unpairedField(byteOffset: Int, field: String)
     /// A profile or chroma format vtk does not decode.
     case unsupportedStream(String)
     /// The access unit could not be parsed.
@@ -20,8 +21,8 @@ public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .interlacedNotSupported(offset):
-            return "interlaced coding (field pictures or MBAFF) at byte \(offset) is not supported"
+        case let .unpairedField(offset, field):
+            return "the \(field) at byte \(offset) has no second field: its frame is output with the other field missing"
         case let .unsupportedStream(what):
             return what
         case let .bitstream(error, offset):

@@ -10,12 +10,17 @@ public struct PictureDecodeRequest: Hashable, Sendable {
     public var picture: DecodedPicture
     public var sps: SequenceParameterSet
     public var pps: PictureParameterSet
-    /// Reference frames in the DPB when decoding starts (VA's ReferenceFrames), in DPB order.
+    /// Frame stores with a reference field when decoding starts (VA's ReferenceFrames), in DPB order; for a
+    /// second field, its first field's store among them.
     public var referenceFrames: [DecodedPicture]
     /// The slices, each with its reference lists.
     public var slices: [SliceDecodeRequest]
     /// frame_num, for VA's picture parameters.
     public var frameNum: Int
+    /// What is decoded: a frame (MBAFF or not), or one field of ``picture``'s store.
+    public var structure: PictureStructure = .frame
+    /// The second field of a pair: it goes into the surface that holds the first.
+    public var isSecondField = false
 }
 
 public struct SliceDecodeRequest: Hashable, Sendable {
@@ -23,12 +28,17 @@ public struct SliceDecodeRequest: Hashable, Sendable {
     public var lists: ReferencePictureLists
 }
 
-/// The H.264 decoding process of clause 8 for frame pictures, without VA: picture order count,
+/// The H.264 decoding process of clause 8 for frames, MBAFF frames and field pictures, without VA: picture order count,
 /// frame_num gaps, reference marking, reference lists, and output order through the DPB (Annex C).
 ///
 /// Feed access units in decoding order with ``decode(_:presentationTime:)``; call ``flush()`` at the end.
 /// Each call returns the events to carry out, in order. Pictures before the first IDR (or recovery point)
 /// are skipped; damaged pictures are decoded where possible and marked ``DecodedPicture/isDamaged``.
+///
+/// Fields: each field picture is its own access unit and its own `.decode` request; the two fields of a frame
+/// share one frame store, so one ``PictureID`` (one surface), and ``PictureDecodeRequest/structure`` and
+/// ``PictureDecodeRequest/isSecondField`` say which field is decoded. A store is output once both its fields
+/// are decoded, woven; a field whose pair never comes is output alone, reported and flagged.
 public struct H264DecodingProcess: Sendable {
     public private(set) var dpb = DecodedPictureBuffer(capacity: 1)
     public private(set) var format: FormatDescription?
@@ -39,6 +49,10 @@ public struct H264DecodingProcess: Sendable {
     /// frame_num of the previous reference picture (PrevRefFrameNum, 7.4.3).
     private var prevRefFrameNum = 0
     private var hasKeyframe = false
+    /// Byte offset of the last first field, for the problem when its pair never comes.
+    private var firstFieldOffset = 0
+    /// The last reference picture was a first field (its pair may be missing).
+    private var lastReferenceWasField = false
     /// A reference picture has been decoded since the last IDR or MMCO 5 (so PrevRefFrameNum is that
     /// picture's frame_num, not an inferred one).
     private var decodedReferenceSinceKeyframe = false
@@ -65,11 +79,7 @@ public struct H264DecodingProcess: Sendable {
             events.append(.problem(.bitstream(.missingParameterSet(kind: "PPS", id: header.picParameterSetId), byteOffset: unit.offset)))
             return events
         }
-        if !sps.frameMbsOnlyFlag || header.fieldPicFlag {
-            events.append(.problem(.interlacedNotSupported(byteOffset: unit.offset)))
-            return events
-        }
-        guard sps.chromaFormatIdc == 1, sps.bitDepthLuma == 8, sps.bitDepthChroma == 8 else {
+        guard sps.chromaFormatIdc <= 1, sps.bitDepthLuma == 8, sps.bitDepthChroma == 8 else {
             let chroma = ["4:0:0 (monochrome)", "4:2:0", "4:2:2", "4:4:4"][min(sps.chromaFormatIdc, 3)]
             let what = (sps.bitDepthLuma != 8 ? ["\(sps.bitDepthLuma)-bit"] : []) + (sps.chromaFormatIdc != 1 ? [chroma] : [])
             events.append(.problem(.unsupportedStream("\(H264Profile(sps: sps).name) profile (\(what.joined(separator: ", "))) is not supported by this device")))
@@ -111,53 +121,86 @@ public struct H264DecodingProcess: Sendable {
             }
         }
 
-        // 7.4.3: after a reference frame, frame_num must move on; the same value again means a repeated picture.
+        let structure = PictureStructure(header)
+        // The second field of a pair: it follows its first field directly, has the opposite parity and the
+        // same frame_num, and is not an IDR after a non-IDR first field (7.4.1.2.4, 7.4.3).
+        var firstField: DecodedPicture?
+        if let id = dpb.awaitingSecondField {
+            if let first = dpb.picture(id), structure.isField, structure == first.structure.opposite,
+               header.frameNum == first.frameNum, !header.idrPicFlag || first.isIDR {
+                firstField = first
+            } else {
+                events += endUnpairedField()
+            }
+        }
+
+        // 7.4.3: after a reference frame, frame_num must move on; the same value again means a repeated picture
+        // (the second field of a pair shares its first field's frame_num).
         var repeated = false
-        if !header.idrPicFlag && header.frameNum == prevRefFrameNum && decodedReferenceSinceKeyframe {
+        if firstField == nil && !header.idrPicFlag && header.frameNum == prevRefFrameNum && decodedReferenceSinceKeyframe
+            && !prevReferenceWasUnpairedField(structure) {
             events.append(.problem(.repeatedFrameNum(byteOffset: unit.offset, frameNum: header.frameNum)))
             repeated = true
         }
 
         // 8.2.5.2: gaps in frame_num.
-        if !header.idrPicFlag && header.frameNum != prevRefFrameNum && header.frameNum != (prevRefFrameNum + 1) % sps.maxFrameNum {
+        if firstField == nil && !header.idrPicFlag && header.frameNum != prevRefFrameNum && header.frameNum != (prevRefFrameNum + 1) % sps.maxFrameNum {
             events += fillFrameNumGap(upTo: header.frameNum, sps: sps, offset: unit.offset)
         }
 
         // C.4.4: an IDR empties the DPB first.
-        if header.idrPicFlag {
+        if header.idrPicFlag && firstField == nil {
             let noOutput = header.decRefPicMarking?.noOutputOfPriorPicsFlag ?? false
             events += translate(dpb.flush(output: !noOutput))
             maxLongTermFrameIdx = nil
         }
 
-        // The current picture.
+        // The current picture: a new frame store, or the store of its first field.
         let pocResult = poc.compute(slice: header, sps: sps)
-        var current = DecodedPicture(id: PictureID(rawValue: nextID), decodeIndex: decodeIndex, frameNum: header.frameNum)
-        nextID += 1
-        decodeIndex += 1
-        current.topFieldOrderCnt = pocResult.topFieldOrderCnt
-        current.bottomFieldOrderCnt = pocResult.bottomFieldOrderCnt
-        current.isIDR = header.idrPicFlag
-        current.nalRefIdc = header.nalRefIdc
-        current.neededForOutput = true
-        current.presentationTime = presentationTime
-        current.frameNumWrap = header.frameNum
-        if header.idrPicFlag { cleanSince = current.decodeIndex }
-        if let target = recoveryFrameNum {
-            if header.frameNum == target {
-                recoveryFrameNum = nil
-                cleanSince = current.decodeIndex
-            } else {
-                current.isDamaged = true
+        var current: DecodedPicture
+        if var store = firstField {
+            if structure == .topField { store.topFieldOrderCnt = pocResult.topFieldOrderCnt } else { store.bottomFieldOrderCnt = pocResult.bottomFieldOrderCnt }
+            store.hasTopField = true
+            store.hasBottomField = true
+            store.structure = .frame
+            if !unit.problems.isEmpty { store.isDamaged = true }
+            current = store
+        } else {
+            current = DecodedPicture(id: PictureID(rawValue: nextID), decodeIndex: decodeIndex, frameNum: header.frameNum)
+            nextID += 1
+            decodeIndex += 1
+            current.topFieldOrderCnt = pocResult.topFieldOrderCnt
+            current.bottomFieldOrderCnt = pocResult.bottomFieldOrderCnt
+            current.structure = structure
+            current.hasTopField = structure != .bottomField
+            current.hasBottomField = structure != .topField
+            current.codedStructure = structure
+            current.isInterlaced = !sps.frameMbsOnlyFlag
+            current.picStruct = unit.pictureTimingPayload.flatMap { PictureTiming.picStruct(payload: $0, sps: sps) }
+            current.isMbaff = !structure.isField && sps.mbAdaptiveFrameFieldFlag
+            current.isIDR = header.idrPicFlag
+            current.nalRefIdc = header.nalRefIdc
+            current.neededForOutput = true
+            current.presentationTime = presentationTime
+            current.frameNumWrap = header.frameNum
+            if header.idrPicFlag { cleanSince = current.decodeIndex }
+            if let target = recoveryFrameNum {
+                if header.frameNum == target {
+                    recoveryFrameNum = nil
+                    cleanSince = current.decodeIndex
+                } else {
+                    current.isDamaged = true
+                }
             }
+            if !unit.problems.isEmpty || repeated { current.isDamaged = true }
         }
-        if !unit.problems.isEmpty || repeated { current.isDamaged = true }
+        let currentPOC = structure == .frame ? current.picOrderCnt : current.orderCount(of: structure)
 
         // 8.2.4.1 then 8.2.4.2/8.2.4.3 for each slice.
         ReferencePictureMarking.updateFrameNumWrap(&dpb, currentFrameNum: header.frameNum, maxFrameNum: sps.maxFrameNum)
         var slices: [SliceDecodeRequest] = []
         for slice in unit.slices {
-            let lists = ReferencePictureLists(slice: slice.header, currentPOC: current.picOrderCnt, dpb: dpb, maxFrameNum: sps.maxFrameNum)
+            let lists = ReferencePictureLists(slice: slice.header, currentPOC: currentPOC, dpb: dpb, maxFrameNum: sps.maxFrameNum)
             // Damage spreads through prediction: a picture is only as right as the pictures it refers to.
             if (lists.list0 + lists.list1).contains(where: { $0.map { ($0.isDamaged || $0.nonExisting) && $0.decodeIndex >= cleanSince } ?? false }) {
                 current.isDamaged = true
@@ -169,63 +212,96 @@ public struct H264DecodingProcess: Sendable {
             slices.append(SliceDecodeRequest(slice: slice, lists: lists))
         }
         events.append(.decode(PictureDecodeRequest(picture: current, sps: sps, pps: pps, referenceFrames: dpb.referenceFrames,
-                                                   slices: slices, frameNum: header.frameNum)))
+                                                   slices: slices, frameNum: header.frameNum, structure: structure,
+                                                   isSecondField: firstField != nil)))
 
         // 8.2.5: reference marking after decoding.
         if header.nalRefIdc != 0 {
-            if header.idrPicFlag {
-                _ = dpb.markAllUnused()
-                if header.decRefPicMarking?.longTermReferenceFlag == true {
-                    current.reference = .longTerm
-                    current.longTermFrameIdx = 0
-                    maxLongTermFrameIdx = 0
-                } else {
-                    current.reference = .shortTerm
-                    maxLongTermFrameIdx = nil
-                }
-            } else {
-                let marking = header.decRefPicMarking ?? DecRefPicMarking()
-                if marking.adaptiveRefPicMarkingModeFlag {
-                    var problems: [String] = []
-                    let result = ReferencePictureMarking.adaptive(&dpb, operations: marking.operations, current: &current,
-                                                                  currPicNum: header.frameNum, maxLongTermFrameIdx: maxLongTermFrameIdx,
-                                                                  problems: &problems)
-                    maxLongTermFrameIdx = result.maxLongTermFrameIdx
-                    if !problems.isEmpty {
-                        events.append(.problem(.missingReference(byteOffset: unit.offset, detail: problems.joined(separator: "; "))))
-                    }
-                    if result.mmco5 {
-                        current.hadMMCO5 = true
-                        // 8.2.1: after MMCO 5 the picture's POCs are relative to itself, and its frame_num is 0.
-                        let temp = current.picOrderCnt
-                        current.topFieldOrderCnt -= temp
-                        current.bottomFieldOrderCnt -= temp
-                        current.frameNum = 0
-                        current.frameNumWrap = 0
-                        // C.4.4 applies as for an IDR: prior pictures are output first.
-                        events += translate(dpb.flush(output: true))
-                    }
-                } else {
-                    ReferencePictureMarking.slidingWindow(&dpb, maxNumRefFrames: sps.maxNumRefFrames)
-                }
-                if current.reference != .longTerm { current.reference = .shortTerm }
-            }
-            // More references than allowed can only come from a damaged stream: apply the sliding window.
-            while dpb.referenceFrames.count + 1 > max(sps.maxNumRefFrames, 1), !dpb.shortTermFrames.isEmpty {
-                ReferencePictureMarking.slidingWindow(&dpb, maxNumRefFrames: sps.maxNumRefFrames)
-                if dpb.referenceFrames.count + 1 > max(sps.maxNumRefFrames, 1) {
-                    if let oldest = dpb.shortTermFrames.min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
-                        dpb.update(oldest.id) { $0.reference = .unused }
-                    }
-                }
-            }
-            prevRefFrameNum = current.hadMMCO5 ? 0 : header.frameNum
-            decodedReferenceSinceKeyframe = !current.hadMMCO5
+            events += mark(&current, header: header, structure: structure, isSecondField: firstField != nil, sps: sps, offset: unit.offset)
         }
         poc.pictureDecoded(pocResult, slice: header, picture: current)
 
         // C.4.5: store, outputting what must go first.
-        events += translate(dpb.store(current))
+        if structure.isField && firstField == nil { firstFieldOffset = unit.offset }
+        if firstField != nil {
+            events += translate(dpb.completeSecondField(current))
+        } else {
+            events += translate(dpb.store(current))
+        }
+        return events
+    }
+
+    /// The previous reference picture was a first field whose pair never came: a field of the same
+    /// frame_num may follow it (an unpaired field is no repeated frame).
+    private func prevReferenceWasUnpairedField(_ structure: PictureStructure) -> Bool {
+        structure.isField && lastReferenceWasField
+    }
+
+    /// 8.2.5.1: marks the current reference picture (and, through MMCOs or the sliding window, others).
+    private mutating func mark(_ current: inout DecodedPicture, header: SliceHeader, structure: PictureStructure, isSecondField: Bool,
+                               sps: SequenceParameterSet, offset: Int) -> [H264DecoderEvent] {
+        var events: [H264DecoderEvent] = []
+        if header.idrPicFlag {
+            if !isSecondField { _ = dpb.markAllUnused() }
+            if header.decRefPicMarking?.longTermReferenceFlag == true {
+                current.setReference(.longTerm, of: structure)
+                current.longTermFrameIdx = 0
+                maxLongTermFrameIdx = 0
+            } else {
+                current.setReference(.shortTerm, of: structure)
+                if !isSecondField { maxLongTermFrameIdx = nil }
+            }
+        } else {
+            let marking = header.decRefPicMarking ?? DecRefPicMarking()
+            var markedLongTerm = false
+            if marking.adaptiveRefPicMarkingModeFlag {
+                var problems: [String] = []
+                let currPicNum = structure.isField ? 2 * header.frameNum + 1 : header.frameNum
+                let result = ReferencePictureMarking.adaptive(&dpb, operations: marking.operations, current: &current, structure: structure,
+                                                              currPicNum: currPicNum, maxLongTermFrameIdx: maxLongTermFrameIdx,
+                                                              problems: &problems)
+                maxLongTermFrameIdx = result.maxLongTermFrameIdx
+                markedLongTerm = marking.operations.contains { $0.operation == 6 }
+                if !problems.isEmpty {
+                    events.append(.problem(.missingReference(byteOffset: offset, detail: problems.joined(separator: "; "))))
+                }
+                if result.mmco5 {
+                    current.hadMMCO5 = true
+                    // 8.2.1: after MMCO 5 the picture's POCs are relative to itself, and its frame_num is 0.
+                    switch structure {
+                    case .frame:
+                        let temp = current.picOrderCnt
+                        current.topFieldOrderCnt -= temp
+                        current.bottomFieldOrderCnt -= temp
+                    case .topField: current.topFieldOrderCnt = 0
+                    case .bottomField: current.bottomFieldOrderCnt = 0
+                    }
+                    current.frameNum = 0
+                    current.frameNumWrap = 0
+                    // C.4.4 applies as for an IDR: prior pictures are output first.
+                    if isSecondField {
+                        dpb.update(current.id) { $0.neededForOutput = false }
+                        events += translate(dpb.flush(output: true).filter { $0 != .removed(current.id) })
+                    } else {
+                        events += translate(dpb.flush(output: true))
+                    }
+                }
+            } else if !(isSecondField && current.reference(of: structure.opposite) == .shortTerm) {
+                // The second field of a pair whose first field is short-term joins it; anything else may
+                // push the oldest short-term store out (8.2.5.3).
+                ReferencePictureMarking.slidingWindow(&dpb, maxNumRefFrames: sps.maxNumRefFrames, excluding: current.id)
+            }
+            if !markedLongTerm || current.reference(of: structure) != .longTerm { current.setReference(.shortTerm, of: structure) }
+        }
+        // More references than allowed can only come from a damaged stream: apply the sliding window.
+        let currentID = current.id
+        while dpb.referenceFrames.filter({ $0.id != currentID }).count + 1 > max(sps.maxNumRefFrames, 1),
+              let oldest = dpb.shortTermStores.filter({ $0.id != currentID }).min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
+            dpb.update(oldest.id) { $0.topReference = .unused; $0.bottomReference = .unused }
+        }
+        prevRefFrameNum = current.hadMMCO5 ? 0 : header.frameNum
+        decodedReferenceSinceKeyframe = !current.hadMMCO5
+        lastReferenceWasField = structure.isField && !isSecondField
         return events
     }
 
@@ -237,7 +313,17 @@ public struct H264DecodingProcess: Sendable {
 
     /// Outputs everything still in the DPB (end of stream).
     public mutating func flush() -> [H264DecoderEvent] {
-        translate(dpb.flush(output: true))
+        endUnpairedField() + translate(dpb.flush(output: true))
+    }
+
+    /// The first field awaiting its pair will not get it: it stays a lone field, flagged (its frame's other
+    /// lines are undefined), and can be output on its own.
+    private mutating func endUnpairedField() -> [H264DecoderEvent] {
+        guard let id = dpb.awaitingSecondField, let store = dpb.picture(id) else { return [] }
+        dpb.update(id) { $0.isDamaged = true; $0.isUnpaired = true }
+        var events: [H264DecoderEvent] = [.problem(.unpairedField(byteOffset: firstFieldOffset, field: store.structure.description))]
+        events += translate(dpb.endFieldPairing())
+        return events
     }
 
     /// 8.2.5.2: non-existing frames for the missing frame_num values, marked by the sliding window.

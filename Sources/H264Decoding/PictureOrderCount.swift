@@ -1,6 +1,6 @@
 import H264Bitstream
 
-/// The decoding process for picture order count (8.2.1) for frame pictures, types 0, 1 and 2.
+/// The decoding process for picture order count (8.2.1) for frames and fields, types 0, 1 and 2.
 ///
 /// Keeps the state carried from picture to picture (prevPicOrderCntMsb/Lsb, prevFrameNumOffset,
 /// prevFrameNum) and computes TopFieldOrderCnt and BottomFieldOrderCnt of each new picture.
@@ -14,11 +14,13 @@ public struct PictureOrderCount: Sendable {
     private var previousHadMMCO5 = false
     private var previousReferenceHadMMCO5 = false
     private var previousReferenceTopFieldOrderCnt = 0
+    private var previousReferenceWasBottomField = false
 
     public init() {}
 
     /// The POC of the current picture: (TopFieldOrderCnt, BottomFieldOrderCnt), and the values that
-    /// must be remembered once the picture is decoded (call ``pictureDecoded``).
+    /// must be remembered once the picture is decoded (call ``pictureDecoded``). A field has only its own
+    /// count; the other is left 0.
     public struct Result: Sendable {
         public var topFieldOrderCnt: Int
         public var bottomFieldOrderCnt: Int
@@ -43,13 +45,17 @@ public struct PictureOrderCount: Sendable {
             if idr {
                 prevMsb = 0; prevLsb = 0
             } else if previousReferenceHadMMCO5 {
-                // A frame with MMCO 5: its TopFieldOrderCnt after the MMCO 5 adjustment (8.2.1).
-                prevMsb = 0; prevLsb = previousReferenceTopFieldOrderCnt
+                // A picture with MMCO 5: its TopFieldOrderCnt after the MMCO 5 adjustment (8.2.1), or 0 after
+                // a bottom field.
+                prevMsb = 0; prevLsb = previousReferenceWasBottomField ? 0 : previousReferenceTopFieldOrderCnt
             }
             let lsb = slice.picOrderCntLsb
             let msb = Self.msb(lsb: lsb, previousLsb: prevLsb, previousMsb: prevMsb, maxLsb: sps.maxPicOrderCntLsb)
-            let top = msb + lsb
-            return Result(topFieldOrderCnt: top, bottomFieldOrderCnt: top + slice.deltaPicOrderCntBottom, picOrderCntMsb: msb)
+            switch PictureStructure(slice) {
+            case .frame: return Result(topFieldOrderCnt: msb + lsb, bottomFieldOrderCnt: msb + lsb + slice.deltaPicOrderCntBottom, picOrderCntMsb: msb)
+            case .topField: return Result(topFieldOrderCnt: msb + lsb, bottomFieldOrderCnt: 0, picOrderCntMsb: msb)
+            case .bottomField: return Result(topFieldOrderCnt: 0, bottomFieldOrderCnt: msb + lsb, picOrderCntMsb: msb)
+            }
         case 1:
             // 8.2.1.2
             let offset = frameNumOffset(slice: slice, sps: sps)
@@ -65,14 +71,24 @@ public struct PictureOrderCount: Sendable {
                 for i in 0...inCycle { expected += sps.offsetForRefFrame[i] }
             }
             if slice.nalRefIdc == 0 { expected += sps.offsetForNonRefPic }
-            let top = expected + slice.deltaPicOrderCnt[0]
-            let bottom = top + sps.offsetForTopToBottomField + slice.deltaPicOrderCnt[1]
-            return Result(topFieldOrderCnt: top, bottomFieldOrderCnt: bottom, frameNumOffset: offset)
+            switch PictureStructure(slice) {
+            case .frame:
+                let top = expected + slice.deltaPicOrderCnt[0]
+                let bottom = top + sps.offsetForTopToBottomField + slice.deltaPicOrderCnt[1]
+                return Result(topFieldOrderCnt: top, bottomFieldOrderCnt: bottom, frameNumOffset: offset)
+            case .topField:
+                return Result(topFieldOrderCnt: expected + slice.deltaPicOrderCnt[0], bottomFieldOrderCnt: 0, frameNumOffset: offset)
+            case .bottomField:
+                return Result(topFieldOrderCnt: 0, bottomFieldOrderCnt: expected + sps.offsetForTopToBottomField + slice.deltaPicOrderCnt[0],
+                              frameNumOffset: offset)
+            }
         default:
             // 8.2.1.3
             let offset = frameNumOffset(slice: slice, sps: sps)
             let temp = idr ? 0 : (slice.nalRefIdc == 0 ? 2 * (offset + slice.frameNum) - 1 : 2 * (offset + slice.frameNum))
-            return Result(topFieldOrderCnt: temp, bottomFieldOrderCnt: temp, frameNumOffset: offset)
+            let structure = PictureStructure(slice)
+            return Result(topFieldOrderCnt: structure == .bottomField ? 0 : temp, bottomFieldOrderCnt: structure == .topField ? 0 : temp,
+                          frameNumOffset: offset)
         }
     }
 
@@ -95,6 +111,7 @@ public struct PictureOrderCount: Sendable {
             prevPicOrderCntLsb = slice.picOrderCntLsb
             previousReferenceHadMMCO5 = picture.hadMMCO5
             previousReferenceTopFieldOrderCnt = picture.topFieldOrderCnt
+            previousReferenceWasBottomField = slice.fieldPicFlag && slice.bottomFieldFlag
         }
     }
 

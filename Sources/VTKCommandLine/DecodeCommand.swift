@@ -147,7 +147,10 @@ enum DecodeCommand {
                 let picture = frame.pixelBuffer
                 if let path = y4mOutput, y4m == nil {
                     let rate = containerFrameRate ?? session.formatDescription?.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) }
-                    let sink = try Y4MFrameSink(path: path, frame: picture, frameRate: rate, format: session.formatDescription, command: name)
+                    // The field order of an interlaced stream, from its first frame (It/Ib).
+                    let interlace: Y4MHeader.Interlace = frame.fieldOrder.map { $0 == .topFieldFirst ? .topFieldFirst : .bottomFieldFirst } ?? .progressive
+                    let sink = try Y4MFrameSink(path: path, frame: picture, frameRate: rate, format: session.formatDescription,
+                                                interlace: interlace, command: name)
                     y4m = sink
                     sinks.append(sink)
                 }

@@ -146,16 +146,18 @@ final class Y4MFrameSink: FrameSink {
     private var scratch: PixelBuffer?
 
     /// `frameRate`: the container's or the stream's, in lowest terms; 25 when neither says.
-    convenience init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: FormatDescription?, command: String) throws(CommandFailure) {
-        try self.init(path: path, frame: frame, frameRate: frameRate, sampleAspectRatio: format?.sampleAspectRatio, command: command)
+    convenience init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: FormatDescription?,
+                     interlace: Y4MHeader.Interlace = .progressive, command: String) throws(CommandFailure) {
+        try self.init(path: path, frame: frame, frameRate: frameRate, sampleAspectRatio: format?.sampleAspectRatio, interlace: interlace, command: command)
     }
 
-    /// The header says C420p10 for 10-bit frames (H.265 Main 10).
-    init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, sampleAspectRatio: (width: Int, height: Int)?, command: String) throws(CommandFailure) {
+    /// The header says C420p10 for 10-bit frames (H.265 Main 10), and It/Ib for interlaced frames.
+    init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, sampleAspectRatio: (width: Int, height: Int)?,
+         interlace: Y4MHeader.Interlace = .progressive, command: String) throws(CommandFailure) {
         self.path = path
         let rate = frameRate.map { Y4MHeader.Ratio($0.0, $0.1) } ?? Y4MHeader.Ratio(25, 1)
         let sar = sampleAspectRatio.map { Y4MHeader.Ratio($0.width, $0.height) } ?? Y4MHeader.Ratio(1, 1)
-        var header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar)
+        var header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar, interlace: interlace)
         if frame.format.is10Bit { header.colorspace = .c420p10 }
         do {
             writer = path == "-" ? try Y4MWriter.standardOutput(header: header) : try Y4MWriter(url: URL(fileURLWithPath: path), header: header)

@@ -29,6 +29,7 @@ enum PlayCommand {
         .value("--timing-log", valueName: "FILE", help: "one JSON line per frame: {\"frame\": N, \"pts\": seconds, \"presented\": host seconds or null when dropped}"),
         .list("--screenshot", valueName: "T:FILE.png", help: "save the window as PNG when the timebase reaches T (may be given several times)"),
         .value("--frames", valueName: "N", help: "stop after N frames (shown or dropped)"),
+        .value("--deinterlace", valueName: "off|bob", help: "interlaced H.264: bob (default) shows each field, lines doubled, at its own time (twice the frame rate); off shows woven frames"),
         RTPSource.codecOption,
         RTPSource.latencyOption,
         RTPSource.timeoutOption,
@@ -95,6 +96,11 @@ enum PlayCommand {
             }
             return (time, String(text[text.index(after: colon)...]))
         }
+        let deinterlaceMode = parsed["deinterlace"] ?? "bob"
+        guard ["off", "bob"].contains(deinterlaceMode) else {
+            throw CommandFailure(.usage, "vtk play: --deinterlace takes off or bob, not '\(deinterlaceMode)'")
+        }
+        let deinterlace = deinterlaceMode == "bob"
         let presentation = parsed["present"] ?? "auto"
         guard ["auto", "va", "x11"].contains(presentation) else {
             throw CommandFailure(.usage, "vtk play: --present takes auto, va or x11, not '\(presentation)'")
@@ -145,7 +151,7 @@ enum PlayCommand {
                     throw CommandFailure(.device, "vtk play: cannot open VA device '\(device)': \(error)")
                 }
             }
-            decoder = SessionSampleDecoder(frameDuration: file.frameDuration, delay: delay, clock: clock) { () throws -> any VideoDecompressionSession in
+            decoder = SessionSampleDecoder(frameDuration: file.frameDuration, delay: delay, deinterlace: deinterlace, clock: clock) { () throws -> any VideoDecompressionSession in
                 switch file.codec {
                 case .h264: return try DecompressionSession(formatDescription: file.formatDescription, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
                 case .h265: return try H265DecompressionSession(formatDescription: file.hevcFormatDescription, connection: connection, outputFormat: .nv12)

@@ -33,6 +33,8 @@ enum ProbeCommand {
         var frameNum: Int
         var width: Int
         var height: Int
+        /// "frame", "MBAFF frame", "top field" or "bottom field" (7.4.3 field_pic_flag, bottom_field_flag; MbaffFrameFlag).
+        var structure = "frame"
     }
 
     /// Problems kept for the report; the rest are counted.
@@ -55,6 +57,10 @@ enum ProbeCommand {
         var problemCount = 0
         var displayIndex = 0
         var format: FormatDescription?
+        /// The access units (pictures) decoded into each frame store: one, or a field pair's two.
+        var unitsOf: [PictureID: [Int]] = [:]
+        /// The order of the first interlaced frame: from its first field's parity, or an MBAFF/PAFF frame's POCs.
+        var fieldOrder: String?
         func note(_ problem: String) {
             problemCount += 1
             if problems.count < problemLimit { problems.append(problem) }
@@ -75,10 +81,21 @@ enum ProbeCommand {
         func record(_ event: H264DecoderEvent) {
             switch event {
             case .decode(let request):
-                if request.picture.decodeIndex < frames.count { frames[request.picture.decodeIndex].poc = request.picture.picOrderCnt }
+                // The request is for the access unit just appended.
+                let index = frames.count - 1
+                guard index >= 0 else { break }
+                unitsOf[request.picture.id, default: []].append(index)
+                let structure = request.structure
+                frames[index].poc = structure.isField ? request.picture.orderCount(of: structure) : request.picture.picOrderCnt
+                frames[index].structure = structure.isField ? structure.description : (request.picture.isMbaff ? "MBAFF frame" : "frame")
+                if fieldOrder == nil, !request.sps.frameMbsOnlyFlag, !request.isSecondField {
+                    fieldOrder = request.picture.topFieldFirst.map { $0 ? "top field first" : "bottom field first" } ?? "progressive frames"
+                }
             case .output(let picture):
-                if picture.decodeIndex < frames.count { frames[picture.decodeIndex].displayIndex = displayIndex }
+                for index in unitsOf.removeValue(forKey: picture.id) ?? [] where index < frames.count { frames[index].displayIndex = displayIndex }
                 displayIndex += 1
+            case .released(let id):
+                unitsOf[id] = nil
             case .problem(let problem):
                 note(problem.description)
             default:
@@ -153,14 +170,17 @@ enum ProbeCommand {
                 ("frame_rate", rate.map { .double(Double($0.numerator) / Double($0.denominator)) } ?? .null),
                 ("r_frame_rate", rate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
                 ("sizes", .array(sizes.map { .object([("width", .int($0.width)), ("height", .int($0.height)), ("first_frame", .int($0.first))]) })),
-                ("frames", .int(frames.count)),
+                ("frames", .int(fieldOrder != nil ? displayIndex : frames.count)),
+                ("pictures", .int(frames.count)),
+                ("field_order", .string(fieldOrder ?? "progressive")),
+                ("frame_mbs_only", .bool(fieldOrder == nil)),
                 ("entropy", .string(format.pictureParameterSets.isEmpty ? "?" : entropy(format))),
                 ("gop", .object([("idr_count", .int(idrs.count)), ("lengths", .array(gopLengths.map(JSONValue.int))), ("pattern", .string(pattern))])),
                 ("per_frame", .array(frames.map { f in
                     .object([("decode_index", .int(f.decodeIndex)), ("display_index", .int(f.displayIndex)), ("offset", .int(f.offset)),
                              ("bytes", .int(f.bytes)), ("idr", .bool(f.idr)), ("reference", .bool(f.reference)),
                              ("slice_types", .array(f.sliceTypes.map(JSONValue.string))), ("poc", .int(f.poc)), ("frame_num", .int(f.frameNum)),
-                             ("width", .int(f.width)), ("height", .int(f.height))])
+                             ("width", .int(f.width)), ("height", .int(f.height)), ("structure", .string(f.structure))])
                 })),
                 ("problems", .array(problems.map(JSONValue.string))),
                 ("problems_left_out", .int(problemCount - problems.count)),
@@ -175,17 +195,22 @@ enum ProbeCommand {
             text += "SAR:         \(sar.width):\(sar.height)\n"
             text += "frame rate:  " + (rate.map { "\(String(format2: Double($0.numerator) / Double($0.denominator))) fps (\($0.numerator)/\($0.denominator))" } ?? "not signalled") + "\n"
             text += "entropy:     \(entropy(format))\n"
-            text += "frames:      \(frames.count) (\(idrs.count) IDR)\n"
+            if let fieldOrder { text += "interlaced:  \(fieldOrder)\n" }
+            text += fieldOrder != nil ? "frames:      \(displayIndex) (\(frames.count) pictures: frames and fields, \(idrs.count) IDR)\n"
+                : "frames:      \(frames.count) (\(idrs.count) IDR)\n"
             if sizes.count > 1 {
                 text += "size change: " + sizes.map { "\($0.width)x\($0.height) from frame \($0.first)" }.joined(separator: ", ") + "\n"
             }
             // GOP lengths in stream order, as in the JSON.
             let lengths = gopLengths.prefix(16).map(String.init).joined(separator: ", ") + (gopLengths.count > 16 ? ", …" : "")
             text += "GOP:         " + (gopLengths.isEmpty ? "no IDR" : "lengths \(lengths), pattern \(pattern)") + "\n\n"
-            text += "decode display  type    ref  POC    frame_num  size       bytes\n"
+            // Interlaced streams get a structure column (frame, MBAFF frame, top or bottom field).
+            let structures = fieldOrder != nil
+            text += "decode display  type    ref  POC    frame_num  size       " + (structures ? "structure     " : "") + "bytes\n"
             for f in frames {
                 let type = (f.idr ? "IDR " : "") + Set(f.sliceTypes).sorted().joined(separator: "/")
-                text += "\(String(f.decodeIndex).padding(6)) \(String(f.displayIndex).padding(7)) \(type.padding(7)) \((f.reference ? "yes" : "no").padding(4)) \(String(f.poc).padding(6)) \(String(f.frameNum).padding(10)) \("\(f.width)x\(f.height)".padding(10)) \(f.bytes)\n"
+                text += "\(String(f.decodeIndex).padding(6)) \(String(f.displayIndex).padding(7)) \(type.padding(7)) \((f.reference ? "yes" : "no").padding(4)) \(String(f.poc).padding(6)) \(String(f.frameNum).padding(10)) \("\(f.width)x\(f.height)".padding(10)) "
+                    + (structures ? f.structure.padding(13) + " " : "") + "\(f.bytes)\n"
             }
             if !problems.isEmpty {
                 text += "\nproblems:\n" + problems.map { "  \($0)\n" }.joined()

@@ -21,13 +21,16 @@ public final class SessionSampleDecoder: SampleDecoding {
     private let frameDuration: Double
     private let delay: Double
     private let clock: any HostClock
+    /// Bob-deinterlace interlaced frames: two pictures per frame, one per field.
+    private let deinterlace: Bool
     /// The time of the first frame after a reset, and how many frames were stamped since.
     private var firstTime: Double?
     private var stamped = 0
 
-    public init(frameDuration: Double, delay: Double = 0, clock: any HostClock,
+    public init(frameDuration: Double, delay: Double = 0, deinterlace: Bool = false, clock: any HostClock,
                 makeSession: @escaping () throws -> any VideoDecompressionSession) {
         self.frameDuration = frameDuration
+        self.deinterlace = deinterlace
         self.delay = delay
         self.clock = clock
         self.makeSession = makeSession
@@ -64,7 +67,9 @@ public final class SessionSampleDecoder: SampleDecoding {
                 current = try makeSession()
                 session = current
             }
-            return try body(current).map(stamp)
+            return try body(current).flatMap { frame in
+                deinterlace ? BobDeinterlacer.fields(of: stamp(frame), order: frame.fieldOrder) : [stamp(frame)]
+            }
         } catch {
             throw DisplayError.decode("\(error)")
         }

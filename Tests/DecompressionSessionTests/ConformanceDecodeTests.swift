@@ -79,6 +79,24 @@ struct ConformanceDecodeTests {
         #expect(result.sizes == ["\(stream.width)x\(stream.height)"])
     }
 
+    /// Field pictures, PAFF, MBAFF and 4:0:0: both fields of a frame decode into one surface and come out
+    /// woven, one frame per field pair, equal to fluster's MD5s frame by frame.
+    @Test("Interlaced conformance streams decode to the reference per-frame MD5s",
+          .enabled(if: !ConformanceStream.interlaced.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
+          .enabled(if: VTKSoftAvailability.driverFound, VTKSoftAvailability.message),
+          arguments: ConformanceStream.interlaced)
+    func interlaced(stream: ConformanceStream) throws {
+        try conformance(stream: stream)
+    }
+
+    @Test("libx264 MBAFF streams (top and bottom field first, CAVLC and CABAC, B-frames) decode bit-exactly against FFmpeg's software decoder",
+          .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          .enabled(if: VTKSoftAvailability.driverFound, VTKSoftAvailability.message),
+          arguments: GeneratedStream.mbaff)
+    func mbaff(stream: GeneratedStream) throws {
+        try generated(stream: stream)
+    }
+
     @Test("A session runs on a VA display opened on X11 (VADisplayConnection.openX11), bit-exactly",
           .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
           .enabled(if: VTKSoftAvailability.driverFound, VTKSoftAvailability.message),

@@ -81,4 +81,21 @@ struct OutputOrderTests {
     func generated(stream: GeneratedStream) throws {
         try Self.check(try stream.url(), frames: stream.frames)
     }
+
+    /// Interlaced streams: a frame store is output once both its fields are decoded, in FFmpeg's display
+    /// order. Each store carries the presentation time (here the access-unit index) of its first field.
+    @Test("Interlaced conformance streams (fields, PAFF, MBAFF): FFmpeg's display order, one output per frame",
+          .enabled(if: !ConformanceStream.interlaced.isEmpty && ProcessRunner.hasFFmpeg, Comment(rawValue: TestPaths.sharedMissingMessage)),
+          arguments: ConformanceStream.interlaced)
+    func interlaced(stream: ConformanceStream) throws {
+        let bytes = [UInt8](try Data(contentsOf: stream.url))
+        let run = DecodingRun(bytes: bytes)
+        #expect(run.problems.isEmpty, "\(run.problems.prefix(3))")
+        #expect(run.outputs.count == stream.frames)
+        let order = run.outputs.map { Int($0.presentationTime.value) }
+        let expected = try Self.ffprobeDisplayOrder(stream.url, accessUnits: run.accessUnits)
+        #expect(order == expected, "display order differs from FFmpeg's")
+        let capacity = DecodedPictureBuffer.capacity(for: try #require(run.accessUnits.first?.parameterSets.sps.values.first))
+        #expect(run.maxLivePictures <= capacity + 1)
+    }
 }
