@@ -8,7 +8,7 @@
 // --smoke runs every section once, without warm-up, on tiny inputs made here with ffmpeg (no ../shared
 // needed): it checks that the benchmark works, in well under a minute; its figures mean nothing.
 // A section that fails is reported in the tables and the log, the later sections still run, and the
-// benchmark exits 1 at the end when any section failed.
+// benchmark exits 1 at the end when any section failed (VTK_BENCH_FAIL_SECTION=NAME makes one fail, to check that).
 //
 // Every command is a whole process (posix_spawn + wait4: wall time, user+sys CPU, peak RSS). In each
 // repetition every command of a group runs once, in an order rotated from one repetition to the next, and
@@ -102,10 +102,16 @@ nonisolated(unsafe) var markdown = ""
 func emit(_ text: String) { markdown += text; FileHandle.standardOutput.write(Data(text.utf8)) }
 nonisolated(unsafe) var failedSections: [String] = []
 
+/// A section made to fail (VTK_BENCH_FAIL_SECTION=NAME), to show that the others still run.
+let sectionMadeToFail = ProcessInfo.processInfo.environment["VTK_BENCH_FAIL_SECTION"]
+
 /// Runs one section; when it fails, says so in the tables and the log, and the benchmark goes on.
 @discardableResult
 func section<T>(_ name: String, _ body: () throws -> T) -> T? {
-    do { return try body() } catch {
+    do {
+        if name == sectionMadeToFail { throw BenchFailure("made to fail (VTK_BENCH_FAIL_SECTION)") }
+        return try body()
+    } catch {
         failedSections.append("\(name): \(error)")
         note("FAILED: \(name): \(error)")
         emit("\n**FAILED: \(name)**: \(error)\n")
