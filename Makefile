@@ -9,7 +9,7 @@ BUILD_PACKAGES := libva-dev libdrm-dev libx11-dev libxext-dev libyuv-dev libopen
 TEST_PACKAGES := ffmpeg vainfo xvfb gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-vaapi gstreamer1.0-plugins-bad mpv x11-apps xdotool
 BENCH_PACKAGES := hyperfine time
 
-.PHONY: all deps test-deps bench-deps build build-release test roundtrip bench bench-smoke clean fuzz fuzz-smoke sanitize sanitize-address sanitize-thread
+.PHONY: all deps test-deps bench-deps fuzz-deps build build-release test roundtrip bench bench-smoke clean fuzz fuzz-smoke sanitize sanitize-address sanitize-thread
 
 all: build
 
@@ -80,12 +80,16 @@ bench-smoke: bench-deps build-release
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
 FUZZ_DIR ?= /tmp/vtk-fuzz
-fuzz: deps
+# python3 runs Tools/Fuzz/build.py and make_corpus.py; ffmpeg makes seed streams.
+fuzz-deps: deps
+	$(call install_missing,python3 ffmpeg)
+
+fuzz: fuzz-deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_DIR=$(FUZZ_DIR) Tools/Fuzz/run.sh
 
 # For CI: builds every fuzz target and runs each a few seconds, two at a time, so that none rots unseen.
 FUZZ_SMOKE_SECONDS ?= 5
-fuzz-smoke: deps
+fuzz-smoke: fuzz-deps
 	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=2 FUZZ_DIR=$(FUZZ_DIR)-smoke Tools/Fuzz/run.sh
 
 # The whole suite under AddressSanitizer, then ThreadSanitizer, each in its own build directory.
