@@ -18,7 +18,8 @@ enum InfoCommand {
         .flag("--json", help: "print one JSON object"),
         .flag("-h", "--help", help: "show this help"),
     ]
-    static let details = "Lists profiles x entrypoints, RT formats, rate-control modes, packed headers and the maximum size."
+    static let details = "Lists profiles x entrypoints, RT formats, rate-control modes, packed headers, the reference and slice limits "
+        + "of each encode entrypoint, and the maximum size; then the other devices --device auto would consider."
 
     struct Capability {
         var profile: String
