@@ -9,7 +9,7 @@ BUILD_PACKAGES := libva-dev libdrm-dev libx11-dev libxext-dev libyuv-dev libopen
 TEST_PACKAGES := ffmpeg vainfo xvfb gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-vaapi gstreamer1.0-plugins-bad mpv x11-apps xdotool
 BENCH_PACKAGES := hyperfine time
 
-.PHONY: all deps test-deps bench-deps build build-release test roundtrip bench clean fuzz sanitize sanitize-address sanitize-thread
+.PHONY: all deps test-deps bench-deps fuzz-deps build build-release test roundtrip bench bench-smoke clean fuzz fuzz-smoke sanitize sanitize-address sanitize-thread
 
 all: build
 
@@ -53,17 +53,44 @@ test: test-deps
 roundtrip: build-release
 	.build/release/vtk roundtrip --psnr
 
+# Every part runs even when one before it failed; the target fails at the end if any part did
+# (vtk-bench itself goes on past a failed section and exits 1 at its end).
 bench: bench-deps build-release
-	@mkdir -p bench-out
-	.build/release/bitstream-bench --json bench-out/bitstream.json | tee bench-out/bitstream.md
-	.build/release/vtk-bench --out bench-out
+	@mkdir -p bench-out; status=0; \
+	.build/release/bitstream-bench --json bench-out/bitstream.json > bench-out/bitstream.md || { status=1; echo "vtk: bitstream-bench failed"; }; \
+	cat bench-out/bitstream.md; \
+	.build/release/vtk-bench --out bench-out || { status=1; echo "vtk: vtk-bench failed (its log names the failed sections)"; }; \
+	exit $$status
+
+# The benchmark's short form, for CI: every section once, on tiny inputs made with ffmpeg (no ../shared), under a minute.
+# It checks that the benchmark runs, not how fast anything is.
+BENCH_SMOKE_DIR ?= bench-out/smoke
+bench-smoke: bench-deps build-release
+	@mkdir -p $(BENCH_SMOKE_DIR); status=0; \
+	ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=176x144:rate=30 -frames:v 10 -c:v libx264 -f h264 $(BENCH_SMOKE_DIR)/tiny.264 && \
+	.build/release/bitstream-bench $(BENCH_SMOKE_DIR)/tiny.264 --repetitions 1 --json $(BENCH_SMOKE_DIR)/bitstream.json > $(BENCH_SMOKE_DIR)/bitstream.md \
+	  || { status=1; echo "vtk: bitstream-bench failed"; }; \
+	.build/release/vtk-bench --smoke --out $(BENCH_SMOKE_DIR) > /dev/null || { status=1; echo "vtk: vtk-bench --smoke failed"; cat $(BENCH_SMOKE_DIR)/vtk-bench.md; }; \
+	[ $$status = 0 ] && echo "vtk: bench-smoke passed ($(BENCH_SMOKE_DIR)/vtk-bench.md)"; \
+	exit $$status
 
 # Fuzzing (libFuzzer + AddressSanitizer, built with swiftc by Tools/Fuzz/build.sh): every target for
 # FUZZ_SECONDS; crashes go to $(FUZZ_DIR)/crashes. Seeds come from ../shared and ffmpeg (python3 needed).
+# The targets, modules and sources come from the harnesses' imports and Package.swift (Tools/Fuzz/build.py).
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 FUZZ_DIR ?= /tmp/vtk-fuzz
-fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_DIR=$(FUZZ_DIR) Tools/Fuzz/run.sh
+# python3 runs Tools/Fuzz/build.py and make_corpus.py; ffmpeg makes seed streams.
+fuzz-deps: deps
+	$(call install_missing,python3 ffmpeg)
+
+fuzz: fuzz-deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_DIR=$(FUZZ_DIR) Tools/Fuzz/run.sh
+
+# For CI: builds every fuzz target and runs each a few seconds, two at a time, so that none rots unseen.
+FUZZ_SMOKE_SECONDS ?= 5
+fuzz-smoke: fuzz-deps
+	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=2 FUZZ_DIR=$(FUZZ_DIR)-smoke Tools/Fuzz/run.sh
 
 # The whole suite under AddressSanitizer, then ThreadSanitizer, each in its own build directory.
 # VTK_SANITIZER makes the tests that start third-party VA clients (ffmpeg, vainfo) skip: they cannot load

@@ -25,6 +25,8 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
     private let accelerator: any VADecodingAccelerator<Codec>
     /// Pictures the driver failed to decode, flagged damaged when output.
     private var failedPictures = Set<PictureID>()
+    /// Pictures decoded and not yet released by the decoding process: none after the final flush.
+    private var heldPictures = Set<PictureID>()
     private var process = Codec.Process()
     private var assembler = Codec.Assembler()
     private var crop = (x: 0, y: 0, width: 0, height: 0)
@@ -91,7 +93,15 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
     /// VTDecompressionSessionFinishDelayedFrames.
     public func finishDelayedFrames() throws -> [DecodedFrame] {
         guard !isInvalidated else { return [] }
-        return try run(process.flush())
+        let frames = try run(process.flush())
+        // The process's own invariant: every picture it decodes it releases. One it lost is a decoder bug that
+        // would otherwise pass in silence (a frame missing, and its surface held): say so, and free the surfaces.
+        if !heldPictures.isEmpty {
+            record("the decoding process never output or released \(heldPictures.count) decoded picture(s): frames may be missing (a vtk bug)")
+            for id in heldPictures { accelerator.release(id) }
+            heldPictures.removeAll()
+        }
+        return frames
     }
 
     // MARK: Asynchronous use
@@ -154,6 +164,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
                 // The DPB, the picture being decoded, and one picture being read back.
                 try accelerator.configure(format: format, surfaceCount: dpbCapacity + 2)
             case .decode(let request):
+                heldPictures.insert(request.picture.id)
                 // A driver that refuses one picture (a decoding error on damaged data) must not stop the
                 // session or strand its surface: the picture is flagged, and the events after it still run.
                 do {
@@ -168,6 +179,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
             case .discarded:
                 statistics.framesDiscarded += 1
             case .released(let id):
+                heldPictures.remove(id)
                 failedPictures.remove(id)
                 accelerator.release(id)
             case .problem(let problem):

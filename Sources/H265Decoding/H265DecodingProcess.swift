@@ -43,10 +43,18 @@ public struct H265DecodingProcess: Sendable {
 
     public init() {}
 
-    /// Runs the decoding process on one access unit.
+    /// Runs the decoding process on one access unit; an end of sequence or bitstream NAL unit in it then
+    /// outputs and releases everything decoded (7.4.3.6: the next picture starts a coded video sequence).
     public mutating func decode(_ unit: H265AccessUnit, presentationTime: MediaTime = .invalid) -> [H265DecoderEvent] {
+        var events = decodePicture(unit, presentationTime: presentationTime)
+        // Not a `defer`: a deferred `events +=` runs after `return events` has copied the array, and the
+        // output and release of every picture in the DPB would be lost.
+        if unit.endsSequence { events += endSequence() }
+        return events
+    }
+
+    private mutating func decodePicture(_ unit: H265AccessUnit, presentationTime: MediaTime) -> [H265DecoderEvent] {
         var events: [H265DecoderEvent] = unit.problems.map { .problem(.bitstream($0, byteOffset: unit.offset)) }
-        defer { if unit.endsSequence { events += endSequence() } }
         guard let first = unit.slices.first else { return events }
         let header = first.header
         guard first.header.firstSliceSegmentInPicFlag else {

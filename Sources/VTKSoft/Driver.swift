@@ -99,15 +99,18 @@ final class Driver: @unchecked Sendable {
 
     // MARK: Surfaces
 
+    /// The RT format gives the layout unless a settable VASurfaceAttribPixelFormat names one: then the pixel
+    /// format decides, as iHD and Mesa do (libva's test_va_api asks for P010 with VA_RT_FORMAT_YUV420).
     func createSurfaces(format: UInt32, width: Int, height: Int, count: Int, attributes: [VASurfaceAttrib]) throws(VAError) -> [VASurfaceID] {
-        guard let layout = SurfaceFormat(rtFormat: format) else { throw .unsupportedRTFormat }
+        guard var layout = SurfaceFormat(rtFormat: format) else { throw .unsupportedRTFormat }
         guard count > 0 else { throw .invalidParameter }
         guard (VTKSoftAbilities.minSize...persona.maxWidth).contains(width),
               (VTKSoftAbilities.minSize...persona.maxHeight).contains(height) else { throw .resolutionNotSupported }
         for attribute in attributes where attribute.flags & UInt32(VA_SURFACE_ATTRIB_SETTABLE) != 0 {
             switch attribute.type {
             case VASurfaceAttribPixelFormat:
-                guard UInt32(bitPattern: attribute.value.value.i) == layout.fourcc else { throw .invalidImageFormat }
+                guard let named = SurfaceFormat(fourcc: UInt32(bitPattern: attribute.value.value.i)) else { throw .invalidImageFormat }
+                layout = named
             case VASurfaceAttribMemoryType:
                 guard UInt32(bitPattern: attribute.value.value.i) & ~UInt32(VA_SURFACE_ATTRIB_MEM_TYPE_VA) == 0 else {
                     throw VAError(VA_STATUS_ERROR_UNSUPPORTED_MEMORY_TYPE)

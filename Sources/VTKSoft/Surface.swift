@@ -15,6 +15,15 @@ enum SurfaceFormat {
         }
     }
 
+    /// The layout a VASurfaceAttribPixelFormat names, when vtksoft has it.
+    init?(fourcc: UInt32) {
+        switch fourcc {
+        case ImageLayout.nv12: self = .nv12
+        case ImageLayout.p010: self = .p010
+        default: return nil
+        }
+    }
+
     var fourcc: UInt32 { self == .nv12 ? ImageLayout.nv12 : ImageLayout.p010 }
     var bytesPerSample: Int { self == .nv12 ? 1 : 2 }
 }

@@ -25,9 +25,9 @@ struct EncodeSpeedRow {
 }
 
 /// nil (after saying so loudly) when the 720p input or `taskset` is missing.
-func encodeSpeedRows(_ input: EncodeSpeedInput) -> [EncodeSpeedRow]? {
+func encodeSpeedRows(_ input: EncodeSpeedInput) throws -> [EncodeSpeedRow]? {
     guard FileManager.default.fileExists(atPath: input.nv12), FileManager.default.fileExists(atPath: input.i420) else {
-        note("SKIPPED the encode-speed row: no 720p input (VID_1280x720_cavlc_temporal_direct.264 in ../shared/conformance/h264)")
+        note("SKIPPED the encode-speed row: no raw input (made from VID_1280x720_cavlc_temporal_direct.264 in ../shared/conformance/h264)")
         return nil
     }
     guard let taskset = ProcessRunner.which("taskset") else {
@@ -37,7 +37,7 @@ func encodeSpeedRows(_ input: EncodeSpeedInput) -> [EncodeSpeedRow]? {
     // The last CPU: one core for each process in turn.
     let core = ["-c", "\(max(0, sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1))"]
     let size = "\(input.width)x\(input.height)"
-    let rows = compare("encode speed 720p CQP \(input.qp), one core", [
+    let rows = try compare("encode speed \(input.width)x\(input.height) CQP \(input.qp), one core", [
         command("vtk (native engine)", taskset, core + [input.vtk, "encode", input.nv12, "--size", size, "--pix-fmt", "nv12",
                                                          "--keyint", "\(input.keyint)", "--qp", "\(input.qp)", "-o", input.output, "-q"],
                 environment: ["VTKSOFT_ENCODER": "native"]),
@@ -53,8 +53,10 @@ func encodeSpeedRows(_ input: EncodeSpeedInput) -> [EncodeSpeedRow]? {
 
 /// Markdown: fps and peak RSS side by side, each also as a ratio to vtk's in the same repetition.
 func encodeSpeedTable(_ rows: [EncodeSpeedRow]?) -> String {
-    var out = "\n### Encode speed: 720p CQP on one core (taskset), 300 frames, IDR every 60, no B-frames\n\n"
-    guard let rows, let vtkRow = rows.first else { return out + "SKIPPED: no 720p input or no taskset (see the log).\n" }
+    guard let rows, let vtkRow = rows.first else {
+        return "\n### Encode speed on one core (taskset)\n\nSKIPPED: no raw input or no taskset (see the log).\n"
+    }
+    var out = "\n### Encode speed: \(vtkRow.row.group), \(vtkRow.frames) frames, no B-frames\n\n"
     out += "| encoder: command | fps (wall), median (min–max) | fps ÷ vtk's | fps per CPU second | ÷ vtk's | peak RSS MiB | RSS ÷ vtk's |\n"
         + "|---|---:|---:|---:|---:|---:|---:|\n"
     let vtkRSS = vtkRow.row.peakRSSMiB.max() ?? .nan

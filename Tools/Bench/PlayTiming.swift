@@ -1,7 +1,7 @@
 import Foundation
 import VTKTestSupport
 
-/// Real-time timing of `vtk play` (measured, never tested: it depends on the machine): 300 frames of
+/// Real-time timing of `vtk play` (measured, never tested: it depends on the machine): `frames` (300) frames of
 /// 320x240 at 30 fps with B-frames, played under an Xvfb of the bench's own at rate 1 and 2, pull and push,
 /// through vaPutSurface and through XShm, each with `--timing-log`. For every frame shown, its lateness is
 /// presented - pts / rate (the log's times count from the start of the timeline); the limit is half a frame
@@ -10,6 +10,7 @@ struct PlayTimingRow {
     let rate: Int
     let mode: String
     let present: String
+    let frames: Int
     let shown: Int
     let dropped: Int
     /// Milliseconds, over the frames shown.
@@ -20,18 +21,17 @@ struct PlayTimingRow {
     let exceeded: Int
 }
 
-let playTimingFrames = 300
 let playTimingFPS = 30
 
 /// nil (after saying so loudly) when Xvfb is missing or will not start.
-func playTimingRows(vtk: String, ffmpeg: String, work: URL) -> [PlayTimingRow]? {
+func playTimingRows(vtk: String, ffmpeg: String, work: URL, frames: Int) throws -> [PlayTimingRow]? {
     guard let server = Xvfb.startPrivate() else {
         note("SKIPPED the vtk play timing rows: Xvfb is missing or would not start")
         return nil
     }
     defer { server.stop() }
     let stream = work.appendingPathComponent("play-320x240-30fps.264").path
-    _ = spawn(ffmpeg, ["-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=\(playTimingFPS)", "-frames:v", "\(playTimingFrames)", "-c:v", "libx264",
+    _ = try spawn(ffmpeg, ["-nostdin", "-y", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=\(playTimingFPS)", "-frames:v", "\(frames)", "-c:v", "libx264",
           "-x264-params", "bframes=3:b-pyramid=normal:keyint=60", "-pix_fmt", "yuv420p", "-f", "h264", stream])
     let log = work.appendingPathComponent("play-timing.jsonl").path
     var rows: [PlayTimingRow] = []
@@ -39,9 +39,9 @@ func playTimingRows(vtk: String, ffmpeg: String, work: URL) -> [PlayTimingRow]? 
         for mode in ["pull", "push"] {
             for rate in [1, 2] {
                 note("vtk play timing: --rate \(rate) --mode \(mode) --present \(present)")
-                _ = spawn(vtk, ["play", stream, "--fps", "\(playTimingFPS)", "--rate", "\(rate)", "--mode", mode, "--present", present,
+                _ = try spawn(vtk, ["play", stream, "--fps", "\(playTimingFPS)", "--rate", "\(rate)", "--mode", mode, "--present", present,
                                 "--timing-log", log, "-q"], extraEnvironment: ["DISPLAY": server.display])
-                rows.append(playTimingRow(log: log, rate: rate, mode: mode, present: present))
+                rows.append(try playTimingRow(log: log, rate: rate, mode: mode, present: present, frames: frames))
             }
         }
     }
@@ -49,25 +49,25 @@ func playTimingRows(vtk: String, ffmpeg: String, work: URL) -> [PlayTimingRow]? 
 }
 
 /// One run's row from its timing log ({"frame": N, "pts": seconds, "presented": seconds or null}).
-private func playTimingRow(log: String, rate: Int, mode: String, present: String) -> PlayTimingRow {
+private func playTimingRow(log: String, rate: Int, mode: String, present: String, frames: Int) throws -> PlayTimingRow {
     let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     var lateness: [Double] = []
     var dropped = 0
     for line in text.split(separator: "\n") {
         guard let fields = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], let pts = fields["pts"] as? Double else {
-            fail("vtk play timing: a log line that does not parse: \(line)")
+            throw BenchFailure("vtk play timing: a log line that does not parse: \(line)")
         }
         if let presented = fields["presented"] as? Double { lateness.append((presented - pts / Double(rate)) * 1000) } else { dropped += 1 }
     }
     let limit = 1000 / Double(playTimingFPS) / Double(rate) / 2
-    return PlayTimingRow(rate: rate, mode: mode, present: present, shown: lateness.count, dropped: dropped,
+    return PlayTimingRow(rate: rate, mode: mode, present: present, frames: frames, shown: lateness.count, dropped: dropped,
                          minLateness: lateness.min() ?? .nan, maxLateness: lateness.max() ?? .nan, limit: limit,
                          exceeded: lateness.filter { abs($0) > limit }.count)
 }
 
 func playTimingTable(_ rows: [PlayTimingRow]?) -> String {
-    guard let rows else { return "" }
-    var out = "\n### `vtk play` in real time: \(playTimingFrames) frames of 320x240 at \(playTimingFPS) fps (libx264, B-frames), release build, own Xvfb\n\n"
+    guard let rows, let frames = rows.first?.frames else { return "" }
+    var out = "\n### `vtk play` in real time: \(frames) frames of 320x240 at \(playTimingFPS) fps (libx264, B-frames), release build, own Xvfb\n\n"
     out += "Lateness is presented - pts / rate over the frames shown; the limit is half a frame period at that rate.\n\n"
     out += "| --present | --mode | --rate | shown | dropped | lateness min ms | max ms | limit ms | over the limit |\n"
     out += "|---|---|---:|---:|---:|---:|---:|---:|---:|\n"

@@ -34,7 +34,7 @@ private func isBound(_ port: Int) -> Bool {
     return ["/proc/net/udp", "/proc/net/udp6"].contains { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains(hex) ?? false }
 }
 
-private func freePort() -> Int {
+private func freePort() throws -> Int {
     // Ask the kernel for a free port pair (bind port 0), then let the receiver take it.
     for _ in 0..<64 {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
@@ -48,12 +48,13 @@ private func freePort() -> Int {
         let port = Int(UInt16(bigEndian: address.sin_port))
         if port > 0, port < 65535, !isBound(port + 1) { return port }
     }
-    fail("no free UDP port pair")
+    throw BenchFailure("no free UDP port pair")
 }
 
 /// Runs `receiver` then `sender`, feeding `frames` frames of `rawI420` at `fps` into the sender.
+/// `drainSeconds`: how long the receiver may take, after the sender ended, to deliver the last frames.
 func measureLatency(name: String, receiver: [String], sender: (Int) -> [String], port: Int?, frames: Int, fps: Double,
-                    width: Int, height: Int, raw: String) -> LatencyResult {
+                    width: Int, height: Int, raw: String, drainSeconds: Double) throws -> LatencyResult {
     let frameBytes = width * height * 3 / 2
     let receive = Process()
     receive.executableURL = URL(fileURLWithPath: receiver[0])
@@ -62,7 +63,8 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
     let decoded = Pipe(), receiveLog = Pipe()
     receive.standardOutput = decoded
     receive.standardError = receiveLog
-    do { try receive.run() } catch { fail("cannot start \(receiver[0])") }
+    do { try receive.run() } catch { throw BenchFailure("cannot start \(receiver[0])") }
+    defer { if receive.isRunning { receive.terminate(); receive.waitUntilExit() } }
     // Ready: vtk says where it listens; FFmpeg has bound the port.
     var listening = port
     var logText = ""
@@ -75,7 +77,7 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
         }
         usleep(10_000)
     }
-    guard let target = listening else { fail("\(name): the receiver never listened") }
+    guard let target = listening else { throw BenchFailure("\(name): the receiver never listened") }
 
     let arrivals = Arrivals()
     let output = decoded.fileHandleForReading
@@ -103,8 +105,9 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
     send.standardInput = input
     send.standardOutput = FileHandle.nullDevice
     send.standardError = FileHandle.nullDevice
-    do { try send.run() } catch { fail("cannot start \(command[0])") }
-    guard let source = FileHandle(forReadingAtPath: raw) else { fail("cannot read \(raw)") }
+    do { try send.run() } catch { throw BenchFailure("cannot start \(command[0])") }
+    defer { if send.isRunning { send.terminate(); send.waitUntilExit() } }
+    guard let source = FileHandle(forReadingAtPath: raw) else { throw BenchFailure("cannot read \(raw)") }
     var captured: [Double] = []
     var capturedSignatures: [LumaSignature] = []
     let start = wallSeconds() + 0.5
@@ -120,7 +123,7 @@ func measureLatency(name: String, receiver: [String], sender: (Int) -> [String],
     }
     try? input.fileHandleForWriting.close()
     send.waitUntilExit()
-    let end = wallSeconds() + 30
+    let end = wallSeconds() + drainSeconds
     while arrivals.count < captured.count, wallSeconds() < end { usleep(10_000) }
     receive.terminate()
     receive.waitUntilExit()
@@ -172,19 +175,19 @@ struct LumaSignature: Sendable {
 }
 
 /// vtk send/receive against ffmpeg (libx264 zerolatency -> RTP) and ffmpeg (SDP -> decode), 720p at 30 fps.
-func rtpLatencyBench(vtk: String, ffmpeg: String, raw: String, width: Int, height: Int, frames: Int) -> [LatencyResult] {
+func rtpLatencyBench(vtk: String, ffmpeg: String, raw: String, width: Int, height: Int, frames: Int, drainSeconds: Double) throws -> [LatencyResult] {
     let fps = 30.0
-    let vtkResult = measureLatency(
+    let vtkResult = try measureLatency(
         name: "vtk send | vtk receive",
         receiver: [vtk, "receive", "rtp://@:0", "-o", "-", "--latency", "0", "--timeout", "30"],
         sender: { port in [vtk, "send", "-", "rtp://127.0.0.1:\(port)", "--size", "\(width)x\(height)", "--pix-fmt", "i420",
                            "--fps", "30", "--bitrate", "2M", "--keyint", "60", "-q"] },
-        port: nil, frames: frames, fps: fps, width: width, height: height, raw: raw)
-    let port = freePort()
+        port: nil, frames: frames, fps: fps, width: width, height: height, raw: raw, drainSeconds: drainSeconds)
+    let port = try freePort()
     let sdp = work.appendingPathComponent("latency.sdp").path
     let text = "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=bench\nc=IN IP4 127.0.0.1\nt=0 0\nm=video \(port) RTP/AVP 96\na=rtpmap:96 H264/90000\na=fmtp:96 packetization-mode=1\n"
     try? text.write(toFile: sdp, atomically: true, encoding: .utf8)
-    let ffmpegResult = measureLatency(
+    let ffmpegResult = try measureLatency(
         name: "ffmpeg -f rtp | ffmpeg -i SDP",
         receiver: [ffmpeg, "-v", "error", "-fflags", "nobuffer", "-flags", "low_delay", "-probesize", "32", "-analyzeduration", "0",
                    "-max_delay", "0", "-reorder_queue_size", "0", "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-fps_mode", "passthrough", "-pix_fmt", "yuv420p",
@@ -192,6 +195,6 @@ func rtpLatencyBench(vtk: String, ffmpeg: String, raw: String, width: Int, heigh
         sender: { port in [ffmpeg, "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-framerate", "30",
                            "-i", "-", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-b:v", "2M", "-g", "60",
                            "-flags", "-global_header", "-f", "rtp", "rtp://127.0.0.1:\(port)"] },
-        port: port, frames: frames, fps: fps, width: width, height: height, raw: raw)
+        port: port, frames: frames, fps: fps, width: width, height: height, raw: raw, drainSeconds: drainSeconds)
     return [vtkResult, ffmpegResult]
 }

@@ -1,5 +1,7 @@
 // libFuzzer target: vtk's command-line parsing (ArgumentParser and the typed option values). Built in one
-// module with Sources/VTKCommandLine/ArgumentParser.swift and ExitCode.swift, so internal API is reachable.
+// module with ArgumentParser.swift and the VTKCommandLine files it uses (Tools/Fuzz/build.py finds them), so
+// internal API is reachable.
+// fuzz-inside: Sources/VTKCommandLine/ArgumentParser.swift
 // Input: arguments separated by NUL bytes.
 
 /// Option tables shaped like vtk's commands (flags, values, short and long names).

@@ -21,9 +21,9 @@ public func fuzzHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
                 let again = try? SequenceParameterSet(nalUnit: sps.nalUnit())
                 precondition(again == nil || again == sps || sps.vui.isTruncated, "SPS does not round-trip")
             }
-            try? sets.store(unit)
+            _ = try? sets.store(unit)
         case .pictureParameterSet:
-            try? sets.store(unit)
+            _ = try? sets.store(unit)
         case .sei:
             _ = try? SEIMessage.messages(in: unit)
             _ = try? RecoveryPoint.find(in: unit)
