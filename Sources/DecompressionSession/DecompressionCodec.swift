@@ -1,4 +1,5 @@
 import H264Bitstream
+import VideoDecoding
 import VTKMedia
 
 /// What one codec brings to ``VADecompressionSession``: its access units and their assembler, its decoding

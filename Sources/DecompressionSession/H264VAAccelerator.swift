@@ -3,6 +3,7 @@ import H264Bitstream
 import H264Decoding
 import PixelConversion
 import VideoAcceleration
+import VideoDecoding
 import VTKMedia
 
 /// The VA half of the decoder: it only turns the decoding process's requests into VA buffers, owns the

@@ -4,6 +4,7 @@ import H265Bitstream
 import H265Decoding
 import PixelConversion
 import VideoAcceleration
+import VideoDecoding
 import VTKMedia
 
 /// The VA half of the H.265 decoder: turns the decoding process's requests into VA buffers, owns the
@@ -14,7 +15,7 @@ final class H265VAAccelerator: VADecodingAccelerator {
     private var configuration: VAConfiguration?
     private var context: VAContext?
     private var pool: VASurfacePool?
-    private var surfaceOf: [H265PictureID: VASurfaceID] = [:]
+    private var surfaceOf: [PictureID: VASurfaceID] = [:]
     private var codedWidth = 0
     private var codedHeight = 0
     private(set) var tenBit = false
@@ -60,7 +61,7 @@ final class H265VAAccelerator: VADecodingAccelerator {
     }
 
     /// The buffers of one picture, without VA calls (what ``decode(_:)`` sends; the comparison tests read them).
-    static func buffers(_ request: H265PictureDecodeRequest, current: VASurfaceID, surface: (H265PictureID) -> VASurfaceID?)
+    static func buffers(_ request: H265PictureDecodeRequest, current: VASurfaceID, surface: (PictureID) -> VASurfaceID?)
         -> (picture: VAPictureParameterBufferHEVC, matrix: VAIQMatrixBufferHEVC?, slices: [VASliceParameterBufferHEVC]) {
         let references = H265VAParameters.referenceFrames(request, surface: surface)
         let picture = H265VAParameters.pictureParameters(request, references: references, currentSurface: current)
@@ -98,7 +99,7 @@ final class H265VAAccelerator: VADecodingAccelerator {
 
     /// Reads a decoded picture back, cropped, in `format`: NV12 or I420 for 8-bit streams, P010 or
     /// yuv420p10 (or 8-bit I420, shifted) for 10-bit ones.
-    func read(_ picture: H265PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat) throws -> PixelBuffer {
+    func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat) throws -> PixelBuffer {
         guard let surface = surfaceOf[picture] else { throw DecompressionError.internalInconsistency("no surface for \(picture)") }
         if !tenBit {
             switch format {
@@ -131,11 +132,11 @@ final class H265VAAccelerator: VADecodingAccelerator {
         return PixelConverter.convert(p010, to: format)
     }
 
-    func macroblocksInError(_ picture: H265PictureID) -> Int? {
+    func macroblocksInError(_ picture: PictureID) -> Int? {
         surfaceOf[picture].flatMap { VASurfaceErrors.macroblocksInError(connection, surface: $0) }
     }
 
-    func release(_ picture: H265PictureID) {
+    func release(_ picture: PictureID) {
         guard let surface = surfaceOf.removeValue(forKey: picture) else { return }
         pool?.release(surface)
     }
