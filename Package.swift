@@ -41,10 +41,12 @@ let package = Package(
         .target(name: "JSONText"),
         .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
         .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
-        .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VTKMedia"]),
+        // The codec-neutral parts of a decoding process: the DPB and its output process, picture identity, events.
+        .target(name: "VideoDecoding", dependencies: ["VTKMedia"]),
+        .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VideoDecoding", "VTKMedia"]),
         // H.265 reuses H264Bitstream's NAL scanning, emulation prevention and bit reader.
         .target(name: "H265Bitstream", dependencies: ["H264Bitstream"]),
-        .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "H264Decoding", "VTKMedia"]),
+        .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "VideoDecoding", "VTKMedia"]),
         // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
         // Optimised in debug builds too: unoptimised, it codes 720p at under 1 fps, too slow for the tests that encode.
         .target(name: "H264Encoding", dependencies: ["H264Bitstream"],
@@ -62,7 +64,7 @@ let package = Package(
 
         // MARK: Sessions
         .target(name: "DecompressionSession",
-                dependencies: ["H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
+                dependencies: ["H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding", "VideoDecoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
         .target(name: "CompressionSession",
                 dependencies: ["H264Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
 
@@ -83,7 +85,7 @@ let package = Package(
 
         // MARK: The command
         .target(name: "VTKCommandLine",
-                dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
+                dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoDecoding", "VideoAcceleration",
                                "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP",
                                "VideoDisplay", "X11Display", "H265Bitstream"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
@@ -102,9 +104,10 @@ let package = Package(
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
-        .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VTKTestSupport"]),
+        .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VideoDecoding", "VTKTestSupport"]),
         .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "H264Bitstream", "VTKTestSupport"]),
-        .testTarget(name: "H265DecodingTests", dependencies: ["H265Decoding", "H265Bitstream", "H264Bitstream", "VTKTestSupport"]),
+        .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding"]),
+        .testTarget(name: "H265DecodingTests", dependencies: ["H265Decoding", "H265Bitstream", "H264Bitstream", "VideoDecoding", "VTKTestSupport"]),
         .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "RTP", "PixelConversion", "VTKMedia"]),
         .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "H265Bitstream"]),
         .testTarget(name: "CompressionSessionTests",

@@ -1,4 +1,5 @@
 import H264Bitstream
+import VideoDecoding
 import VTKMedia
 
 /// What one codec brings to ``VADecompressionSession``: its access units and their assembler, its decoding
@@ -88,6 +89,8 @@ public protocol DecodingProcess {
 protocol VADecodingAccelerator<Codec>: AnyObject {
     associatedtype Codec: DecompressionCodec
     typealias PictureID = Codec.Process.Request.Picture.ID
+    /// What every codec does the same way: configuration, surfaces, rendering, readback and sync errors.
+    var decoder: VADecoder { get }
     /// (Re)creates the configuration, surfaces and context for a sequence.
     func configure(format: Codec.Format, surfaceCount: Int) throws
     /// Sends one picture to the hardware.
@@ -101,4 +104,11 @@ protocol VADecodingAccelerator<Codec>: AnyObject {
     func releaseAll()
     /// Destroys the context, surfaces and configuration.
     func shutdown()
+}
+
+extension VADecodingAccelerator where Codec.Process.Request.Picture.ID == VideoDecoding.PictureID {
+    func macroblocksInError(_ picture: PictureID) -> Int? { decoder.macroblocksInError(picture) }
+    func release(_ picture: PictureID) { decoder.release(picture) }
+    func releaseAll() { decoder.releaseAll() }
+    func shutdown() { decoder.shutdown() }
 }

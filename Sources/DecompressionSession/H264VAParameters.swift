@@ -2,6 +2,7 @@ import CLibVA
 import H264Bitstream
 import H264Decoding
 import VideoAcceleration
+import VideoDecoding
 
 /// Fills VA-API's H.264 decode parameter buffers (va.h: VAPictureParameterBufferH264, VAIQMatrixBufferH264,
 /// VASliceParameterBufferH264) from the decoding process's request. Pure: no VA calls.

@@ -2,6 +2,7 @@ import CLibVA
 import H265Bitstream
 import H265Decoding
 import VideoAcceleration
+import VideoDecoding
 
 /// Fills VA-API's H.265 decode parameter buffers (va_dec_hevc.h: VAPictureParameterBufferHEVC,
 /// VAIQMatrixBufferHEVC, VASliceParameterBufferHEVC in its long format) from the decoding process's
@@ -16,7 +17,7 @@ enum H265VAParameters {
     }()
 
     /// ReferenceFrames: the reference pictures in DPB order, each with the RPS list it is in.
-    static func referenceFrames(_ request: H265PictureDecodeRequest, surface: (H265PictureID) -> VASurfaceID?) -> [(H265PictureID, VAPictureHEVC)] {
+    static func referenceFrames(_ request: H265PictureDecodeRequest, surface: (PictureID) -> VASurfaceID?) -> [(PictureID, VAPictureHEVC)] {
         let rps = request.referencePictureSet
         let before = Set(rps.stCurrBefore.compactMap { $0 }), after = Set(rps.stCurrAfter.compactMap { $0 })
         let longTermCurrent = Set(rps.ltCurr.compactMap { $0 })
@@ -33,7 +34,7 @@ enum H265VAParameters {
         }
     }
 
-    static func pictureParameters(_ request: H265PictureDecodeRequest, references: [(H265PictureID, VAPictureHEVC)],
+    static func pictureParameters(_ request: H265PictureDecodeRequest, references: [(PictureID, VAPictureHEVC)],
                                   currentSurface: VASurfaceID) -> VAPictureParameterBufferHEVC {
         let sps = request.sps, pps = request.pps
         let header = request.slices[0].segment.header
@@ -137,7 +138,7 @@ enum H265VAParameters {
         return m
     }
 
-    static func sliceParameters(_ slice: H265SliceDecodeRequest, isLast: Bool, references: [(H265PictureID, VAPictureHEVC)],
+    static func sliceParameters(_ slice: H265SliceDecodeRequest, isLast: Bool, references: [(PictureID, VAPictureHEVC)],
                                 pps: H265PictureParameterSet) -> VASliceParameterBufferHEVC {
         let h = slice.segment.header
         var sp = VASliceParameterBufferHEVC()
@@ -146,7 +147,7 @@ enum H265VAParameters {
         sp.slice_data_flag = UInt32(VA_SLICE_DATA_FLAG_ALL)
         sp.slice_data_byte_offset = UInt32(h.sliceDataByteOffset)
         sp.slice_segment_address = UInt32(h.sliceSegmentAddress)
-        func index(_ id: H265PictureID?) -> UInt8 {
+        func index(_ id: PictureID?) -> UInt8 {
             guard let id, let i = references.firstIndex(where: { $0.0 == id }) else { return 0xFF }
             return UInt8(i)
         }

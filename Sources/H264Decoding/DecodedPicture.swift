@@ -1,12 +1,6 @@
 import H264Bitstream
+import VideoDecoding
 import VTKMedia
-
-/// How a decoded frame or field is used for reference (8.2.5).
-public enum ReferenceMarking: Hashable, Sendable {
-    case unused
-    case shortTerm
-    case longTerm
-}
 
 /// What a coded picture is (7.4.3 field_pic_flag, bottom_field_flag), and what a frame store holds.
 public enum PictureStructure: Hashable, Sendable, CustomStringConvertible {
@@ -38,17 +32,10 @@ public enum PictureStructure: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Identity of a frame store inside one decoder, stable while the store is in the DPB. The accelerator
-/// maps it to its surface; both fields of a frame share it.
-public struct PictureID: Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: Int
-    public var description: String { "pic#\(rawValue)" }
-}
-
 /// A frame store: a decoded (or non-existing) frame, complementary field pair or single field, and the
 /// state the decoding process keeps for it. In a field's reference list, the value stands for one field of
 /// its store (``structure`` says which).
-public struct DecodedPicture: Hashable, Sendable {
+public struct DecodedPicture: BufferedPicture {
     public let id: PictureID
     /// Position in decoding order of the store's first picture, from 0.
     public let decodeIndex: Int

@@ -1,4 +1,5 @@
 import H264Bitstream
+import VideoDecoding
 import VTKMedia
 
 /// What the decoding process asks of its user (the VA accelerator and the session), in order.
@@ -40,7 +41,7 @@ public struct SliceDecodeRequest: Hashable, Sendable {
 /// ``PictureDecodeRequest/isSecondField`` say which field is decoded. A store is output once both its fields
 /// are decoded, woven; a field whose pair never comes is output alone, reported and flagged.
 public struct H264DecodingProcess: Sendable {
-    public private(set) var dpb = DecodedPictureBuffer(capacity: 1)
+    public private(set) var dpb = H264DecodedPictureBuffer(capacity: 1)
     public private(set) var format: FormatDescription?
     private var poc = PictureOrderCount()
     private var nextID = 0
@@ -99,7 +100,7 @@ public struct H264DecodingProcess: Sendable {
                 if format.map({ newFormat.requiresNewDecoder(comparedTo: $0) }) ?? true {
                     // C.4.4 with a size change: prior pictures are output (vtk keeps every decoded picture).
                     events += translate(dpb.flush(output: true))
-                    dpb = DecodedPictureBuffer(capacity: DecodedPictureBuffer.capacity(for: sps),
+                    dpb = H264DecodedPictureBuffer(capacity: H264DecodedPictureBuffer.capacity(for: sps),
                                                maxNumReorderFrames: sps.vuiParametersPresentFlag && sps.vui.bitstreamRestrictionFlag ? sps.vui.maxNumReorderFrames : nil)
                     events.append(.newSequence(newFormat, dpbCapacity: dpb.capacity))
                 }
@@ -360,13 +361,11 @@ public struct H264DecodingProcess: Sendable {
         return events
     }
 
-    private func translate(_ dpbEvents: [DecodedPictureBufferEvent]) -> [H264DecoderEvent] {
+    /// A non-existing frame (8.2.5.2) is never output: it is only released.
+    private func translate(_ dpbEvents: [H264DecodedPictureBuffer.Event]) -> [H264DecoderEvent] {
         dpbEvents.map { event in
-            switch event {
-            case .output(let picture): return picture.nonExisting ? .released(picture.id) : .output(picture)
-            case .discarded(let picture): return .discarded(picture)
-            case .removed(let id): return .released(id)
-            }
+            if case .output(let picture) = event, picture.nonExisting { return .released(picture.id) }
+            return H264DecoderEvent(event)
         }
     }
 }

@@ -1,4 +1,5 @@
 import H264Bitstream
+import VideoDecoding
 
 /// The decoding process for picture order count (8.2.1) for frames and fields, types 0, 1 and 2.
 ///
@@ -28,14 +29,6 @@ public struct PictureOrderCount: Sendable {
         var frameNumOffset = 0
     }
 
-    /// PicOrderCntMsb from the LSBs of this picture and of the previous one (H.264 8-3; the same rule is
-    /// H.265's 8-44): a wrap of the LSB counter either way moves the MSB by MaxPicOrderCntLsb.
-    public static func msb(lsb: Int, previousLsb: Int, previousMsb: Int, maxLsb: Int) -> Int {
-        if lsb < previousLsb && previousLsb - lsb >= maxLsb / 2 { return previousMsb + maxLsb }
-        if lsb > previousLsb && lsb - previousLsb > maxLsb / 2 { return previousMsb - maxLsb }
-        return previousMsb
-    }
-
     public func compute(slice: SliceHeader, sps: SequenceParameterSet) -> Result {
         let idr = slice.idrPicFlag
         switch sps.picOrderCntType {
@@ -50,7 +43,7 @@ public struct PictureOrderCount: Sendable {
                 prevMsb = 0; prevLsb = previousReferenceWasBottomField ? 0 : previousReferenceTopFieldOrderCnt
             }
             let lsb = slice.picOrderCntLsb
-            let msb = Self.msb(lsb: lsb, previousLsb: prevLsb, previousMsb: prevMsb, maxLsb: sps.maxPicOrderCntLsb)
+            let msb = PicOrderCntMsb.derive(lsb: lsb, previousLsb: prevLsb, previousMsb: prevMsb, maxLsb: sps.maxPicOrderCntLsb)
             switch PictureStructure(slice) {
             case .frame: return Result(topFieldOrderCnt: msb + lsb, bottomFieldOrderCnt: msb + lsb + slice.deltaPicOrderCntBottom, picOrderCntMsb: msb)
             case .topField: return Result(topFieldOrderCnt: msb + lsb, bottomFieldOrderCnt: 0, picOrderCntMsb: msb)

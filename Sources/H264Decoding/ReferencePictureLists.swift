@@ -1,4 +1,5 @@
 import H264Bitstream
+import VideoDecoding
 
 /// Reference picture lists of one slice: initialisation (8.2.4.2) and modification (8.2.4.3), for frames
 /// and fields. An entry is nil where the list has no picture ("no reference picture"). In a field picture
@@ -14,7 +15,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
 
     /// Builds the lists for `slice` of the current picture from the DPB. `currentPOC` is the current
     /// picture's PicOrderCnt (a field's own count). For the second field of a pair, the DPB holds the first.
-    public init(slice: SliceHeader, currentPOC: Int, dpb: DecodedPictureBuffer, maxFrameNum: Int) {
+    public init(slice: SliceHeader, currentPOC: Int, dpb: H264DecodedPictureBuffer, maxFrameNum: Int) {
         let type = slice.sliceType
         guard !type.isIntra else { return }
         let structure = PictureStructure(slice)
@@ -36,7 +37,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
     }
 
     /// 8.2.4.2.1 (P) and 8.2.4.2.3 (B), for frames.
-    static func initialFrameLists(type: SliceType, currentPOC: Int, dpb: DecodedPictureBuffer) -> ([DecodedPicture], [DecodedPicture]) {
+    static func initialFrameLists(type: SliceType, currentPOC: Int, dpb: H264DecodedPictureBuffer) -> ([DecodedPicture], [DecodedPicture]) {
         let shortTerm = dpb.shortTermFrames
         let longTerm = dpb.longTermFrames.sorted { $0.longTermPicNum < $1.longTermPicNum }
         if type == .p || type == .sp {
@@ -54,7 +55,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
 
     /// 8.2.4.2.2 (P) and 8.2.4.2.4 (B), for fields: frame stores are ordered as for frames, then split into fields by 8.2.4.2.5.
     static func initialFieldLists(type: SliceType, parity: PictureStructure, currentPOC: Int,
-                                  dpb: DecodedPictureBuffer) -> ([DecodedPicture], [DecodedPicture]) {
+                                  dpb: H264DecodedPictureBuffer) -> ([DecodedPicture], [DecodedPicture]) {
         let shortTerm = dpb.shortTermStores
         let longTerm = dpb.longTermStores.sorted { $0.longTermFrameIdx < $1.longTermFrameIdx }
         let longFields = alternate(longTerm, parity: parity, marking: .longTerm)
@@ -92,7 +93,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
 
     /// 8.2.4.3: applies the modifications to the initial list, truncated or padded to `count` entries.
     static func modified(_ initial: [DecodedPicture], count: Int, modifications: [RefPicListModification],
-                         slice: SliceHeader, dpb: DecodedPictureBuffer, maxFrameNum: Int,
+                         slice: SliceHeader, dpb: H264DecodedPictureBuffer, maxFrameNum: Int,
                          problems: inout [String], name: String) -> [DecodedPicture?] {
         var list: [DecodedPicture?] = Array(initial.prefix(count))
         while list.count < count { list.append(nil) }
@@ -153,7 +154,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
     }
 
     /// The short-term frame, or in a field picture the short-term field, with PicNum `picNum` (8.2.4.1).
-    static func shortTerm(picNum: Int, structure: PictureStructure, dpb: DecodedPictureBuffer) -> DecodedPicture? {
+    static func shortTerm(picNum: Int, structure: PictureStructure, dpb: H264DecodedPictureBuffer) -> DecodedPicture? {
         guard structure.isField else { return dpb.shortTermFrames.first { $0.picNum == picNum } }
         for store in dpb.shortTermStores {
             for field in [PictureStructure.topField, .bottomField]
@@ -165,7 +166,7 @@ public struct ReferencePictureLists: Hashable, Sendable {
     }
 
     /// The long-term frame, or in a field picture the long-term field, with LongTermPicNum `longTermPicNum`.
-    static func longTerm(longTermPicNum: Int, structure: PictureStructure, dpb: DecodedPictureBuffer) -> DecodedPicture? {
+    static func longTerm(longTermPicNum: Int, structure: PictureStructure, dpb: H264DecodedPictureBuffer) -> DecodedPicture? {
         guard structure.isField else { return dpb.longTermFrames.first { $0.longTermPicNum == longTermPicNum } }
         for store in dpb.longTermStores {
             for field in [PictureStructure.topField, .bottomField]

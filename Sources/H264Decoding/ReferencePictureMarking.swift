@@ -1,9 +1,10 @@
 import H264Bitstream
+import VideoDecoding
 
 /// The decoded reference picture marking process (8.2.5) for frames and fields.
 enum ReferencePictureMarking {
     /// FrameNumWrap of every store with a short-term field relative to the current frame_num (8.2.4.1).
-    static func updateFrameNumWrap(_ dpb: inout DecodedPictureBuffer, currentFrameNum: Int, maxFrameNum: Int) {
+    static func updateFrameNumWrap(_ dpb: inout H264DecodedPictureBuffer, currentFrameNum: Int, maxFrameNum: Int) {
         dpb.updateAll { picture in
             if picture.hasShortTermField {
                 picture.frameNumWrap = picture.frameNum > currentFrameNum ? picture.frameNum - maxFrameNum : picture.frameNum
@@ -14,7 +15,7 @@ enum ReferencePictureMarking {
     /// Sliding window (8.2.5.3): when the frame stores with a reference field fill max_num_ref_frames, the
     /// short-term frame, field pair or lone field with the smallest FrameNumWrap is no longer a reference
     /// (both its fields). `current` (the store of a first field being completed) is not a candidate.
-    static func slidingWindow(_ dpb: inout DecodedPictureBuffer, maxNumRefFrames: Int, excluding current: PictureID? = nil) {
+    static func slidingWindow(_ dpb: inout H264DecodedPictureBuffer, maxNumRefFrames: Int, excluding current: PictureID? = nil) {
         let references = dpb.referenceFrames
         guard references.count >= max(maxNumRefFrames, 1) else { return }
         if let oldest = dpb.shortTermStores.filter({ $0.id != current }).min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
@@ -27,7 +28,7 @@ enum ReferencePictureMarking {
     /// (changes to it go to both). MMCO 6 marks the current picture long-term. Returns MaxLongTermFrameIdx
     /// afterwards (nil for "no long-term frame indices") and whether MMCO 5 occurred. Operations naming
     /// pictures that are not there are reported in `problems`.
-    static func adaptive(_ dpb: inout DecodedPictureBuffer, operations: [MemoryManagementControlOperation],
+    static func adaptive(_ dpb: inout H264DecodedPictureBuffer, operations: [MemoryManagementControlOperation],
                          current: inout DecodedPicture, structure: PictureStructure, currPicNum: Int,
                          maxLongTermFrameIdx: Int?, problems: inout [String]) -> (maxLongTermFrameIdx: Int?, mmco5: Bool) {
         var maxIdx = maxLongTermFrameIdx

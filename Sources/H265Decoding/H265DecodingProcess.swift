@@ -1,9 +1,10 @@
 import H264Bitstream
 import H265Bitstream
+import VideoDecoding
 import VTKMedia
 
 /// What the H.265 decoding process asks of its user (the VA accelerator and the session), in order.
-public typealias H265DecoderEvent = DecoderEvent<H265FormatDescription, H265PictureDecodeRequest, H265DecodedPicture, H265PictureID, H265DecodingProblem>
+public typealias H265DecoderEvent = DecoderEvent<H265FormatDescription, H265PictureDecodeRequest, H265DecodedPicture, PictureID, H265DecodingProblem>
 
 /// Everything an accelerator needs to decode one picture.
 public struct H265PictureDecodeRequest: Hashable, Sendable {
@@ -114,7 +115,7 @@ public struct H265DecodingProcess: Sendable {
             events += translate(dpb.makeRoom())
         }
 
-        var current = H265DecodedPicture(id: H265PictureID(rawValue: nextID), decodeIndex: decodeIndex, poc: pocValue, nalUnitType: type)
+        var current = H265DecodedPicture(id: PictureID(rawValue: nextID), decodeIndex: decodeIndex, poc: pocValue, nalUnitType: type)
         nextID += 1
         decodeIndex += 1
         current.temporalID = header.temporalID
@@ -141,7 +142,7 @@ public struct H265DecodingProcess: Sendable {
     }
 
     /// Marks a picture as damaged after the fact (the driver reported errors in it).
-    public mutating func markDamaged(_ id: H265PictureID) {
+    public mutating func markDamaged(_ id: PictureID) {
         dpb.update(id) { $0.isDamaged = true }
     }
 
@@ -179,12 +180,6 @@ public struct H265DecodingProcess: Sendable {
     }
 
     private func translate(_ events: [H265DecodedPictureBuffer.Event]) -> [H265DecoderEvent] {
-        events.map {
-            switch $0 {
-            case .output(let picture): .output(picture)
-            case .discarded(let picture): .discarded(picture)
-            case .removed(let id): .released(id)
-            }
-        }
+        events.map(H265DecoderEvent.init)
     }
 }

@@ -1,5 +1,5 @@
-import H264Decoding
 import H265Bitstream
+import VideoDecoding
 
 /// The decoding process for picture order count (8.3.1).
 public struct H265PictureOrderCount: Sendable {
@@ -16,7 +16,7 @@ public struct H265PictureOrderCount: Sendable {
         var msb = 0
         if !(header.nalUnitType.isIRAP && noRaslOutputFlag) {
             let prevLsb = prevTid0POC & (maxLsb - 1)
-            msb = PictureOrderCount.msb(lsb: lsb, previousLsb: prevLsb, previousMsb: prevTid0POC - prevLsb, maxLsb: maxLsb)
+            msb = PicOrderCntMsb.derive(lsb: lsb, previousLsb: prevLsb, previousMsb: prevTid0POC - prevLsb, maxLsb: maxLsb)
         }
         let poc = msb + lsb
         let type = header.nalUnitType

@@ -1,17 +1,18 @@
 import H265Bitstream
+import VideoDecoding
 
 /// RefPicList0 and RefPicList1 of a slice (8.3.4), as DPB ids (nil for "no reference picture").
 public struct H265ReferencePictureLists: Hashable, Sendable {
-    public var list0: [H265PictureID?] = []
-    public var list1: [H265PictureID?] = []
+    public var list0: [PictureID?] = []
+    public var list1: [PictureID?] = []
 
     public init() {}
 
     public init(slice: H265SliceSegmentHeader, rps: H265ReferencePictureSet) {
         guard slice.sliceType != .i, rps.numPicTotalCurr > 0 else { return }
-        func build(_ order: [[H265PictureID?]], count: Int, modification: [Int]?) -> [H265PictureID?] {
+        func build(_ order: [[PictureID?]], count: Int, modification: [Int]?) -> [PictureID?] {
             let all = order.flatMap { $0 }
-            var temp: [H265PictureID?] = []
+            var temp: [PictureID?] = []
             let length = max(count, all.count)
             while temp.count < length { temp += all.prefix(length - temp.count) }
             return (0..<count).map { i in

@@ -1,13 +1,14 @@
 import H265Bitstream
+import VideoDecoding
 
 /// The reference picture set of the current picture (8.3.2): the five lists of pictures, as DPB ids
 /// (nil where no reference picture was found), and the marking it implies.
 public struct H265ReferencePictureSet: Hashable, Sendable {
-    public var stCurrBefore: [H265PictureID?] = []
-    public var stCurrAfter: [H265PictureID?] = []
-    public var stFoll: [H265PictureID?] = []
-    public var ltCurr: [H265PictureID?] = []
-    public var ltFoll: [H265PictureID?] = []
+    public var stCurrBefore: [PictureID?] = []
+    public var stCurrAfter: [PictureID?] = []
+    public var stFoll: [PictureID?] = []
+    public var ltCurr: [PictureID?] = []
+    public var ltFoll: [PictureID?] = []
     /// The POCs asked for in the Curr lists that no picture in the DPB has.
     public var missing: [Int] = []
 
@@ -19,7 +20,7 @@ public struct H265ReferencePictureSet: Hashable, Sendable {
                              dpb: inout H265DecodedPictureBuffer) -> H265ReferencePictureSet {
         var set = H265ReferencePictureSet()
         if header.nalUnitType.isIDR {
-            dpb.markAll { $0.reference = .unused }
+            dpb.updateAll { $0.reference = .unused }
             return set
         }
         let maxLsb = sps.maxPicOrderCntLsb
@@ -37,7 +38,7 @@ public struct H265ReferencePictureSet: Hashable, Sendable {
             if entry.deltaPocMsbPresentFlag { value += poc - entry.deltaPocMsbCycleLt * maxLsb - (poc & (maxLsb - 1)) }
             lt.append((value, entry.deltaPocMsbPresentFlag, entry.usedByCurrPicLt))
         }
-        var inSet = Set<H265PictureID>()
+        var inSet = Set<PictureID>()
         // 1. Long-term: any reference picture whose POC (or its LSBs) matches.
         for entry in lt {
             let found = dpb.pictures.first { $0.isReference && (entry.full ? $0.poc == entry.poc : ($0.poc & (maxLsb - 1)) == entry.poc) }?.id
@@ -45,7 +46,7 @@ public struct H265ReferencePictureSet: Hashable, Sendable {
             if let found { inSet.insert(found) } else if entry.used { set.missing.append(entry.poc) }
         }
         // 2. Short-term: short-term reference pictures with that POC.
-        func shortTerm(_ value: Int) -> H265PictureID? {
+        func shortTerm(_ value: Int) -> PictureID? {
             dpb.pictures.first { $0.reference == .shortTerm && $0.poc == value && !inSet.contains($0.id) }?.id
         }
         for value in pocStCurrBefore {
@@ -62,7 +63,7 @@ public struct H265ReferencePictureSet: Hashable, Sendable {
         let longTerm = Set((set.ltCurr + set.ltFoll).compactMap { $0 })
         let shortTerm = Set((set.stCurrBefore + set.stCurrAfter + set.stFoll).compactMap { $0 })
         // 3. Marking.
-        dpb.markAll { picture in
+        dpb.updateAll { picture in
             if longTerm.contains(picture.id) {
                 picture.reference = .longTerm
             } else if !shortTerm.contains(picture.id) {

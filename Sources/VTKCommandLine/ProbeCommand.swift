@@ -2,6 +2,7 @@ import H264Bitstream
 import H264Decoding
 import JSONText
 import MP4
+import VideoDecoding
 
 /// `vtk probe`: what is in an H.264 stream, without decoding pixels.
 enum ProbeCommand {

@@ -1,6 +1,7 @@
 import Testing
 import H264Bitstream
 @testable import H264Decoding
+import VideoDecoding
 
 /// The decoding process for fields, value by value against the spec's equations: every expected number below
 /// is worked out by hand from the clause cited beside it (the oracle), not read from the code.
@@ -36,8 +37,8 @@ struct FieldDecodingTests {
         return p
     }
 
-    static func dpb(_ stores: [DecodedPicture], capacity: Int = 8) -> DecodedPictureBuffer {
-        var dpb = DecodedPictureBuffer(capacity: capacity)
+    static func dpb(_ stores: [DecodedPicture], capacity: Int = 8) -> H264DecodedPictureBuffer {
+        var dpb = H264DecodedPictureBuffer(capacity: capacity)
         for store in stores { _ = dpb.store(store) }
         _ = dpb.endFieldPairing()
         return dpb
@@ -209,7 +210,7 @@ struct FieldDecodingTests {
         #expect(dpb.referenceFrames.map(\.id.rawValue) == [2])
     }
 
-    static func runMMCO(_ dpb: inout DecodedPictureBuffer, _ ops: [MemoryManagementControlOperation], current: inout DecodedPicture,
+    static func runMMCO(_ dpb: inout H264DecodedPictureBuffer, _ ops: [MemoryManagementControlOperation], current: inout DecodedPicture,
                         structure: PictureStructure, frameNum: Int) -> [String] {
         var problems: [String] = []
         _ = ReferencePictureMarking.adaptive(&dpb, operations: ops, current: &current, structure: structure,
@@ -281,8 +282,8 @@ struct FieldDecodingTests {
 
     @Test("DPB: a first field is not output before its pair; the pair comes out as one frame, a lone field on its own")
     func dpbFieldStores() {
-        var dpb = DecodedPictureBuffer(capacity: 3, maxNumReorderFrames: 0)
-        func outputs(_ events: [DecodedPictureBufferEvent]) -> [Int] {
+        var dpb = H264DecodedPictureBuffer(capacity: 3, maxNumReorderFrames: 0)
+        func outputs(_ events: [H264DecodedPictureBuffer.Event]) -> [Int] {
             events.compactMap { if case .output(let p) = $0 { return p.id.rawValue } else { return nil } }
         }
         // A top field: it waits for its bottom field even though no reordering is allowed.
@@ -296,7 +297,7 @@ struct FieldDecodingTests {
         #expect(outputs(dpb.endFieldPairing()) == [2])
 
         // Bumping (C.4.5.3) by POC with field pairs, a full DPB and a waiting first field.
-        var full = DecodedPictureBuffer(capacity: 2)
+        var full = H264DecodedPictureBuffer(capacity: 2)
         _ = full.store(Self.store(1, frameNum: 0, top: .unused, bottom: .unused, poc: (8, 9)))
         _ = full.store(Self.store(2, frameNum: 1, top: .shortTerm, bottom: nil, poc: (4, 0)))
         _ = full.completeSecondField(Self.store(2, frameNum: 1, top: .shortTerm, bottom: .shortTerm, poc: (4, 5)))

@@ -4,6 +4,7 @@ import VTKTestSupport
 import VTKMedia
 import H264Bitstream
 @testable import H264Decoding
+import VideoDecoding
 
 /// Runs the decoding process over a whole stream and records what it asked for.
 struct DecodingRun {
@@ -64,7 +65,7 @@ struct OutputOrderTests {
         // The presentation time travels with the picture.
         #expect(run.outputs.allSatisfy { $0.presentationTime == MediaTime(value: Int64($0.decodeIndex), timescale: 25) })
         // The DPB never holds more than its capacity (+1 for the picture being decoded).
-        let capacity = DecodedPictureBuffer.capacity(for: try #require(run.accessUnits.first?.parameterSets.sps.values.first))
+        let capacity = H264DecodedPictureBuffer.capacity(for: try #require(run.accessUnits.first?.parameterSets.sps.values.first))
         #expect(run.maxLivePictures <= capacity + 1)
     }
 
@@ -95,7 +96,7 @@ struct OutputOrderTests {
         let order = run.outputs.map { Int($0.presentationTime.value) }
         let expected = try Self.ffprobeDisplayOrder(stream.url, accessUnits: run.accessUnits)
         #expect(order == expected, "display order differs from FFmpeg's")
-        let capacity = DecodedPictureBuffer.capacity(for: try #require(run.accessUnits.first?.parameterSets.sps.values.first))
+        let capacity = H264DecodedPictureBuffer.capacity(for: try #require(run.accessUnits.first?.parameterSets.sps.values.first))
         #expect(run.maxLivePictures <= capacity + 1)
     }
 }

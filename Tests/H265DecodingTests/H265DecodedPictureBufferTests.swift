@@ -1,11 +1,12 @@
 import H265Bitstream
 @testable import H265Decoding
 import Testing
+import VideoDecoding
 
 /// The output process of C.5.2 on pictures made by hand: what is output, when, and what is dropped.
 struct H265DecodedPictureBufferTests {
     static func picture(_ poc: Int, _ index: Int, output: Bool = true, reference: Bool = true) -> H265DecodedPicture {
-        var p = H265DecodedPicture(id: H265PictureID(rawValue: index), decodeIndex: index, poc: poc, nalUnitType: .trailR)
+        var p = H265DecodedPicture(id: PictureID(rawValue: index), decodeIndex: index, poc: poc, nalUnitType: .trailR)
         p.reference = reference ? .shortTerm : .unused
         p.neededForOutput = output
         return p

@@ -4,6 +4,7 @@ import H265Bitstream
 import H265Decoding
 import Testing
 import VTKTestSupport
+import VideoDecoding
 
 /// The decoding process on damaged copies of the H.265 streams (NAL units dropped, duplicated, swapped;
 /// cuts; zero runs; bit flips): never a crash or a hang, every picture decoded is released exactly once,
@@ -41,7 +42,7 @@ struct H265MutationTests {
             var events: [H265DecoderEvent] = []
             for unit in H265AccessUnitAssembler.accessUnits(in: damaged) { events += process.decode(unit) }
             events += process.flush()
-            var decoded = Set<H265PictureID>(), released = Set<H265PictureID>(), problems = 0
+            var decoded = Set<PictureID>(), released = Set<PictureID>(), problems = 0
             for event in events {
                 switch event {
                 case .decode(let request): decoded.insert(request.picture.id)

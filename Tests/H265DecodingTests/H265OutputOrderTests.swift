@@ -4,6 +4,7 @@ import H265Bitstream
 import H265Decoding
 import Testing
 import VTKTestSupport
+import VideoDecoding
 
 /// The H.265 decoding process without VA: output order, RPS marking and RASL handling on the conformance
 /// streams. FFmpeg's decoder gave reference.tsv's frame counts; within a coded video sequence output must be
@@ -31,7 +32,7 @@ struct H265OutputOrderTests {
             #expect(picture.poc > lastPOC, "POC \(picture.poc) after \(lastPOC)")
             lastPOC = picture.poc
         }
-        var decoded = Set<H265PictureID>(), released = Set<H265PictureID>()
+        var decoded = Set<PictureID>(), released = Set<PictureID>()
         for event in events {
             switch event {
             case .decode(let request):

@@ -4,6 +4,7 @@
 import H264Bitstream
 import H265Bitstream
 import H265Decoding
+import VideoDecoding
 import VTKMedia
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -23,7 +24,7 @@ public func fuzzHEVC(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     chunked += assembler.finish().count
     precondition(chunked == units.count, "chunked assembly made \(chunked) access units, whole \(units.count)")
     var process = H265DecodingProcess()
-    var decoded = Set<H265PictureID>(), released = Set<H265PictureID>()
+    var decoded = Set<PictureID>(), released = Set<PictureID>()
     for (index, unit) in units.enumerated() {
         for nal in unit.nalUnits where [39, 40].contains(nal.h265Header.type.rawValue) { _ = try? H265SEIMessage.messages(in: nal) }
         for event in process.decode(unit, presentationTime: MediaTime(value: Int64(index), timescale: 25)) {
