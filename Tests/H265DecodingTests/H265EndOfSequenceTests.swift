@@ -2,6 +2,7 @@ import Foundation
 import H264Bitstream
 import H265Bitstream
 import H265Decoding
+import VideoDecoding
 import Testing
 import VTKTestSupport
 
@@ -28,7 +29,7 @@ struct H265EndOfSequenceTests {
         var events: [H265DecoderEvent] = []
         for unit in H265AccessUnitAssembler.accessUnits(in: bytes) { events += process.decode(unit) }
         events += process.flush()
-        var decoded = Set<H265PictureID>(), released = Set<H265PictureID>()
+        var decoded = Set<PictureID>(), released = Set<PictureID>()
         var outputs: [H265DecodedPicture] = []
         for event in events {
             switch event {
