@@ -128,11 +128,15 @@ extension VADisplayConnection {
 }
 
 /// Shows decoded NV12 pixel buffers (a DecompressionSession's frames) through vaPutSurface: each is written
-/// into one of two surfaces of this presenter, in turn, and put on the drawable.
-public final class VAFramePresenter: @unchecked Sendable {
+/// into one of two surfaces of this presenter, in turn, and put on the drawable. Calls from several threads
+/// take turns (the surfaces and the turn are under a lock).
+public final class VAFramePresenter: Sendable {
+    private struct Surfaces {
+        var set: VASurfaceSet?
+        var next = 0
+    }
     public let connection: VADisplayConnection
-    private var surfaces: VASurfaceSet?
-    private var next = 0
+    private let surfaces = Locked(Surfaces())
 
     /// Throws INVALID_DISPLAY unless `connection.canPresent`.
     public init(connection: VADisplayConnection) throws(VAError) {
@@ -149,15 +153,17 @@ public final class VAFramePresenter: @unchecked Sendable {
         guard buffer.format == .nv12 else {
             throw VAError("vaPutSurface", VAStatus(VA_STATUS_ERROR_INVALID_IMAGE_FORMAT), detail: "frames are presented from NV12, not \(buffer.format)")
         }
-        if surfaces?.width != buffer.width || surfaces?.height != buffer.height {
-            surfaces = nil
-            surfaces = try VASurfaceSet(connection, width: buffer.width, height: buffer.height, count: 2)
+        try surfaces.withLock { (s: inout Surfaces) throws(VAError) in
+            if s.set?.width != buffer.width || s.set?.height != buffer.height {
+                s.set = nil
+                s.set = try VASurfaceSet(connection, width: buffer.width, height: buffer.height, count: 2)
+            }
+            guard let set = s.set else { return }
+            let surface = set.ids[s.next]
+            s.next = (s.next + 1) % set.ids.count
+            try VASurfaceWriter.writeNV12(connection, buffer, to: surface, surfaceWidth: buffer.width, surfaceHeight: buffer.height)
+            try connection.present(surface: surface, to: drawable, source: PresentationRectangle(width: buffer.width, height: buffer.height),
+                                   destination: destination, matrix: matrix)
         }
-        guard let surfaces else { return }
-        let surface = surfaces.ids[next]
-        next = (next + 1) % surfaces.ids.count
-        try VASurfaceWriter.writeNV12(connection, buffer, to: surface, surfaceWidth: buffer.width, surfaceHeight: buffer.height)
-        try connection.present(surface: surface, to: drawable, source: PresentationRectangle(width: buffer.width, height: buffer.height),
-                               destination: destination, matrix: matrix)
     }
 }
