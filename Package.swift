@@ -86,7 +86,7 @@ let package = Package(
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoAcceleration",
                                "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP",
                                "VideoDisplay", "X11Display", "H265Bitstream"]),
-        .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
+        .executableTarget(name: "vtk", dependencies: ["VTKCommandLine", "VideoAcceleration"]),
 
         // MARK: Tools (benchmarks)
         .executableTarget(name: "bitstream-bench", dependencies: ["H264Bitstream"], path: "Tools/BitstreamBench"),
@@ -98,7 +98,9 @@ let package = Package(
         .executableTarget(name: "engine-bench", dependencies: ["BenchSupport", "H264Encoding", "H264Bitstream"], path: "Tools/EngineBench"),
 
         // MARK: Tests
-        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools"], path: "Tests/VTKTestSupport"),
+        // Sets LIBVA_DRIVERS_PATH at load, before any test thread: library code never touches the environment.
+        .target(name: "VTKTestEnvironment", path: "Tests/VTKTestEnvironment"),
+        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools", "VTKTestEnvironment"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),

@@ -53,8 +53,7 @@ extension VADisplayConnection {
         case .path(let path):
             throw VADeviceError.cannotPresentOn(path)
         case .softwarePersona(let name):
-            setenv("VTKSOFT_PERSONA", name, 1)  // vtksoft reads its persona at vaInitialize
-            return try openX11Software(displayName: displayName)
+            return try openX11Software(displayName: displayName, persona: name)
         case .software:
             return try openX11Software(displayName: displayName)
         case .automatic:
@@ -78,16 +77,15 @@ extension VADisplayConnection {
         }
     }
 
-    /// vtksoft on an X11 display: libva-x11's display with the driver name replaced.
-    private static func openX11Software(displayName: String?) throws -> VADisplayConnection {
-        let directory = try SoftwareDriverLocation.directory()
-        setenv("LIBVA_DRIVERS_PATH", directory, 1)  // libva reads the search path at vaInitialize
+    /// vtksoft on an X11 display (as `persona`, when given): libva-x11's display with the driver name replaced.
+    private static func openX11Software(displayName: String?, persona: String? = nil) throws -> VADisplayConnection {
+        try SoftwareDriverLocation.checkSearchPath()
         let x11 = try X11Connection(name: displayName)
         guard let display = vaGetDisplay(UnsafeMutableRawPointer(x11.display)) else {
             throw VAError("vaGetDisplay(\(x11.name))", VAStatus(VA_STATUS_ERROR_INVALID_DISPLAY))
         }
         nameSoftwareDriver(in: display.assumingMemoryBound(to: VADisplayContext.self))
-        return try VADisplayConnection(display: display, devicePath: "vtksoft", fd: -1, software: true, x11: x11)
+        return try VADisplayConnection(display: display, devicePath: "vtksoft", fd: -1, software: true, x11: x11, persona: persona)
     }
 
     /// The X display this VA display presents on (`:9`), or nil for a display opened without X.
