@@ -115,6 +115,10 @@ let package = Package(
         .testTarget(name: "VideoDisplayTests", dependencies: ["VideoDisplay", "H264Bitstream", "VTKMedia"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
+        .testTarget(name: "VideoAccelerationTests", dependencies: ["VideoAcceleration", "VTKTestSupport", "VTKMedia", "CLibVA"]),
+        .testTarget(name: "PixelConversionTests", dependencies: ["PixelConversion", "VTKMedia"]),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
+        .testTarget(name: "ProcessToolsTests", dependencies: ["ProcessTools"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),
     ]
 )
