@@ -9,7 +9,8 @@ public enum VADeviceChoice: Hashable, Sendable, CustomStringConvertible {
     case automatic
     /// vtksoft, the software driver, even where hardware exists.
     case software
-    /// vtksoft behaving as a real driver (`soft:NAME`: its VTKSOFT_PERSONA, e.g. ihd-gen12, nvidia).
+    /// vtksoft behaving as a real driver (`soft:NAME`, e.g. ihd-gen12, nvidia): that display only, set through
+    /// vtksoft's per-display hook; VTKSOFT_PERSONA, which vtksoft reads at vaInitialize, is not touched.
     case softwarePersona(String)
     /// A DRM render node or card, e.g. /dev/dri/renderD128.
     case path(String)
