@@ -88,7 +88,7 @@ let package = Package(
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoDecoding", "VideoAcceleration",
                                "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP",
                                "VideoDisplay", "X11Display", "H265Bitstream"]),
-        .executableTarget(name: "vtk", dependencies: ["VTKCommandLine"]),
+        .executableTarget(name: "vtk", dependencies: ["VTKCommandLine", "VideoAcceleration"]),
 
         // MARK: Tools (benchmarks)
         .executableTarget(name: "bitstream-bench", dependencies: ["H264Bitstream"], path: "Tools/BitstreamBench"),
@@ -100,7 +100,9 @@ let package = Package(
         .executableTarget(name: "engine-bench", dependencies: ["BenchSupport", "H264Encoding", "H264Bitstream"], path: "Tools/EngineBench"),
 
         // MARK: Tests
-        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools"], path: "Tests/VTKTestSupport"),
+        // Sets LIBVA_DRIVERS_PATH at load, before any test thread: library code never touches the environment.
+        .target(name: "VTKTestEnvironment", path: "Tests/VTKTestEnvironment"),
+        .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools", "VTKTestEnvironment"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
@@ -116,6 +118,10 @@ let package = Package(
         .testTarget(name: "VideoDisplayTests", dependencies: ["VideoDisplay", "H264Bitstream", "VTKMedia"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
+        .testTarget(name: "VideoAccelerationTests", dependencies: ["VideoAcceleration", "VTKTestSupport", "VTKMedia", "CLibVA"]),
+        .testTarget(name: "PixelConversionTests", dependencies: ["PixelConversion", "VTKMedia"]),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
+        .testTarget(name: "ProcessToolsTests", dependencies: ["ProcessTools"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),
     ]
 )

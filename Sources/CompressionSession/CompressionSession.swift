@@ -13,8 +13,9 @@ import VTKMedia
 /// their anchor arrives and codes pictures in decoding order. It returns the samples that became ready,
 /// in decoding order, each with its presentation and decode time, and also hands each to
 /// ``outputHandler``. ``completeFrames()`` codes and drains everything still held. A refused frame changes
-/// nothing: the frames before it are still delivered. Use a session from one thread at a time.
-public final class CompressionSession: @unchecked Sendable {
+/// nothing: the frames before it are still delivered. Use a session from one thread at a time: it is not
+/// Sendable, so the compiler holds callers to that.
+public final class CompressionSession {
     public let width: Int
     public let height: Int
     public let properties: CompressionProperties

@@ -3,12 +3,13 @@ import VTKMedia
 /// Pixel buffers of the session's size and format (NV12) for the caller to fill, like
 /// VTCompressionSessionGetPixelBufferPool. Buffers the session has finished copying come back here, so
 /// a caller that fills pool buffers allocates nothing per frame; a buffer the caller still holds is
-/// safe, because pixel buffers copy on write.
-public final class PixelBufferPool: @unchecked Sendable {
+/// safe, because pixel buffers copy on write. A caller may fill buffers on other threads than the session's:
+/// the free list is under a lock.
+public final class PixelBufferPool: Sendable {
     public let width: Int
     public let height: Int
     public let format: PixelFormat = .nv12
-    private var free: [PixelBuffer] = []
+    private let free = Locked<[PixelBuffer]>([])
     private let capacity: Int
 
     init(width: Int, height: Int, capacity: Int) {
@@ -19,7 +20,7 @@ public final class PixelBufferPool: @unchecked Sendable {
 
     /// A buffer of the pool's size and format; its pixels are whatever it held last.
     public func makePixelBuffer() -> PixelBuffer {
-        if var buffer = free.popLast() {
+        if var buffer = free.withLock({ $0.popLast() }) {
             buffer.presentationTime = .invalid
             buffer.duration = .invalid
             return buffer
@@ -28,8 +29,10 @@ public final class PixelBufferPool: @unchecked Sendable {
     }
 
     func recycle(_ buffer: PixelBuffer) {
-        guard free.count < capacity, buffer.format == format, buffer.width == width, buffer.height == height,
+        guard buffer.format == format, buffer.width == width, buffer.height == height,
               buffer.planes.allSatisfy({ $0.bytesPerRow == $0.rowLength }) else { return }
-        free.append(buffer)
+        free.withLock { free in
+            if free.count < capacity { free.append(buffer) }
+        }
     }
 }

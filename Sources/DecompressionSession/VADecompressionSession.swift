@@ -12,15 +12,21 @@ import VTKMedia
 /// asynchronously with ``decodeAsync(_:)``, whose frames arrive through the output handler and ``frames``.
 /// Frames come out in display order as pixel buffers of the display (cropped) size, carrying the
 /// sample's presentation time. New parameter sets that change the size or profile drain the old pictures
-/// and re-create the VA context; nothing is lost.
+/// and re-create the VA context; nothing is lost. Every call may come from any thread: the decoding state
+/// is under one lock, which is not held while frames are handed to the output handler.
 public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked Sendable {
     public typealias AccessUnit = Codec.Assembler.AccessUnit
     typealias PictureID = Codec.Process.Request.Picture.ID
 
     public let connection: VADisplayConnection
     public let outputFormat: PixelFormat
-    public private(set) var formatDescription: Codec.Format?
-    public private(set) var statistics = DecodeStatistics()
+    public var formatDescription: Codec.Format? { lock.withLock { format } }
+    public var statistics: DecodeStatistics { lock.withLock { counts } }
+
+    // Everything below that is `var` is touched only holding `lock` (what makes the class Sendable).
+    private let lock = Lock()
+    private var format: Codec.Format?
+    private var counts = DecodeStatistics()
 
     private let accelerator: any VADecodingAccelerator<Codec>
     /// Pictures the driver failed to decode, flagged damaged when output.
@@ -35,12 +41,26 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
     private var isInvalidated = false
     private let queue = DispatchQueue(label: "vtk.decompression")
     private let group = DispatchGroup()
+    private var stream: AsyncStream<DecodedFrame>?
     private var continuation: AsyncStream<DecodedFrame>.Continuation?
-    /// Called for each frame decoded through ``decodeAsync(_:)`` (and for errors).
-    public var outputHandler: (@Sendable (Result<DecodedFrame, Error>) -> Void)?
+    private var handler: (@Sendable (Result<DecodedFrame, Error>) -> Void)?
 
-    /// Frames from ``decodeAsync(_:)``, in display order; ends at ``invalidate()``.
-    public private(set) lazy var frames: AsyncStream<DecodedFrame> = AsyncStream { self.continuation = $0 }
+    /// Called for each frame decoded through ``decodeAsync(_:)`` (and for errors).
+    public var outputHandler: (@Sendable (Result<DecodedFrame, Error>) -> Void)? {
+        get { lock.withLock { handler } }
+        set { lock.withLock { handler = newValue } }
+    }
+
+    /// Frames from ``decodeAsync(_:)``, in display order; ends at ``invalidate()``. Made at the first ask.
+    public var frames: AsyncStream<DecodedFrame> {
+        lock.withLock {
+            if let stream { return stream }
+            let (made, continuation) = AsyncStream.makeStream(of: DecodedFrame.self)
+            stream = made
+            self.continuation = continuation
+            return made
+        }
+    }
 
     /// The codec's public initialisers check the profile, then make their accelerator and call this.
     init(formatDescription: Codec.Format?, connection: VADisplayConnection, outputFormat: PixelFormat,
@@ -49,7 +69,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         self.outputFormat = outputFormat
         self.accelerator = accelerator
         if let formatDescription {
-            self.formatDescription = formatDescription
+            format = formatDescription
             for unit in Codec.parameterSets(of: formatDescription) { _ = assembler.push(unit) }
             _ = assembler.finish()
             sampleFormat = formatDescription
@@ -61,6 +81,10 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
 
     /// Decodes one sample (one access unit) and returns the frames it made ready, in display order.
     public func decode(_ sample: SampleBuffer) throws -> [DecodedFrame] {
+        try lock.withLock { try decodeLocked(sample) }
+    }
+
+    private func decodeLocked(_ sample: SampleBuffer) throws -> [DecodedFrame] {
         // A sample whose format description is new brings its parameter sets, as an encoder's samples do.
         if let format = Codec.format(of: sample), format != sampleFormat {
             sampleFormat = format
@@ -69,39 +93,45 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         let units: [NALUnit]
         do { units = try sample.nalUnits() } catch {
             record("sample at \(sample.presentationTime): \(error)")
-            statistics.accessUnitsSkipped += 1
+            counts.accessUnitsSkipped += 1
             return []
         }
         var frames: [DecodedFrame] = []
-        for unit in units { if let au = assembler.push(unit) { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) } }
-        for au in assembler.finish() { frames += try decode(accessUnit: au, presentationTime: sample.presentationTime) }
+        for unit in units { if let au = assembler.push(unit) { frames += try decodeLocked(accessUnit: au, presentationTime: sample.presentationTime) } }
+        for au in assembler.finish() { frames += try decodeLocked(accessUnit: au, presentationTime: sample.presentationTime) }
         return frames
     }
 
     /// Decodes one access unit (from the codec's assembler, e.g. for an Annex B stream).
     public func decode(accessUnit: AccessUnit, presentationTime: MediaTime = .invalid) throws -> [DecodedFrame] {
+        try lock.withLock { try decodeLocked(accessUnit: accessUnit, presentationTime: presentationTime) }
+    }
+
+    private func decodeLocked(accessUnit: AccessUnit, presentationTime: MediaTime) throws -> [DecodedFrame] {
         guard !isInvalidated else { throw DecompressionError.invalidated }
         guard accessUnit.hasPicture else {
             for problem in accessUnit.problems { record("byte \(accessUnit.offset): \(problem)") }
             return []
         }
-        statistics.accessUnits += 1
+        counts.accessUnits += 1
         return try run(process.decode(accessUnit, presentationTime: presentationTime))
     }
 
     /// Outputs the frames still held for reordering (end of stream), like
     /// VTDecompressionSessionFinishDelayedFrames.
     public func finishDelayedFrames() throws -> [DecodedFrame] {
-        guard !isInvalidated else { return [] }
-        let frames = try run(process.flush())
-        // The process's own invariant: every picture it decodes it releases. One it lost is a decoder bug that
-        // would otherwise pass in silence (a frame missing, and its surface held): say so, and free the surfaces.
-        if !heldPictures.isEmpty {
-            record("the decoding process never output or released \(heldPictures.count) decoded picture(s): frames may be missing (a vtk bug)")
-            for id in heldPictures { accelerator.release(id) }
-            heldPictures.removeAll()
+        try lock.withLock {
+            guard !isInvalidated else { return [] }
+            let frames = try run(process.flush())
+            // The process's own invariant: every picture it decodes it releases. One it lost is a decoder bug that
+            // would otherwise pass in silence (a frame missing, and its surface held): say so, and free the surfaces.
+            if !heldPictures.isEmpty {
+                record("the decoding process never output or released \(heldPictures.count) decoded picture(s): frames may be missing (a vtk bug)")
+                for id in heldPictures { accelerator.release(id) }
+                heldPictures.removeAll()
+            }
+            return frames
         }
-        return frames
     }
 
     // MARK: Asynchronous use
@@ -129,24 +159,32 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         group.wait()
     }
 
+    /// Runs `work` (which takes the lock itself), then hands its frames on outside the lock, so that a
+    /// handler may call the session.
     private func deliver(_ work: () throws -> [DecodedFrame]) {
-        do {
-            for frame in try work() {
-                outputHandler?(.success(frame))
+        let result = Result { try work() }
+        let (handler, continuation) = lock.withLock { (self.handler, self.continuation) }
+        switch result {
+        case .success(let frames):
+            for frame in frames {
+                handler?(.success(frame))
                 continuation?.yield(frame)
             }
-        } catch {
-            outputHandler?(.failure(error))
+        case .failure(let error):
+            handler?(.failure(error))
         }
     }
 
     /// Releases the VA objects; later calls fail with ``DecompressionError/invalidated``.
     public func invalidate() {
         waitForAsynchronousFrames()
-        guard !isInvalidated else { return }
-        isInvalidated = true
-        accelerator.releaseAll()
-        accelerator.shutdown()
+        let continuation: AsyncStream<DecodedFrame>.Continuation? = lock.withLock {
+            guard !isInvalidated else { return nil }
+            isInvalidated = true
+            accelerator.releaseAll()
+            accelerator.shutdown()
+            return self.continuation
+        }
         continuation?.finish()
     }
 
@@ -159,7 +197,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         for event in events {
             switch event {
             case let .newSequence(format, dpbCapacity):
-                formatDescription = format
+                self.format = format
                 crop = format.cleanAperture
                 // The DPB, the picture being decoded, and one picture being read back.
                 try accelerator.configure(format: format, surfaceCount: dpbCapacity + 2)
@@ -169,7 +207,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
                 // session or strand its surface: the picture is flagged, and the events after it still run.
                 do {
                     try accelerator.decode(request)
-                    statistics.picturesDecoded += 1
+                    counts.picturesDecoded += 1
                 } catch let error as VAError {
                     failedPictures.insert(request.picture.id)
                     record("picture \(request.picture.decodeIndex) at byte \(request.firstSliceOffset): \(error)")
@@ -177,15 +215,15 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
             case .output(let picture):
                 if let frame = output(picture) { frames.append(frame) }
             case .discarded:
-                statistics.framesDiscarded += 1
+                counts.framesDiscarded += 1
             case .released(let id):
                 heldPictures.remove(id)
                 failedPictures.remove(id)
                 accelerator.release(id)
             case .problem(let problem):
-                if Codec.skipsAccessUnit(problem) { statistics.accessUnitsSkipped += 1 }
+                if Codec.skipsAccessUnit(problem) { counts.accessUnitsSkipped += 1 }
                 if let note = Codec.note(for: problem) {
-                    if statistics.notes.count < 100 { statistics.notes.append(note) }
+                    if counts.notes.count < 100 { counts.notes.append(note) }
                 } else {
                     record(problem.description)
                 }
@@ -201,7 +239,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         var pixels: PixelBuffer
         do { pixels = try accelerator.read(picture.id, crop: crop, format: outputFormat) } catch {
             record("picture \(picture.decodeIndex): reading it back failed: \(error)")
-            statistics.framesDropped += 1
+            counts.framesDropped += 1
             return nil
         }
         pixels.presentationTime = picture.presentationTime
@@ -214,16 +252,16 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
             record("picture \(picture.decodeIndex): the decoder concealed errors in \(count) \(Codec.blockName)(s)")
         }
         let damaged = picture.isDamaged || failed || concealed
-        statistics.framesOutput += 1
-        if damaged { statistics.damagedFrames += 1 }
+        counts.framesOutput += 1
+        if damaged { counts.damagedFrames += 1 }
         return DecodedFrame(pixelBuffer: pixels, isDamaged: damaged, decodeIndex: picture.decodeIndex, fieldOrder: picture.fieldOrder)
     }
 
     /// Adds a problem found outside the session (by the container reader, say) to its statistics.
-    public func noteProblem(_ problem: String) { record(problem) }
+    public func noteProblem(_ problem: String) { lock.withLock { record(problem) } }
 
     private func record(_ problem: String) {
-        statistics.problemCount += 1
-        if statistics.problems.count < 100 { statistics.problems.append(problem) }
+        counts.problemCount += 1
+        if counts.problems.count < 100 { counts.problems.append(problem) }
     }
 }

@@ -89,10 +89,6 @@ extension VADisplayConnection {
     /// `--device auto` chose is visible), anything else a DRM node.
     public static func openCandidate(_ candidate: String) throws -> VADisplayConnection {
         guard case .softwarePersona(let name) = VADeviceChoice(candidate) else { return try openDRM(candidate) }
-        // vtksoft reads VTKSOFT_PERSONA at vaInitialize; the next candidate (or the vtksoft fallback) must not inherit it.
-        let previous = getenv("VTKSOFT_PERSONA").map { String(cString: $0) }
-        setenv("VTKSOFT_PERSONA", name, 1)
-        defer { if let previous { setenv("VTKSOFT_PERSONA", previous, 1) } else { unsetenv("VTKSOFT_PERSONA") } }
-        return try openSoftware(devicePath: candidate)
+        return try openSoftware(devicePath: candidate, persona: name)
     }
 }

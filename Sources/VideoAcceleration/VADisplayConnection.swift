@@ -9,7 +9,8 @@ public enum VADeviceChoice: Hashable, Sendable, CustomStringConvertible {
     case automatic
     /// vtksoft, the software driver, even where hardware exists.
     case software
-    /// vtksoft behaving as a real driver (`soft:NAME`: its VTKSOFT_PERSONA, e.g. ihd-gen12, nvidia).
+    /// vtksoft behaving as a real driver (`soft:NAME`, e.g. ihd-gen12, nvidia): that display only, set through
+    /// vtksoft's per-display hook; VTKSOFT_PERSONA, which vtksoft reads at vaInitialize, is not touched.
     case softwarePersona(String)
     /// A DRM render node or card, e.g. /dev/dri/renderD128.
     case path(String)
@@ -48,7 +49,10 @@ public final class VADisplayConnection: @unchecked Sendable {
     /// The X connection of a display opened with ``openX11(_:displayName:for:)``, closed after vaTerminate.
     let x11: X11Connection?
 
-    init(display: VADisplay, devicePath: String, fd: Int32, software: Bool, x11: X11Connection? = nil) throws(VAError) {
+    /// Initialises `display`; a vtksoft display given a `persona` behaves as that persona from then on
+    /// (its vendor string included).
+    init(display: VADisplay, devicePath: String, fd: Int32, software: Bool, x11: X11Connection? = nil,
+         persona: String? = nil) throws(VAError) {
         self.display = display
         self.devicePath = devicePath
         self.fd = fd
@@ -60,6 +64,13 @@ public final class VADisplayConnection: @unchecked Sendable {
             vaTerminate(display)
             if fd >= 0 { close(fd) }
             throw VAError("vaInitialize(\(devicePath))", status)
+        }
+        if let persona {
+            do { try Self.adoptPersona(persona, display: display) } catch {
+                vaTerminate(display)
+                if fd >= 0 { close(fd) }
+                throw error
+            }
         }
         version = (major, minor)
         vendor = vaQueryVendorString(display).map { String(cString: $0) } ?? "unknown"
@@ -78,9 +89,7 @@ public final class VADisplayConnection: @unchecked Sendable {
         case .software:
             return try openSoftware()
         case .softwarePersona(let name):
-            // vtksoft reads its persona at vaInitialize.
-            setenv("VTKSOFT_PERSONA", name, 1)
-            return try openSoftware()
+            return try openSoftware(persona: name)
         case .automatic:
             var tried: [String] = []
             for node in candidateDevices() {
@@ -114,18 +123,33 @@ public final class VADisplayConnection: @unchecked Sendable {
     }
 
     /// A display with no device for vtksoft: what libva's DRM back end builds, without the file descriptor
-    /// (vtksoft never uses one). libva loads the driver named by the callbacks from LIBVA_DRIVERS_PATH.
-    public static func openSoftware(devicePath: String = "vtksoft") throws -> VADisplayConnection {
-        let directory = try SoftwareDriverLocation.directory()
-        return try VADisplayConnection(display: softwareDisplay(driversDirectory: directory), devicePath: devicePath, fd: -1, software: true)
+    /// (vtksoft never uses one). libva loads the driver named by the callbacks from LIBVA_DRIVERS_PATH, which
+    /// must lead to vtksoft (``SoftwareDriverLocation/searchPathLeadingToSoftware()``, set by the program's main).
+    /// With `persona`, the display is vtksoft as that persona (`soft:NAME`); other displays are not touched.
+    public static func openSoftware(devicePath: String = "vtksoft", persona: String? = nil) throws -> VADisplayConnection {
+        try SoftwareDriverLocation.checkSearchPath()
+        return try VADisplayConnection(display: softwareDisplay(), devicePath: devicePath, fd: -1, software: true, persona: persona)
     }
 
-    /// A display handle with no device behind it whose driver is vtksoft in `driversDirectory`, not yet
-    /// initialised (vaInitialize loads the driver). For clients that manage vaInitialize and vaTerminate
+    /// Makes an initialised vtksoft display behave as persona `name`, through the driver's per-display hook
+    /// `vtksoft_display_set_persona` (found in the display's driver with vaGetLibFunc).
+    static func adoptPersona(_ name: String, display: VADisplay) throws(VAError) {
+        typealias SetPersona = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Int32
+        guard let function = vaGetLibFunc(display, "vtksoft_display_set_persona") else {
+            throw VAError("vaGetLibFunc(vtksoft_display_set_persona)", VAStatus(VA_STATUS_ERROR_UNIMPLEMENTED),
+                          detail: "the display's driver is not vtksoft, so it has no persona \(name)")
+        }
+        let setPersona = unsafeBitCast(function, to: SetPersona.self)
+        guard name.withCString({ setPersona(display, $0) }) == 0 else {
+            throw VAError("vtksoft_display_set_persona(\(name))", VAStatus(VA_STATUS_ERROR_INVALID_VALUE),
+                          detail: "vtksoft has no persona '\(name)'")
+        }
+    }
+
+    /// A display handle with no device behind it whose driver is vtksoft, not yet initialised (vaInitialize
+    /// loads the driver from LIBVA_DRIVERS_PATH). For clients that manage vaInitialize and vaTerminate
     /// themselves, like the driver's own tests.
-    public static func softwareDisplay(driversDirectory: String) throws(VAError) -> VADisplay {
-        // libva reads the search path at vaInitialize; the name comes from the callbacks below.
-        setenv("LIBVA_DRIVERS_PATH", driversDirectory, 1)
+    public static func softwareDisplay() throws(VAError) -> VADisplay {
         guard let dctx = va_newDisplayContext() else { throw VAError("va_newDisplayContext", VAStatus(VA_STATUS_ERROR_ALLOCATION_FAILED)) }
         guard let ctx = va_newDriverContext(dctx) else {
             free(dctx)
@@ -201,6 +225,51 @@ public enum SoftwareDriverLocation {
         }
         for dir in candidates where access(dir + "/" + fileName, R_OK) == 0 { return dir }
         throw VADeviceError.driverNotFound(candidates.isEmpty ? "(no candidate directory)" : candidates.joined(separator: ", "))
+    }
+
+    /// The LIBVA_DRIVERS_PATH under which libva loads vtksoft from ``directory()``, or nil when the present
+    /// value already does. libva reads the variable at every vaInitialize, so a program sets it once in its
+    /// main, before any thread starts (setenv is not thread-safe): library code never changes the environment.
+    public static func searchPathLeadingToSoftware() throws -> String? {
+        searchPath(leadingTo: try directory(), current: getenv("LIBVA_DRIVERS_PATH").map { String(cString: $0) },
+                   libvaDefault: libvaDefaultDriversDirectory(), holdsDriver: { access($0 + "/" + fileName, R_OK) == 0 })
+    }
+
+    /// The search path that makes libva load vtksoft from `directory`: nil when `current` already does (its
+    /// first entry holding the driver is `directory`), else `directory` first, then `current`'s entries (or,
+    /// when it is unset, libva's default directory, so hardware drivers are still found).
+    public static func searchPath(leadingTo directory: String, current: String?, libvaDefault: String?,
+                                  holdsDriver: (String) -> Bool) -> String? {
+        let entries = (current ?? "").split(separator: ":").map(String.init)
+        if entries.first(where: holdsDriver) == directory { return nil }
+        let rest = entries.isEmpty ? [libvaDefault].compactMap { $0 } : entries
+        return ([directory] + rest.filter { $0 != directory }).joined(separator: ":")
+    }
+
+    /// Throws unless libva will load vtksoft: ``VADeviceError/driverNotFound(_:)`` when there is none,
+    /// ``VADeviceError/driverNotOnSearchPath(directory:current:needed:)`` when LIBVA_DRIVERS_PATH misses it.
+    static func checkSearchPath() throws {
+        guard let needed = try searchPathLeadingToSoftware() else { return }
+        throw VADeviceError.driverNotOnSearchPath(directory: try directory(), current: getenv("LIBVA_DRIVERS_PATH").map { String(cString: $0) },
+                                                  needed: needed)
+    }
+
+    /// Where libva looks for drivers when LIBVA_DRIVERS_PATH is unset: `dri` beside the libva this process
+    /// loaded (its build's default, `${libdir}/dri`; found in /proc/self/maps), or nil when it is not known.
+    static func libvaDefaultDriversDirectory() -> String? {
+        guard let maps = fopen("/proc/self/maps", "r") else { return nil }
+        defer { fclose(maps) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, maps) > 0, let line {
+            let text = String(cString: line)
+            guard let start = text.firstIndex(of: "/"), text.contains("/libva.so") else { continue }
+            let path = text[start...]  // the directory is all that is kept: the newline goes with the file name
+            guard let slash = path.lastIndex(of: "/") else { continue }
+            return String(path[..<slash]) + "/dri"
+        }
+        return nil
     }
 
     static func executableDirectory() -> String? {

@@ -37,6 +37,9 @@ public enum VADeviceError: Error, Hashable, Sendable, CustomStringConvertible {
     case noX11Display(String)
     /// A named DRM device was asked to present on X11, where the X server chooses the device.
     case cannotPresentOn(String)
+    /// vtksoft is in `directory`, but libva's driver search path (LIBVA_DRIVERS_PATH, read at vaInitialize)
+    /// would not load it from there; `needed` is the value that would.
+    case driverNotOnSearchPath(directory: String, current: String?, needed: String)
 
     public var description: String {
         switch self {
@@ -46,6 +49,9 @@ public enum VADeviceError: Error, Hashable, Sendable, CustomStringConvertible {
         case .driverNotFound(let where_): return "vtksoft driver (libvtksoft_drv_video.so) not found in \(where_)"
         case .noX11Display(let reason): return "no X display: \(reason)"
         case .cannotPresentOn(let path): return "VA device \(path) cannot be chosen for X11 presentation (the X server picks the device; use auto or soft)"
+        case let .driverNotOnSearchPath(directory, current, needed):
+            return "libva would not load vtksoft from \(directory): LIBVA_DRIVERS_PATH is \(current.map { "'\($0)'" } ?? "unset")"
+                + " (set LIBVA_DRIVERS_PATH=\(needed) before the program starts, as vtk's main does)"
         }
     }
 }

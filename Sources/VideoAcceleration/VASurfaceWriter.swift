@@ -11,35 +11,17 @@ public enum VASurfaceWriter {
     public static func writeNV12(_ connection: VADisplayConnection, _ buffer: PixelBuffer, to surface: VASurfaceID,
                                  surfaceWidth: Int, surfaceHeight: Int, derive: Bool = true) throws(VAError) {
         precondition(buffer.format == .nv12 && buffer.width <= surfaceWidth && buffer.height <= surfaceHeight)
-        let display = connection.display
-        var image = VAImage()
-        var derived = derive && vaDeriveImage(display, surface, &image) == VA_STATUS_SUCCESS
-        if derived && image.format.fourcc != UInt32(VA_FOURCC_NV12) {
-            vaDestroyImage(display, image.image_id)
-            derived = false
-        }
-        if !derived {
-            image = try connection.createNV12Image(width: surfaceWidth, height: surfaceHeight)
-        }
-        defer { vaDestroyImage(display, image.image_id) }
-        var mapped: UnsafeMutableRawPointer?
-        try VAError.check(vaMapBuffer(display, image.buf, &mapped), "vaMapBuffer(image \(image.image_id))")
-        guard let base = mapped else {
-            vaUnmapBuffer(display, image.buf)
-            throw VAError("vaMapBuffer(image)", VAStatus(VA_STATUS_ERROR_OPERATION_FAILED))
-        }
-        let pitches = withUnsafeBytes(of: image.pitches) { Array($0.bindMemory(to: UInt32.self).prefix(2)).map(Int.init) }
-        let offsets = withUnsafeBytes(of: image.offsets) { Array($0.bindMemory(to: UInt32.self).prefix(2)).map(Int.init) }
-        let imageWidth = min(Int(image.width), surfaceWidth), imageHeight = min(Int(image.height), surfaceHeight)
-        copyPlane(buffer.planes[0], rows: buffer.height, width: buffer.width, to: base + offsets[0], pitch: pitches[0],
+        let image = try VASurfaceImage(connection, surface: surface, fourcc: UInt32(VA_FOURCC_NV12), width: surfaceWidth, height: surfaceHeight,
+                                       for: .writing, derive: derive)
+        defer { image.destroy() }
+        let planes = try image.map()
+        let imageWidth = min(Int(image.image.width), surfaceWidth), imageHeight = min(Int(image.image.height), surfaceHeight)
+        copyPlane(buffer.planes[0], rows: buffer.height, width: buffer.width, to: planes.base + planes.offsets.0, pitch: planes.pitches.0,
                   paddedWidth: imageWidth, paddedRows: imageHeight, bytesPerSample: 1)
-        copyPlane(buffer.planes[1], rows: buffer.chromaHeight, width: buffer.chromaWidth, to: base + offsets[1], pitch: pitches[1],
+        copyPlane(buffer.planes[1], rows: buffer.chromaHeight, width: buffer.chromaWidth, to: planes.base + planes.offsets.1, pitch: planes.pitches.1,
                   paddedWidth: (imageWidth + 1) / 2, paddedRows: (imageHeight + 1) / 2, bytesPerSample: 2)
-        vaUnmapBuffer(display, image.buf)
-        if !derived {
-            try VAError.check(vaPutImage(display, surface, image.image_id, 0, 0, UInt32(imageWidth), UInt32(imageHeight),
-                                         0, 0, UInt32(imageWidth), UInt32(imageHeight)), "vaPutImage(surface \(surface))")
-        }
+        image.unmap()
+        if !image.isDerived { try image.put(into: surface, width: imageWidth, height: imageHeight) }
     }
 
     /// Copies `rows` rows of `width` samples, then repeats the last sample of each row out to `paddedWidth`

@@ -53,8 +53,7 @@ extension VADisplayConnection {
         case .path(let path):
             throw VADeviceError.cannotPresentOn(path)
         case .softwarePersona(let name):
-            setenv("VTKSOFT_PERSONA", name, 1)  // vtksoft reads its persona at vaInitialize
-            return try openX11Software(displayName: displayName)
+            return try openX11Software(displayName: displayName, persona: name)
         case .software:
             return try openX11Software(displayName: displayName)
         case .automatic:
@@ -78,16 +77,15 @@ extension VADisplayConnection {
         }
     }
 
-    /// vtksoft on an X11 display: libva-x11's display with the driver name replaced.
-    private static func openX11Software(displayName: String?) throws -> VADisplayConnection {
-        let directory = try SoftwareDriverLocation.directory()
-        setenv("LIBVA_DRIVERS_PATH", directory, 1)  // libva reads the search path at vaInitialize
+    /// vtksoft on an X11 display (as `persona`, when given): libva-x11's display with the driver name replaced.
+    private static func openX11Software(displayName: String?, persona: String? = nil) throws -> VADisplayConnection {
+        try SoftwareDriverLocation.checkSearchPath()
         let x11 = try X11Connection(name: displayName)
         guard let display = vaGetDisplay(UnsafeMutableRawPointer(x11.display)) else {
             throw VAError("vaGetDisplay(\(x11.name))", VAStatus(VA_STATUS_ERROR_INVALID_DISPLAY))
         }
         nameSoftwareDriver(in: display.assumingMemoryBound(to: VADisplayContext.self))
-        return try VADisplayConnection(display: display, devicePath: "vtksoft", fd: -1, software: true, x11: x11)
+        return try VADisplayConnection(display: display, devicePath: "vtksoft", fd: -1, software: true, x11: x11, persona: persona)
     }
 
     /// The X display this VA display presents on (`:9`), or nil for a display opened without X.
@@ -128,11 +126,15 @@ extension VADisplayConnection {
 }
 
 /// Shows decoded NV12 pixel buffers (a DecompressionSession's frames) through vaPutSurface: each is written
-/// into one of two surfaces of this presenter, in turn, and put on the drawable.
-public final class VAFramePresenter: @unchecked Sendable {
+/// into one of two surfaces of this presenter, in turn, and put on the drawable. Calls from several threads
+/// take turns (the surfaces and the turn are under a lock).
+public final class VAFramePresenter: Sendable {
+    private struct Surfaces {
+        var set: VASurfaceSet?
+        var next = 0
+    }
     public let connection: VADisplayConnection
-    private var surfaces: VASurfaceSet?
-    private var next = 0
+    private let surfaces = Locked(Surfaces())
 
     /// Throws INVALID_DISPLAY unless `connection.canPresent`.
     public init(connection: VADisplayConnection) throws(VAError) {
@@ -149,15 +151,17 @@ public final class VAFramePresenter: @unchecked Sendable {
         guard buffer.format == .nv12 else {
             throw VAError("vaPutSurface", VAStatus(VA_STATUS_ERROR_INVALID_IMAGE_FORMAT), detail: "frames are presented from NV12, not \(buffer.format)")
         }
-        if surfaces?.width != buffer.width || surfaces?.height != buffer.height {
-            surfaces = nil
-            surfaces = try VASurfaceSet(connection, width: buffer.width, height: buffer.height, count: 2)
+        try surfaces.withLock { (s: inout Surfaces) throws(VAError) in
+            if s.set?.width != buffer.width || s.set?.height != buffer.height {
+                s.set = nil
+                s.set = try VASurfaceSet(connection, width: buffer.width, height: buffer.height, count: 2)
+            }
+            guard let set = s.set else { return }
+            let surface = set.ids[s.next]
+            s.next = (s.next + 1) % set.ids.count
+            try VASurfaceWriter.writeNV12(connection, buffer, to: surface, surfaceWidth: buffer.width, surfaceHeight: buffer.height)
+            try connection.present(surface: surface, to: drawable, source: PresentationRectangle(width: buffer.width, height: buffer.height),
+                                   destination: destination, matrix: matrix)
         }
-        guard let surfaces else { return }
-        let surface = surfaces.ids[next]
-        next = (next + 1) % surfaces.ids.count
-        try VASurfaceWriter.writeNV12(connection, buffer, to: surface, surfaceWidth: buffer.width, surfaceHeight: buffer.height)
-        try connection.present(surface: surface, to: drawable, source: PresentationRectangle(width: buffer.width, height: buffer.height),
-                               destination: destination, matrix: matrix)
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import VTKMedia
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,9 +38,9 @@ public struct MonotonicClock: HostClock {
 
 /// A clock that moves only when told: sleeping jumps to the wake time, as if it had passed.
 public final class ManualClock: HostClock {
-    private let time: Mutex<Double>
+    private let time: Locked<Double>
 
-    public init(_ start: Double = 0) { time = Mutex(start) }
+    public init(_ start: Double = 0) { time = Locked(start) }
 
     public func now() -> Double { time.withLock { $0 } }
     public func sleep(until target: Double) { time.withLock { $0 = max($0, target) } }

@@ -1,4 +1,4 @@
-import Synchronization
+import VTKMedia
 
 /// A media timeline driven by a host clock (CMTimebase): the media time at an anchor host time, and a
 /// rate. `time(atHost:)` is `anchorTime + rate * (host - anchorHost)`; paused, time stands still.
@@ -11,12 +11,12 @@ public final class Timebase: Sendable {
         var paused: Bool
     }
     public let clock: any HostClock
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A timebase at `time`, paused until ``start(atHost:)`` or ``resume()``.
     public init(clock: any HostClock, time: Double = 0, rate: Double = 1) {
         self.clock = clock
-        state = Mutex(State(anchorHost: clock.now(), anchorTime: time, rate: rate, paused: true))
+        state = Locked(State(anchorHost: clock.now(), anchorTime: time, rate: rate, paused: true))
     }
 
     /// The media time now.

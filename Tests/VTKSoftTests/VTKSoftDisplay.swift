@@ -3,7 +3,7 @@ import VideoAcceleration
 import Foundation
 import VTKTestSupport
 
-/// A vtksoft display (``VADisplayConnection/softwareDisplay(driversDirectory:)``) whose vaTerminate the test
+/// A vtksoft display (``VADisplayConnection/softwareDisplay()``) whose vaTerminate the test
 /// calls itself, so that it can check what the driver reports at that moment.
 final class VTKSoftDisplay {
     let display: VADisplay
@@ -22,7 +22,12 @@ final class VTKSoftDisplay {
 
     /// Builds the display and runs vaInitialize, loading vtksoft from `driversDirectory`.
     init(driversDirectory: URL) throws {
-        display = try VADisplayConnection.softwareDisplay(driversDirectory: driversDirectory.path)
+        // libva loads it through LIBVA_DRIVERS_PATH, which VTKTestEnvironment set at load to the build directory.
+        let searchPath = ProcessInfo.processInfo.environment["LIBVA_DRIVERS_PATH"] ?? ""
+        guard searchPath.split(separator: ":").contains(where: { URL(fileURLWithPath: String($0)).standardizedFileURL == driversDirectory.standardizedFileURL }) else {
+            throw OpenError.libva("LIBVA_DRIVERS_PATH '\(searchPath)' does not lead to \(driversDirectory.path)")
+        }
+        display = try VADisplayConnection.softwareDisplay()
         var major: Int32 = 0, minor: Int32 = 0
         let status = vaInitialize(display, &major, &minor)
         guard status == VA_STATUS_SUCCESS else {

@@ -11,6 +11,7 @@ import BenchSupport
 // with the same settings (High, no B-frames, IDR every 60 frames), PSNR from ffmpeg's psnr filter.
 import CompressionSession
 import Foundation
+import VideoAcceleration
 import VTKMedia
 import VTKTestSupport
 
@@ -22,6 +23,8 @@ let (width, height, frames, rate, gop) = (1280, 720, 300, 30, 60)
 // vtk's overhead over the codec it drives: vtksoft's openh264 engine, unless VTKSOFT_ENCODER names another
 // (the native engine's speed is vtk-bench's encode-speed row).
 setenv("VTKSOFT_ENCODER", "openh264", 0)
+// libva loads vtksoft through LIBVA_DRIVERS_PATH, which the program sets, once (library code does not).
+if let path = try? SoftwareDriverLocation.searchPathLeadingToSoftware() { setenv("LIBVA_DRIVERS_PATH", path, 1) }
 
 guard VTKSoftFFmpeg.isAvailable else { fail(VTKSoftFFmpeg.unavailableReason ?? "") }
 let work = TestPaths.scratch
