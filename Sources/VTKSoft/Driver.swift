@@ -1,3 +1,4 @@
+import VTKMedia
 import CLibVA
 import Glibc
 
@@ -6,7 +7,7 @@ import Glibc
 /// Every method is called from the vtable with the lock held (see ``DriverVTable``) and reports
 /// failures by throwing the VA status the client should get.
 final class Driver: @unchecked Sendable {
-    let lock = DriverLock()
+    let lock = Lock()
     /// The driver this display behaves as (``Persona``).
     private(set) var persona: Persona
     private let worker = PictureWorker()

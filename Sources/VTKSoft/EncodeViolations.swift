@@ -1,3 +1,4 @@
+import VTKMedia
 import CLibVA
 import Glibc
 
@@ -6,7 +7,7 @@ import Glibc
 /// put in that picture's capture line (VTKSOFT_CAPTURE), and written at vaTerminate, with the total, to
 /// $VTKSOFT_VIOLATION_REPORT (like VTKSOFT_LEAK_REPORT: first line the count, then one line each).
 enum EncodeViolations {
-    private static let lock = DriverLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var recorded: [String] = []
 
     static func report(_ message: String) {

@@ -1,10 +1,11 @@
+import VTKMedia
 import CLibVA
 import Glibc
 
 /// Counts VA objects (configs, contexts, surfaces, buffers, images) across every open vtksoft display,
 /// so that tests can assert a client released everything it created.
 enum LiveObjectCounter {
-    private static let lock = DriverLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var live = 0
     nonisolated(unsafe) private static var leakedAtTerminate = 0
 

@@ -1,3 +1,4 @@
+import VTKMedia
 import CLibVA
 import CX11
 
@@ -67,7 +68,7 @@ extension PresentedPicture {
 /// Xlib's default handler exit the client. The handler is process-wide: it is swapped in for the requests
 /// and the XSync that flushes them, under a lock, and errors of other displays go to the handler it replaced.
 enum X11ErrorTrap {
-    private static let lock = DriverLock()
+    private static let lock = Lock()
     nonisolated(unsafe) private static var trappedDisplay: OpaquePointer?
     nonisolated(unsafe) private static var firstError: UInt8 = 0
     nonisolated(unsafe) private static var previousHandler: XErrorHandler?
