@@ -50,7 +50,9 @@ enum H265DecodeCommand {
         var md5Sink: WholeMD5Sink?
         var frameIndex = 0, pictureUnits = 0, sawNALUnits = false
         var sizes = FrameSizes()
-        var done: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
+        var limitReached: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
+        // SIGINT/SIGTERM stops the reading; the pictures already in the decoder are still output, each whole.
+        var done: Bool { limitReached || Interruption.requested }
         let progress = ProgressLine(label: "decode", quiet: quiet)
         let started = Clock.now()
 
@@ -90,7 +92,7 @@ enum H265DecodeCommand {
             if let pngDirectory { sinks.append(try PNGFrameSink(directory: pngDirectory, command: name)) }
         }
         func deliver(_ frames: [DecodedFrame], format: H265FormatDescription?) throws(CommandFailure) {
-            for frame in frames where !done {
+            for frame in frames where !limitReached {
                 if let path = y4mPath, y4m == nil {
                     let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: format?.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) },
                                                 sampleAspectRatio: format?.sampleAspectRatio, command: name)
@@ -153,7 +155,7 @@ enum H265DecodeCommand {
             if !done { try decode(assembler.finish()) }
         }
         defer { session?.invalidate() }
-        if let session = session, !done {
+        if let session = session, !limitReached {
             do { try deliver(session.finishDelayedFrames(), format: session.formatDescription) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk decode: \(error)")
             }
@@ -174,7 +176,8 @@ enum H265DecodeCommand {
         } else if stats.problemCount > 0 {
             failure = CommandFailure(.input, summary.problemReport)
         }
-        if json { StandardStreams.out(summary.json(exitCode: failure?.code ?? .success).text + "\n") }
+        if json { StandardStreams.out(summary.json(exitCode: Interruption.requested ? .interrupted : failure?.code ?? .success).text + "\n") }
+        if Interruption.requested { return Interruption.report(name, "\(frameIndex) frames decoded" + (parsed["output"].map { " and written to \($0)" } ?? "")) }
         if let failure { throw failure }
         return .success
     }

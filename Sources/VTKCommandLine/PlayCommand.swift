@@ -177,7 +177,7 @@ enum PlayCommand {
         if layer.current == nil, layer.isFinished {
             throw CommandFailure(.input, "vtk play: \(inputName): no picture was shown" + (screenshots.isEmpty ? "" : ", so no screenshot was taken"))
         }
-        return .success
+        return Interruption.requested ? Interruption.report(name, "the window was closed") : .success
     }
 
     /// Options that make sense only for a file, or only for live input.
@@ -250,6 +250,7 @@ private final class Player {
     func run(from start: Double) throws -> Void {
         if case .file = input { try seek(to: start) }  // live: the timeline starts with the first frame
         while true {
+            if Interruption.requested { return finish() }
             feed()
             for event in try layer.service() {
                 try handle(event)

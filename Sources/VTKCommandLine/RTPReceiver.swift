@@ -93,7 +93,8 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             var wait = min(nextReport - now, lastPacket + settings.timeout - now)
             if let deadline = jitter.nextDeadline { wait = min(wait, deadline - now) }
             if let started, let duration = settings.duration { wait = min(wait, started + duration - now) }
-            if settings.shouldStop != nil { wait = min(wait, 0.1) }
+            // Stop requests (the caller's, SIGINT/SIGTERM) are polled at least every 0.1 s.
+            wait = min(wait, 0.1)
             let ready: [Bool]
             do { ready = try UDPSocket.waitReadable([rtp, rtcp], timeout: max(0, wait)) } catch {
                 throw CommandFailure(.input, "vtk \(command): \(error)")
@@ -110,7 +111,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             if ready[1] { while let datagram = try receive(rtcp) { handleRTCP(datagram.bytes, from: datagram.from, at: WallClock.now()) } }
             let after = WallClock.now()
             try process(jitter.pop(now: after))
-            if sawBye || settings.shouldStop?() == true { break }
+            if sawBye || Interruption.requested || settings.shouldStop?() == true { break }
             if after >= nextReport { sendReport(at: after); nextReport = after + 1 }
             if let started, let duration = settings.duration, after >= started + duration { break }
             if after - lastPacket >= settings.timeout {

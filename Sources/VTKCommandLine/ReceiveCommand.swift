@@ -139,6 +139,7 @@ enum ReceiveCommand {
         } else if !parsed.has("quiet") {
             StandardStreams.error("vtk receive: \(report.framesDecoded) frames, \(report.packets) packets, \(report.lost) lost\n")
         }
+        if Interruption.requested { return Interruption.report(name, "\(report.framesDecoded) frames decoded from \(report.packets) packets") }
         guard report.packets > 0 else { throw CommandFailure(.input, "vtk receive: no RTP packets arrived on port \(receiver.port)") }
         if let failure = report.damage(decoder.statistics, command: name) { throw failure }
         return .success

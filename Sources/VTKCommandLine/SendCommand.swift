@@ -131,7 +131,7 @@ enum SendCommand {
             }
             let frameSeconds = Double(source.frameRate.1) / Double(source.frameRate.0)
             started = WallClock.now()  // the capture clock starts with the first frame, not with the device's set-up
-            while frameLimit.map({ index < $0 }) ?? true, let frame = try source.next() {
+            while frameLimit.map({ index < $0 }) ?? true, !Interruption.requested, let frame = try source.next() {
                 // A live source: frame N is captured at N frame intervals after the start.
                 if !fast { WallClock.sleep(until: started + Double(index) * frameSeconds) }
                 let keyFrame = sender.takeKeyFrameRequest()
@@ -152,7 +152,7 @@ enum SendCommand {
                 StandardStreams.error("vtk send: \(sender.frames) frames encoded live and sent as \(sender.packets) packets to \(parsed.positionals[1]); "
                                       + "\(sender.pliReceived) PLI received, \(forced) IDR forced; \(sender.simulatedDrops) packets dropped (simulated)\n")
             }
-            return .success
+            return Interruption.requested ? Interruption.report(name, "RTCP BYE sent after \(sender.frames) frames") : .success
         }
 
         // A file: MP4 samples with their times, or an Annex B stream in decoding order.
@@ -171,7 +171,7 @@ enum SendCommand {
             }
             try writeSDP(sets)
             var index = 0
-            while frameLimit.map({ index < $0 }) ?? true {
+            while frameLimit.map({ index < $0 }) ?? true, !Interruption.requested {
                 let sample: MP4Sample?
                 do { sample = try mp4.reader.nextSample() } catch { throw CommandFailure(.input, "vtk send: \(input.displayName): sample \(index): \(error)") }
                 guard let sample else { break }
@@ -194,7 +194,7 @@ enum SendCommand {
             let rate = fps ?? stream.frameRate ?? 25
             try writeSDP(stream.parameterSets)
             var index = 0
-            for unit in stream.units where frameLimit.map({ index < $0 }) ?? true {
+            for unit in stream.units where frameLimit.map({ index < $0 }) ?? true && !Interruption.requested {
                 // Paced in decoding order; stamped with the sampling (display) time, RFC 6184 5.1, RFC 7798 4.1.
                 let shown = unit.hasPicture ? stream.displayOrder[index] ?? index : index
                 try send(unit.nalUnits, ticks: Int64((Double(shown) * 90000 / rate).rounded()), due: Int64((Double(index) * 90000 / rate).rounded()))
@@ -206,7 +206,7 @@ enum SendCommand {
             StandardStreams.error("vtk send: \(sender.frames) access units sent as \(sender.packets) packets to \(parsed.positionals[1]); "
                                   + "\(sender.simulatedDrops) packets dropped (simulated)\n")
         }
-        return .success
+        return Interruption.requested ? Interruption.report(name, "RTCP BYE sent after \(sender.frames) access units") : .success
     }
 }
 

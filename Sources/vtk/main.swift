@@ -7,4 +7,6 @@ import Glibc
 // libva prints "libva info: ..." lines on every vaInitialize; keep standard error for vtk's own messages
 // unless the user asked for libva's.
 setenv("LIBVA_MESSAGING_LEVEL", "1", 0)
+// SIGINT/SIGTERM: the command finishes its output and exits with 130; a second signal quits at once.
+Interruption.install()
 exit(VTKCommand.main(Array(CommandLine.arguments.dropFirst())))
