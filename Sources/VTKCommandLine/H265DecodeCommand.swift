@@ -13,9 +13,18 @@ enum H265DecodeCommand {
     static let name = DecodeCommand.name
 
     /// True when the input is H.265: `--codec h265`, or an Annex B stream whose NAL headers say so.
+    /// An MP4's sample description decides; `--codec` is for Annex B and must not contradict it.
     static func isH265(_ parsed: ParsedArguments, input: InputFile, command: String = name) throws(CommandFailure) -> Bool {
-        if let forced = try VideoCodec.forced(OptionValues(parsed: parsed, command: command)) { return forced == .h265 }
-        if command == name, let mp4 = try MP4Input.open(input, command: command) { return mp4.reader.isHEVC }
+        let forced = try VideoCodec.forced(OptionValues(parsed: parsed, command: command))
+        if let mp4 = try MP4Input.open(input, command: command) {
+            let format = mp4.reader.track.sampleDescription.format
+            if let forced, (forced == .h265) != mp4.reader.isHEVC {
+                throw CommandFailure(.usage, "vtk \(command): --codec \(forced.rawValue) contradicts \(input.displayName), whose MP4 track is \(format) "
+                                     + "(\(mp4.reader.isHEVC ? "H.265" : "H.264")); --codec is for Annex B input, an MP4 says its codec itself")
+            }
+            return mp4.reader.isHEVC
+        }
+        if let forced { return forced == .h265 }
         return VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265
     }
 

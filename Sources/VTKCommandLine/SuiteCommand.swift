@@ -45,7 +45,7 @@ enum SuiteCommand {
         --psnr --ssim --json' and records Y/U/V PSNR, SSIM, bit rate, encode fps, bit-rate error and IDR frames.
         With --baseline a case fails when a plane's PSNR drops, the bit rate rises or the fps drops beyond
         --tolerance, or its IDR frames move; the report shows baseline, current value and delta. Options the
-        encoder or device refuses (e.g. bframes before B-frames exist) make that case not-supported, with why.
+        encoder or device refuses (e.g. bframes on a driver without list-1 references) make that case not-supported, with why.
         Exit 1 when a test or case failed (run, merge, encode), else 0.
         """
 
