@@ -12,8 +12,6 @@ struct ReceiverSettings {
     var simulator = LossSimulator(lossPercent: 0)
     /// Asked between packets (at least every 0.1 s when given): true ends the reception as an RTCP BYE would.
     var shouldStop: (@Sendable () -> Bool)?
-    /// --copy: access units go here as they came (NAL units, RTP time from the first frame), not to the decoder.
-    var recorder: StreamRecorder?
 }
 
 /// The receiving end of `vtk receive`: sockets, jitter buffer, frames, decoding, RTCP, statistics; the
@@ -58,7 +56,12 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
     /// The codec the payloads look like when it is not the one expected (an H.265 sender to an H.264 receiver).
     private var wrongCodec: String?
 
-    init(port: Int, description: SessionDescription?, settings: ReceiverSettings, decoder: Decoder, command: String) throws(CommandFailure) {
+    /// --copy: access units go here as they came (NAL units, RTP time from the first frame), not to the decoder.
+    private let recorder: StreamRecorder?
+
+    init(port: Int, description: SessionDescription?, settings: ReceiverSettings, decoder: Decoder, recorder: StreamRecorder? = nil,
+         command: String) throws(CommandFailure) {
+        self.recorder = recorder
         self.description = description
         self.settings = settings
         self.decoder = decoder
@@ -260,7 +263,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             }
             pendingPLIs = []
         }
-        if let recorder = settings.recorder {
+        if let recorder {
             try recorder.record(unit.nalUnits, ticks: presentation, isKeyframe: unit.isKeyframe, hasPicture: unit.hasPicture)
             if unit.hasPicture { report.framesRecorded += 1 }
             if let limit = settings.frameLimit, report.framesRecorded >= limit { done = true }

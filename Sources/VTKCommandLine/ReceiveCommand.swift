@@ -71,6 +71,7 @@ enum ReceiveCommand {
         settings.simulator = LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: UInt64(seed))
 
         let source = try RTPSource(parsed.positionals[0], values: values, command: name)
+        var recorder: StreamRecorder?
         if parsed.has("copy") {
             guard let output = parsed["output"], StreamRecorder.isCopyOutput(output) else {
                 throw CommandFailure(.usage, "vtk receive: --copy records to -o FILE.h264, FILE.264, FILE.h265, FILE.265 or FILE.mp4")
@@ -78,7 +79,7 @@ enum ReceiveCommand {
             for option in ["md5", "framemd5", "loss", "reorder"] where parsed.has(option) {
                 throw CommandFailure(.usage, "vtk receive: --\(option) needs decoding; --copy records without decoding")
             }
-            settings.recorder = try StreamRecorder(path: output, codec: source.codec, command: name)
+            recorder = try StreamRecorder(path: output, codec: source.codec, command: name)
         }
 
         var sinks: [FrameSink] = []
@@ -108,12 +109,12 @@ enum ReceiveCommand {
                 let decoder = try H264RTPDecoder(connection: connection)
                 defer { decoder.invalidate() }
                 return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
-                                   y4mOutput: y4mOutput, rawOutput: rawOutput)
+                                   y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
             case .h265:
                 let decoder = H265RTPDecoder(connection: connection)
                 defer { decoder.invalidate() }
                 return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
-                                   y4mOutput: y4mOutput, rawOutput: rawOutput)
+                                   y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
             }
         } catch let failure as CommandFailure { throw failure } catch {
             throw CommandFailure(.device, "vtk receive: \(error)")
@@ -124,9 +125,10 @@ enum ReceiveCommand {
     /// first frame (I420, or yuv420p10 for 10-bit H.265).
     private static func receive<Decoder: RTPPictureDecoder>(_ parsed: ParsedArguments, source: RTPSource, settings: ReceiverSettings,
                                                             decoder: Decoder, sinks: [FrameSink], y4mOutput: String?,
-                                                            rawOutput: OutputFile?) throws(CommandFailure) -> ExitCode {
+                                                            rawOutput: OutputFile?, recorder: StreamRecorder?) throws(CommandFailure) -> ExitCode {
         var sinks = sinks
-        let receiver = try RTPReceiver(port: source.port, description: source.description, settings: settings, decoder: decoder, command: name)
+        let receiver = try RTPReceiver(port: source.port, description: source.description, settings: settings, decoder: decoder, recorder: recorder,
+                                       command: name)
         if !parsed.has("quiet") || parsed.has("stats") {
             StandardStreams.error("vtk receive: listening on rtp://@:\(receiver.port) (RTCP on \(receiver.port + 1))\n")
         }
@@ -150,14 +152,14 @@ enum ReceiveCommand {
             index = number + 1
         }
         for sink in sinks { try sink.finish() }
-        try settings.recorder?.finish()
+        try recorder?.finish()
 
         let report = receiver.report
         if parsed.has("stats") {
             let text = parsed.has("json") ? report.json.text + "\n" : report.text
             if parsed["output"] == "-" { StandardStreams.error(text) } else { StandardStreams.out(text) }
         } else if !parsed.has("quiet") {
-            let frames = settings.recorder.map { _ in "\(report.framesRecorded) frames recorded to \(parsed["output"] ?? "")" } ?? "\(report.framesDecoded) frames"
+            let frames = recorder.map { _ in "\(report.framesRecorded) frames recorded to \(parsed["output"] ?? "")" } ?? "\(report.framesDecoded) frames"
             StandardStreams.error("vtk receive: \(frames), \(report.packets) packets, \(report.lost) lost\n")
         }
         if Interruption.requested { return Interruption.report(name, "\(report.framesDecoded) frames decoded from \(report.packets) packets") }

@@ -22,10 +22,10 @@ final class StreamRecorder {
     static func isCopyOutput(_ path: String) -> Bool { ["h264", "264", "h265", "265", "hevc", "mp4"].contains(ext(path)) }
     private static func ext(_ path: String) -> String { path.split(separator: "/").last?.split(separator: ".").dropFirst().last?.lowercased() ?? "" }
 
-    init(path: String, codec: SessionDescription.Codec, command: String) throws(CommandFailure) {
+    init(path: String, codec: VideoCodec, command: String) throws(CommandFailure) {
         self.command = command
         let ext = Self.ext(path)
-        let wanted: SessionDescription.Codec? = ["h264", "264"].contains(ext) ? .h264 : ["h265", "265", "hevc"].contains(ext) ? .h265 : nil
+        let wanted: VideoCodec? = ["h264", "264"].contains(ext) ? .h264 : ["h265", "265", "hevc"].contains(ext) ? .h265 : nil
         if let wanted, wanted != codec {
             throw CommandFailure(.usage, "vtk \(command): -o \(path) is \(wanted == .h264 ? "H.264" : "H.265"), and the stream is \(codec == .h264 ? "H.264" : "H.265")")
         }

@@ -25,8 +25,18 @@ struct InterruptionTests {
             process.standardInput = FileHandle.nullDevice
             try process.run()
         }
+        /// Closes this process's ends of the pipe once the consumer holds its own: ffmpeg then meets EPIPE when
+        /// the consumer ends (instead of blocking on a pipe nobody reads).
+        func detach() {
+            try? pipe.fileHandleForWriting.close()
+            try? pipe.fileHandleForReading.close()
+        }
         deinit {
+            detach()
             if process.isRunning { process.terminate() }
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(50_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
     }
@@ -53,6 +63,7 @@ struct InterruptionTests {
         let producer = try Producer(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25", "-t", "1200", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"])
         let vtk = try BackgroundProcess(try #require(VTKBinary.url).path, ["encode", "-", "-o", output.path],
                                         standardInput: producer.pipe.fileHandleForReading)
+        producer.detach()
         #expect(vtk.wait { Self.fileSize(output) > 20_000 }, "the MP4 never grew: \(vtk.stderr)")
         vtk.signal(SIGINT)
         #expect(vtk.finish() == 130, "\(vtk.stderr)")
@@ -72,6 +83,7 @@ struct InterruptionTests {
                                      "-c:v", "libx264", "-preset", "ultrafast", "-f", "h264", "-"])
         let vtk = try BackgroundProcess(try #require(VTKBinary.url).path, ["decode", "-", "-o", output.path, "--md5"],
                                         standardInput: producer.pipe.fileHandleForReading)
+        producer.detach()
         let frameBytes = 6 + 160 * 90 * 3 / 2  // "FRAME\n" and the I420 picture
         #expect(vtk.wait { Self.fileSize(output) > 10 * frameBytes }, "the Y4M file never grew: \(vtk.stderr)")
         vtk.signal(SIGTERM)

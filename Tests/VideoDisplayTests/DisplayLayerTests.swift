@@ -229,8 +229,8 @@ struct DisplayLayerTests {
         #expect(zip(outcome.shown, outcome.shown.dropFirst()).allSatisfy { $0.pts < $1.pts && $0.host <= $1.host })
     }
 
-    @Test("decoding slower than the timeline (1.5 frame periods a frame) catches up by skipping to the next sync sample "
-          + "it can show in time: the picture keeps moving, and shown + dropped = frames played", arguments: [false, true])
+    @Test("decoding slower than the timeline (1.5 frame periods a frame) catches up by skipping to the next sync sample it can show in time: the picture keeps moving, and shown + dropped = frames played",
+          arguments: [false, true])
     func slowDecoderCatchesUp(push: Bool) throws {
         var harness = Harness(stream: ScriptedStream(count: 300), rate: 1)
         harness.push = push
