@@ -22,6 +22,12 @@ public enum Interruption {
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
+        // A parent may start vtk with them blocked (the mask is inherited): they would stay pending for ever.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 
     /// Called in the signal handler: only atomics and `_exit`, which are async-signal-safe.
