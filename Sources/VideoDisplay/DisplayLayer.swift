@@ -55,6 +55,8 @@ public final class DisplayLayer {
     /// How late the next sample was when last looked at (nil when on time): skipping starts only when
     /// decoding loses ground, not after one slow decode it makes up for.
     private var lastLateness: Double?
+    /// How long the last decode took (host seconds): a sync sample to skip to must be due after that.
+    private var decodeSeconds = 0.0
     /// Samples given to the decoder since its last reset, less the frames it returned: what a reset discards.
     private var heldInDecoder = 0
     /// How far ahead the layer pulls while looking for a sync sample to catch up at.
@@ -144,13 +146,20 @@ public final class DisplayLayer {
     public func service() throws(DisplayError) -> [DisplayEvent] {
         var events: [DisplayEvent] = []
         guard try presentDue(into: &events) else { return events }
+        var decoded = 0
         while frames.count < decodeAhead {
             if samples.isEmpty { pull() }
             if samples.isEmpty {
                 if endOfStream && !decoderFlushed { try flushDecoder(); continue }
                 break
             }
-            if try skipToCatchUp(into: &events) { continue }
+            switch try catchUp(into: &events) {
+            case .skipped: continue
+            // Pushed samples come between calls: while behind, one decode a call lets the sync sample to skip to in.
+            case .behind where request == nil && decoded > 0: _ = reachMarker(into: &events); return events
+            default: break
+            }
+            decoded += 1
             try decodeNext()
             guard try presentDue(into: &events) else { return events }
         }
@@ -180,7 +189,9 @@ public final class DisplayLayer {
     private func decodeNext() throws(DisplayError) {
         let sample = samples.removeFirst()
         guard let decoder else { return }
+        let started = timebase.clock.now()
         let made = try decoder.decode(sample)
+        decodeSeconds = timebase.clock.now() - started
         heldInDecoder += 1 - made.count
         for frame in made { enqueue(frame) }
     }
@@ -193,10 +204,12 @@ public final class DisplayLayer {
     /// Decoding fell behind: the next sample's picture is already later than it may be shown, and later than
     /// the one before it was (decoding is slower than the timeline, it will not catch up by itself). As players do, the samples up to the next sync sample whose
     /// picture is not yet due are skipped undecoded (dropped, and said), the decoder restarts there, and what
-    /// it held is dropped with it. True when it skipped. Without a sync sample queued it pulls further ahead;
+    /// it held is dropped with it. Without a sync sample queued it pulls further ahead;
     /// it never skips past a marker or a seek target, or while the timeline stands still.
-    private func skipToCatchUp(into events: inout [DisplayEvent]) throws(DisplayError) -> Bool {
-        guard let decoder, seekTarget == nil, timebase.rate > 0, let first = samples.first, let due = Self.time(of: first) else { return false }
+    private enum CatchUp { case onTime, behind, skipped }
+
+    private func catchUp(into events: inout [DisplayEvent]) throws(DisplayError) -> CatchUp {
+        guard let decoder, seekTarget == nil, timebase.rate > 0, let first = samples.first, let due = Self.time(of: first) else { return .onTime }
         let now = timebase.clock.now()
         let time = timebase.time(atHost: now)
         let duration = first.duration.isNumeric ? first.duration.seconds : frames.last?.duration ?? 0
@@ -204,12 +217,14 @@ public final class DisplayLayer {
         guard lateness > lateTolerance * duration else {
             catchingUp = false
             lastLateness = nil
-            return false
+            return .onTime
         }
         defer { lastLateness = lateness }
-        guard let previous = lastLateness, lateness > previous else { return false }
+        guard let previous = lastLateness, lateness >= previous else { return .behind }
+        // Decoded now, it is ready one decode later: it must not be due before then.
+        let ready = time + decodeSeconds * timebase.rate
         func target() -> Int? {
-            samples.indices.dropFirst().first { samples[$0].isSync && (Self.time(of: samples[$0]) ?? -.infinity) > time }
+            samples.indices.dropFirst().first { samples[$0].isSync && (Self.time(of: samples[$0]) ?? -.infinity) >= ready }
         }
         var index = target()
         if index == nil && !endOfStream {
@@ -217,7 +232,7 @@ public final class DisplayLayer {
             pull()
             index = target()
         }
-        guard let index, let landing = Self.time(of: samples[index]), !markers.contains(where: { $0 < landing }) else { return false }
+        guard let index, let landing = Self.time(of: samples[index]), !markers.contains(where: { $0 < landing }) else { return .behind }
         catchingUp = false
         for sample in samples[..<index] {
             statistics.dropped += 1
@@ -231,7 +246,7 @@ public final class DisplayLayer {
         heldInDecoder = 0
         lastLateness = nil
         try decoder.reset()
-        return true
+        return .skipped
     }
 
     private func flushDecoder() throws(DisplayError) {
