@@ -131,12 +131,12 @@ public enum H265PayloadFormat: NALPayloadFormat {
         return !(type < 16 && type % 2 == 0)
     }
 
-    /// A payload RFC 7798 refuses (types 50-63, or TID 0) that reads as an RFC 6184 single NAL unit, STAP-A or FU-A.
+    /// A payload RFC 7798 refuses (types 51-63, or TID 0) that reads as what an H.264 sender sends (RFC 6184: a
+    /// slice, IDR, SEI, SPS, PPS or AUD, STAP-A, FU-A): SPS 0x67 is H.265 type 51, STAP-A 0x78 type 60, FU-A 0x7C 62.
     public static func otherCodec(_ payload: [UInt8]) -> String? {
         guard let first = payload.first, payload.count > 1 else { return nil }
-        let refused = packetType(payload[...]) > 49 || payload[1] & 0x07 == 0
-        let h264Type = first & 0x1F
-        guard refused, first & 0x80 == 0, (1...24).contains(h264Type) || h264Type == 28 else { return nil }
+        let refused = packetType(payload[...]) > 50 || payload[1] & 0x07 == 0
+        guard refused, first & 0x80 == 0, [1, 5, 6, 7, 8, 9, 24, 28].contains(first & 0x1F) else { return nil }
         return "H.264"
     }
 
