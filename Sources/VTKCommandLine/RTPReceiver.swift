@@ -331,6 +331,10 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
                 reception.recordSenderReport(ntpTime: ntp, arrival: now)
             case let .goodbye(ssrcs) where senderSSRC.map(ssrcs.contains) ?? true:
                 sawBye = true
+            case let .sourceDescription(ssrc, cname) where senderSSRC == nil || ssrc == senderSSRC:
+                // vtk send's SRs map a frame's RTP time to the wall-clock time it was captured; FFmpeg's map the
+                // wall-clock time elapsed since its first RTCP packet, which is not a frame's capture time.
+                report.senderReportsGiveCaptureTime = cname == "vtk-send"
             default:
                 break
             }
@@ -399,11 +403,17 @@ struct ReceiveReport {
     var latenciesFromSenderReports: [Double] = []
     /// Capture-to-decode through the sender's SRs when they were received and never put capture after
     /// decoding (clocks that disagree); else first packet's arrival to decode, this host's clock only.
-    var latencyFromSenderReports: Bool { !latenciesFromSenderReports.isEmpty && (latenciesFromSenderReports.min() ?? 0) >= 0 }
+    /// The sender's SRs map RTP time to capture time (vtk send's do, by its CNAME).
+    var senderReportsGiveCaptureTime = false
+    var latencyFromSenderReports: Bool {
+        senderReportsGiveCaptureTime && !latenciesFromSenderReports.isEmpty && (latenciesFromSenderReports.min() ?? 0) >= 0
+    }
     var latencies: [Double] { latencyFromSenderReports ? latenciesFromSenderReports : latenciesFromArrival }
     var latencyClocks: String {
         if latencyFromSenderReports { return "capture (sender's wall clock, by its RTCP SRs) to decoded (this host's wall clock)" }
-        let note = latenciesFromSenderReports.isEmpty ? "no sender report" : "the sender's SR clock is ahead of this host's, not comparable"
+        let note = latenciesFromSenderReports.isEmpty ? "no sender report"
+            : !senderReportsGiveCaptureTime ? "the sender's SRs do not give capture times (only vtk send's are known to)"
+            : "by the sender's SRs some frames were decoded before their capture: the clocks are not comparable"
         return "first packet's arrival to decoded (this host's clock; \(note))"
     }
     var jitterMilliseconds = 0.0

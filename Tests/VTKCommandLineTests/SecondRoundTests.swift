@@ -141,6 +141,8 @@ struct SecondRoundTests {
         #expect(report.text.contains("latency: median 25.0 ms"), "\(report.text)")
         #expect(report.text.contains("first packet's arrival to decoded"), "\(report.text)")
         report.latenciesFromSenderReports = [0.040]
+        #expect(report.text.contains("do not give capture times"), "an unknown sender's SRs are not trusted: \(report.text)")
+        report.senderReportsGiveCaptureTime = true
         #expect(report.text.contains("capture (sender's wall clock"), "\(report.text)")
         report.frameOrigins = [(0, 100, 9000), (5000, 107, 12000)]
         #expect(report.placedInRTP("picture(s) lost before byte 5200: frame_num gap from 14 to 1")
@@ -149,7 +151,7 @@ struct SecondRoundTests {
 
     // MARK: play
 
-    @Test("vtk play --decode-delay 50 --frames 30: shown + dropped = 30, and it catches up (frames shown after the first second)",
+    @Test("vtk play --decode-delay 50 --frames 30: the summary counts the 30 frames played, shown + dropped = 30, as the timing log does",
           .enabled(if: PlayTests.ready, PlayTests.missing))
     func playCatchesUp() throws {
         let stream = try GeneratedStream(name: "second-round-play-90", width: 160, height: 96, frames: 90,
@@ -162,11 +164,8 @@ struct SecondRoundTests {
         #expect(lines.count == 30)
         let shownLines = lines.filter { !$0.contains("\"presented\":null") && !$0.contains("\"presented\": null") }
         #expect(result.stderrText.contains("\(shownLines.count) frames shown, \(30 - shownLines.count) dropped"), "\(result.stderrText)")
-        // Frames 30 of 90 at 25 fps reach past 1.2 s only by skipping ahead; a frozen picture shows none after the first.
-        let shownTimes = shownLines.compactMap { line -> Double? in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["pts"] as? Double
-        }
-        #expect(shownTimes.count >= 3 && (shownTimes.max() ?? 0) >= 1.0, "shown: \(shownTimes)")
+        // Catching up itself is timed on a manual clock in DisplayLayerTests (slowDecoderCatchesUp): here the
+        // machine's speed decides how many frames make it, so only the accounting is asserted.
     }
 
     @Test("Seconds said by vtk play are to the millisecond")
