@@ -35,6 +35,9 @@ public enum Interruption {
         lastSignal.store(number, ordering: .relaxed)
         let count = signals.wrappingAdd(1, ordering: .relaxed).newValue
         if count > 1 || !polled.load(ordering: .relaxed) { _exit(ExitCode.interrupted.rawValue) }
+        // write(2) of a static string: no allocation in the handler.
+        let notice: StaticString = "vtk: interrupted: finishing the output (interrupt again to quit at once)\n"
+        _ = write(2, notice.utf8Start, notice.utf8CodeUnitCount)
     }
 
     /// True once SIGINT or SIGTERM has arrived: the command should stop reading input and finish its output.

@@ -98,6 +98,23 @@ struct InterruptionTests {
         #expect(try Self.ffprobeFrames(output) == decoded)
     }
 
+    @Test("A second SIGINT quits at once, even while the command waits on input that never comes", .enabled(if: VTKBinary.available, VTKBinary.missing))
+    func secondSignalQuits() throws {
+        let output = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).h264")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let pipe = Pipe()  // its write end stays open here, and nothing is written: vtk waits for its first byte
+        let vtk = try BackgroundProcess(try #require(VTKBinary.url).path, ["encode", "-", "-o", output.path], standardInput: pipe.fileHandleForReading)
+        defer { try? pipe.fileHandleForWriting.close() }
+        // The first signal must find the command running: wait until its main thread sleeps in the pipe's read.
+        let syscall = "/proc/\(vtk.processIdentifier)/syscall"  // "0 0x0 …": read(2) on file descriptor 0
+        #expect(vtk.wait { (try? String(contentsOfFile: syscall, encoding: .utf8))?.hasPrefix("0 0x0 ") == true }, "vtk never waited on its input")
+        vtk.signal(SIGINT)
+        #expect(vtk.wait { vtk.stderr.contains("interrupt again to quit at once") }, "the first SIGINT is a request: \(vtk.stderr)")
+        vtk.signal(SIGINT)
+        #expect(vtk.wait(timeout: 60) { !vtk.isRunning }, "the second SIGINT did not end it")
+        #expect(vtk.finish() == 130)
+    }
+
     /// A 12-second H.264 stream, sent in real time: long enough to be interrupted while it plays.
     static func longStream() throws -> URL {
         try GeneratedStream(name: "interrupt-300-frames", width: 160, height: 96, frames: 300,

@@ -34,6 +34,7 @@ public final class BackgroundProcess {
     }
 
     public var isRunning: Bool { process.isRunning }
+    public var processIdentifier: Int32 { process.processIdentifier }
 
     /// Sends `number` (SIGINT, SIGTERM) to the program, as Ctrl-C or `kill` would.
     public func signal(_ number: Int32) {
