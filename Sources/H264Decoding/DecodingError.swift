@@ -13,8 +13,9 @@ public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     case waitingForKeyframe(byteOffset: Int)
     /// A reference the slice needs is not in the DPB (lost or damaged picture).
     case missingReference(byteOffset: Int, detail: String)
-    /// frame_num jumped although gaps_in_frame_num_value_allowed_flag is 0: pictures were lost.
-    case lostPictures(byteOffset: Int, count: Int)
+    /// frame_num jumped although gaps_in_frame_num_value_allowed_flag is 0: pictures were lost. No count is
+    /// given: frame_num counts modulo MaxFrameNum and restarts at an IDR, so a lost IDR makes any gap (7.4.3).
+    case lostPictures(byteOffset: Int, previousFrameNum: Int, frameNum: Int)
     /// A non-IDR picture with the frame_num of the previous reference picture (7.4.3 forbids it for
     /// frames): a repeated picture.
     case repeatedFrameNum(byteOffset: Int, frameNum: Int)
@@ -31,8 +32,8 @@ public enum DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
             return "picture at byte \(offset) skipped: no IDR or recovery point yet"
         case let .missingReference(offset, detail):
             return "picture at byte \(offset) refers to a missing picture: \(detail)"
-        case let .lostPictures(offset, count):
-            return "\(count) picture(s) lost before byte \(offset) (frame_num gap)"
+        case let .lostPictures(offset, previous, frameNum):
+            return "picture(s) lost before byte \(offset): frame_num gap from \(previous) to \(frameNum)"
         case let .repeatedFrameNum(offset, frameNum):
             return "picture at byte \(offset) repeats frame_num \(frameNum) of the previous reference picture (duplicated picture?)"
         }

@@ -337,7 +337,7 @@ public struct H264DecodingProcess: Sendable {
             missing = (missing + 1) % sps.maxFrameNum
         }
         if !sps.gapsInFrameNumValueAllowedFlag {
-            events.append(.problem(.lostPictures(byteOffset: offset, count: count)))
+            events.append(.problem(.lostPictures(byteOffset: offset, previousFrameNum: prevRefFrameNum, frameNum: frameNum)))
         }
         // Only the last max_num_ref_frames of them can matter: the sliding window drops the rest.
         let made = min(count, max(sps.maxNumRefFrames, 1))

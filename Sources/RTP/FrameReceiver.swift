@@ -10,6 +10,8 @@ public struct ReceivedFrame: Sendable {
     public var complete = false
     public var firstArrival: Double
     public var problems: [RTPError] = []
+    /// The RTP sequence number of its first packet received.
+    public var firstSequence: UInt16 = 0
 }
 
 /// Depacketises packets released in order by the jitter buffer and groups NAL units into frames by RTP
@@ -36,7 +38,7 @@ public struct FrameReceiver<Format: NALPayloadFormat>: Sendable {
             current = nil
         }
         if current == nil {
-            current = ReceivedFrame(timestamp: packet.timestamp, lossBefore: gap, firstArrival: released.arrival)
+            current = ReceivedFrame(timestamp: packet.timestamp, lossBefore: gap, firstArrival: released.arrival, firstSequence: packet.sequenceNumber)
         }
         let output = depacketizer.push(packet.payload, sequenceNumber: packet.sequenceNumber, continuous: started && !gap)
         started = true

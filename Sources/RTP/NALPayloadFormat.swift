@@ -28,6 +28,9 @@ public protocol NALPayloadFormat: Sendable {
     static func refusal(_ type: UInt8) -> String
     /// A packet type's name in messages.
     static func name(_ type: UInt8) -> String
+    /// The other codec's name ("H.265") when `payload` is refused by this format but is a sure start of the
+    /// other's: the receiver was set to the wrong codec.
+    static func otherCodec(_ payload: [UInt8]) -> String?
 }
 
 extension NALPayloadFormat {
@@ -56,6 +59,18 @@ public enum H264PayloadFormat: NALPayloadFormat {
     public static func fragmentationHeader(for unit: [UInt8]) -> [UInt8] { [(unit.first ?? 0) & 0xE0 | fragmentationType] }
     public static func nalUnitType(_ unit: [UInt8]) -> UInt8 { (unit.first ?? 0) & 0x1F }
     public static func nalUnitHeader(payloadHeader: ArraySlice<UInt8>, type: UInt8) -> [UInt8] { [(payloadHeader.first ?? 0) & 0xE0 | type] }
+
+    /// A payload H.264 refuses (type 0, 30, 31) or that only Extended profile would send (data partitions,
+    /// types 2-4) which reads as an RFC 7798 payload an H.265 sender starts with: VPS, SPS, PPS, AP, FU, a
+    /// TRAIL_R, IDR or CRA slice, with forbidden bit 0, LayerId 0 and TID at least 1 (4.4). VPS 0x40 0x01 is
+    /// H.264 type 0, an AP 0x60 too, an FU 0x62 type 2.
+    public static func otherCodec(_ payload: [UInt8]) -> String? {
+        guard payload.count > 2, [0, 2, 3, 4, 30, 31].contains(packetType(payload[...])) else { return nil }
+        let h265Type = payload[0] >> 1 & 0x3F
+        let layer = (payload[0] & 0x01) << 5 | payload[1] >> 3
+        guard payload[0] & 0x80 == 0, layer == 0, payload[1] & 0x07 != 0, [1, 19, 20, 21, 32, 33, 34, 48, 49].contains(h265Type) else { return nil }
+        return "H.265"
+    }
 
     /// 5.3: NRI 0 marks data no other picture uses.
     public static func mayCarryReference(_ payload: [UInt8]) -> Bool { (payload.first ?? 0x60) & 0x60 != 0 }
@@ -114,6 +129,15 @@ public enum H265PayloadFormat: NALPayloadFormat {
         var type = packetType(payload[...])
         if type == fragmentationType, payload.count > 2 { type = payload[2] & fragmentTypeMask }
         return !(type < 16 && type % 2 == 0)
+    }
+
+    /// A payload RFC 7798 refuses (types 51-63, or TID 0) that reads as what an H.264 sender sends (RFC 6184: a
+    /// slice, IDR, SEI, SPS, PPS or AUD, STAP-A, FU-A): SPS 0x67 is H.265 type 51, STAP-A 0x78 type 60, FU-A 0x7C 62.
+    public static func otherCodec(_ payload: [UInt8]) -> String? {
+        guard let first = payload.first, payload.count > 1 else { return nil }
+        let refused = packetType(payload[...]) > 50 || payload[1] & 0x07 == 0
+        guard refused, first & 0x80 == 0, [1, 5, 6, 7, 8, 9, 24, 28].contains(first & 0x1F) else { return nil }
+        return "H.264"
     }
 
     public static func refusal(_ type: UInt8) -> String {

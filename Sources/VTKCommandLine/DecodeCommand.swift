@@ -141,9 +141,11 @@ enum DecodeCommand {
         var sizes = FrameSizes()
         /// The frame rate of an MP4 track: its timescale over the first sample's duration.
         var containerFrameRate: (Int, Int)?
-        var done: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
+        var limitReached: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
+        // SIGINT/SIGTERM stops the reading; the pictures already in the decoder are still output, each whole.
+        var done: Bool { limitReached || Interruption.requested }
         func deliver(_ frames: [DecodedFrame]) throws(CommandFailure) {
-            for frame in frames where !done {
+            for frame in frames where !limitReached {
                 let picture = frame.pixelBuffer
                 if let path = y4mOutput, y4m == nil {
                     let rate = containerFrameRate ?? session.formatDescription?.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) }
@@ -216,7 +218,7 @@ enum DecodeCommand {
             }
             if !done { try decode(assembler.finish()) }
         }
-        if !done {
+        if !limitReached {
             do { try deliver(session.finishDelayedFrames()) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk decode: \(error)")
             }
@@ -238,7 +240,8 @@ enum DecodeCommand {
         } else if stats.problemCount > 0 {
             failure = CommandFailure(.input, summary.problemReport)
         }
-        if json { StandardStreams.out(summary.json(exitCode: failure?.code ?? .success).text + "\n") }
+        if json { StandardStreams.out(summary.json(exitCode: Interruption.requested ? .interrupted : failure?.code ?? .success).text + "\n") }
+        if Interruption.requested { return Interruption.report(name, "\(frameIndex) frames decoded" + (parsed["output"].map { " and written to \($0)" } ?? "")) }
         if let failure { throw failure }
         return .success
     }

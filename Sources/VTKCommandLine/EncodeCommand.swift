@@ -66,7 +66,13 @@ enum EncodeCommand {
         let progress = ProgressLine(label: "encode", quiet: quiet)
         let started = Clock.now()
         var frames = 0
-        while frames < frameLimit ?? Int.max, let frame = try source.next() {
+        // Input that goes bad (a pipe cut mid-frame) ends the loop like its end would: what was read is still
+        // coded and the file closed whole, then the failure is reported.
+        var inputFailure: CommandFailure?
+        func nextFrame() -> PixelBuffer? {
+            do { return try source.next() } catch { inputFailure = error; return nil }
+        }
+        while frames < frameLimit ?? Int.max, !Interruption.requested, let frame = nextFrame() {
             do { try sink.write(session.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(frames))) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk encode: frame \(frames): \(error)")
             }
@@ -78,6 +84,7 @@ enum EncodeCommand {
         }
         try sink.finish()
         progress.finish()
+        if let inputFailure, !Interruption.requested || frames == 0 { throw inputFailure }
         if frames == 0 {
             throw CommandFailure(.input, "vtk encode: no whole frame in \(source.displayName)")
         }
@@ -91,6 +98,8 @@ enum EncodeCommand {
         }
         if !quiet { StandardStreams.error(report.lines) }
         if json { StandardStreams.out(report.json.text + "\n") }
+        // Every frame read before the signal is coded and written, and the file is closed (MP4: with its moov).
+        if Interruption.requested { return Interruption.report(name, "\(frames) frames encoded to \(outputPath)") }
         if let warning = report.warnings.first { throw CommandFailure(.input, "vtk encode: \(warning)") }
         return .success
     }

@@ -80,7 +80,7 @@ enum EncodeMatrixCommand {
         let message = result.stderrText.split(separator: "\n").prefix(4).joined(separator: " | ")
         if result.timedOut { return CaseResult(name: item.name, status: .timeout, seconds: result.seconds, detail: "killed after \(String(format1: timeout)) s") }
         guard result.status == 0 else {
-            // Exit 2 is vtk refusing the options (e.g. --strict with a fallback); 4 is the device refusing them.
+            // Exit 2 is vtk refusing the options (e.g. --b-pyramid without --bframes 2); 4 is the device refusing them.
             let why = result.status == 2 ? "options not supported by this vtk: " : result.status == 4 ? "device error: " : "exit \(result.status): "
             return CaseResult(name: item.name, status: result.status == 2 || result.status == 4 ? .notSupported : .error, seconds: result.seconds,
                               detail: why + message + " (vtk roundtrip \(item.arguments.joined(separator: " ")))")

@@ -15,6 +15,12 @@ struct EncodeOptions {
     var forcedKeyFrames: Set<Int> = []
     /// Refuse (exit 2) rather than fall back when the driver cannot do what was asked (--strict).
     var strict = false
+    /// --pix-fmt was given (it describes raw input only).
+    var pixelFormatGiven = false
+
+    /// The options that shape an encode, which coded input (sent or copied as it is) would ignore.
+    static let encodingOptions = ["size", "pix-fmt", "qp", "bitrate", "rc", "maxrate", "keyint", "keyint-duration", "open-gop", "force-idr",
+                                  "bframes", "b-pyramid", "refs", "low-power", "strict", "profile", "device"]
 
     static let table: [OptionSpec] = [
         .value("--size", valueName: "WxH", help: "frame size of raw input (required for raw input)"),
@@ -54,6 +60,7 @@ struct EncodeOptions {
             self.size = size
         }
         pixelFormat = try values.choice("pix-fmt", ["nv12", "i420"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
+        pixelFormatGiven = parsed.has("pix-fmt")
         if let text = parsed["fps"] {
             guard let rate = FrameRate.parse(text) else {
                 throw CommandFailure(.usage, "vtk \(command): --fps must be a positive number (30, 29.97) or fraction (30000/1001), "
@@ -96,7 +103,7 @@ struct EncodeOptions {
             properties.maxConsecutiveBFrames = count
         }
         properties.bPyramid = parsed.has("b-pyramid")
-        if parsed.has("b-pyramid") && !properties.allowFrameReordering {
+        if parsed.has("b-pyramid") && properties.maxConsecutiveBFrames < 2 {
             throw CommandFailure(.usage, "vtk \(command): --b-pyramid needs --bframes 2 or more")
         }
         properties.referenceFrameCount = try values.int("refs", range: 1...16) ?? 1
@@ -138,6 +145,12 @@ struct EncodeOptions {
     /// A Y4M source; --fps overrides its header's rate, with a note.
     private func y4mSource(path: String, command: String) throws(CommandFailure) -> FrameSource {
         let source = try Y4MFrameSource(path: path, command: command)
+        // The header says the size and layout: options for raw input would be ignored, so they are refused.
+        if size != nil || pixelFormatGiven {
+            let option = size != nil ? "--size" : "--pix-fmt"
+            throw CommandFailure(.usage, "vtk \(command): \(option) is for raw input; \(path == "-" ? "the Y4M input" : path)'s header gives "
+                                 + "\(source.width)x\(source.height) I420 (leave \(option) out)")
+        }
         if let frameRate, frameRate != source.frameRate {
             if !quiet {
                 StandardStreams.error("vtk \(command): --fps \(FrameRate.text(frameRate)) overrides the Y4M header's \(FrameRate.text(source.frameRate)) fps\n")

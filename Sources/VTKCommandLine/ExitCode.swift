@@ -13,6 +13,8 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case output = 5
     /// A bug in vtk.
     case internalError = 6
+    /// SIGINT or SIGTERM: the output was closed on a whole frame and the summary printed.
+    case interrupted = 130
 
     public var meaning: String {
         switch self {
@@ -23,6 +25,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
         case .device: return "VA device error: no device, or the driver refused the work"
         case .output: return "output error: the output could not be written"
         case .internalError: return "internal error"
+        case .interrupted: return "interrupted (SIGINT, SIGTERM): output closed on a whole frame, summary printed; a second Ctrl-C quits at once"
         }
     }
 }

@@ -13,9 +13,18 @@ enum H265DecodeCommand {
     static let name = DecodeCommand.name
 
     /// True when the input is H.265: `--codec h265`, or an Annex B stream whose NAL headers say so.
+    /// An MP4's sample description decides; `--codec` is for Annex B and must not contradict it.
     static func isH265(_ parsed: ParsedArguments, input: InputFile, command: String = name) throws(CommandFailure) -> Bool {
-        if let forced = try VideoCodec.forced(OptionValues(parsed: parsed, command: command)) { return forced == .h265 }
-        if command == name, let mp4 = try MP4Input.open(input, command: command) { return mp4.reader.isHEVC }
+        let forced = try VideoCodec.forced(OptionValues(parsed: parsed, command: command))
+        if let mp4 = try MP4Input.open(input, command: command) {
+            let format = mp4.reader.track.sampleDescription.format
+            if let forced, (forced == .h265) != mp4.reader.isHEVC {
+                throw CommandFailure(.usage, "vtk \(command): --codec \(forced.rawValue) contradicts \(input.displayName), whose MP4 track is \(format) "
+                                     + "(\(mp4.reader.isHEVC ? "H.265" : "H.264")); --codec is for Annex B input, an MP4 says its codec itself")
+            }
+            return mp4.reader.isHEVC
+        }
+        if let forced { return forced == .h265 }
         return VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265
     }
 
@@ -50,7 +59,9 @@ enum H265DecodeCommand {
         var md5Sink: WholeMD5Sink?
         var frameIndex = 0, pictureUnits = 0, sawNALUnits = false
         var sizes = FrameSizes()
-        var done: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
+        var limitReached: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
+        // SIGINT/SIGTERM stops the reading; the pictures already in the decoder are still output, each whole.
+        var done: Bool { limitReached || Interruption.requested }
         let progress = ProgressLine(label: "decode", quiet: quiet)
         let started = Clock.now()
 
@@ -90,7 +101,7 @@ enum H265DecodeCommand {
             if let pngDirectory { sinks.append(try PNGFrameSink(directory: pngDirectory, command: name)) }
         }
         func deliver(_ frames: [DecodedFrame], format: H265FormatDescription?) throws(CommandFailure) {
-            for frame in frames where !done {
+            for frame in frames where !limitReached {
                 if let path = y4mPath, y4m == nil {
                     let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: format?.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) },
                                                 sampleAspectRatio: format?.sampleAspectRatio, command: name)
@@ -162,7 +173,7 @@ enum H265DecodeCommand {
             if !done { try decode(assembler.finish()) }
         }
         defer { session?.invalidate() }
-        if let session = session, !done {
+        if let session = session, !limitReached {
             do { try deliver(session.finishDelayedFrames(), format: session.formatDescription) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk decode: \(error)")
             }
@@ -183,7 +194,8 @@ enum H265DecodeCommand {
         } else if stats.problemCount > 0 {
             failure = CommandFailure(.input, summary.problemReport)
         }
-        if json { StandardStreams.out(summary.json(exitCode: failure?.code ?? .success).text + "\n") }
+        if json { StandardStreams.out(summary.json(exitCode: Interruption.requested ? .interrupted : failure?.code ?? .success).text + "\n") }
+        if Interruption.requested { return Interruption.report(name, "\(frameIndex) frames decoded" + (parsed["output"].map { " and written to \($0)" } ?? "")) }
         if let failure { throw failure }
         return .success
     }

@@ -2,6 +2,7 @@ import H264Bitstream
 import H265Bitstream
 import H265Decoding
 import JSONText
+import MP4
 
 /// `vtk probe` for H.265 streams: profile, tier, level, sizes, bit depth, and per picture its NAL unit
 /// type, slice types, POC and display position (from the decoding process, without VA).
@@ -50,10 +51,40 @@ enum H265ProbeCommand {
                 for event in process.decode(unit) { record(event) }
             }
         }
-        while frames.count < limit {
-            let chunk = try input.read()
-            if chunk.isEmpty { break }
-            handle(assembler.append(chunk))
+        /// The container's frame rate (an MP4's timescale over its first sample's duration).
+        var containerRate: (Int, Int)?
+        if let mp4 = try MP4Input.open(input, command: ProbeCommand.name) {
+            // hvc1/hev1, fragmented or not: each sample is one access unit, its NAL units length-prefixed; the
+            // hvcC's parameter sets (hev1 may also repeat them in the samples) come first. File offsets are kept.
+            let format = mp4.reader.hevcFormatDescription
+            var parameterSets = (format?.videoParameterSets ?? []) + (format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])
+            var index = 0
+            while frames.count < limit {
+                let sample: MP4Sample?
+                do { sample = try mp4.reader.nextSample() } catch {
+                    if problems.count < 20 { problems.append("sample \(index): \(error)") }
+                    break
+                }
+                guard let sample else { break }
+                if containerRate == nil { containerRate = FrameRate.ofSamples(duration: sample.duration.value, timescale: sample.duration.timescale) }
+                for unit in parameterSets { _ = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset))) }
+                parameterSets = []
+                do {
+                    for unit in try LengthPrefixedSample.nalUnits(in: sample.data, lengthSize: mp4.reader.nalUnitLengthSize) {
+                        if let done = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset) + unit.offset)) { handle([done]) }
+                    }
+                } catch {
+                    if problems.count < 20 { problems.append("sample \(index) at byte \(sample.fileOffset): \(error)") }
+                }
+                handle(assembler.finish())
+                index += 1
+            }
+        } else {
+            while frames.count < limit {
+                let chunk = try input.read()
+                if chunk.isEmpty { break }
+                handle(assembler.append(chunk))
+            }
         }
         handle(assembler.finish())
         for event in process.flush() { record(event) }
@@ -62,7 +93,7 @@ enum H265ProbeCommand {
         }
         let irap = frames.filter { $0.nalType.isIRAP }.map(\.decodeIndex)
         let gopLengths = zip(irap, irap.dropFirst() + [frames.count]).map { $1 - $0 }
-        let rate = format.frameRate, crop = format.cleanAperture, sar = format.sampleAspectRatio
+        let rate = containerRate.map { (numerator: $0.0, denominator: $0.1) } ?? format.frameRate.map { (numerator: $0.numerator, denominator: $0.denominator) }, crop = format.cleanAperture, sar = format.sampleAspectRatio
         let ptl = format.sps.profileTierLevel
         let level = Double(format.levelIdc) / 30
 

@@ -183,7 +183,7 @@ enum PlayCommand {
         if layer.current == nil, layer.isFinished {
             throw CommandFailure(.input, "vtk play: \(inputName): no picture was shown" + (screenshots.isEmpty ? "" : ", so no screenshot was taken"))
         }
-        return .success
+        return Interruption.requested ? Interruption.report(name, "the window was closed") : .success
     }
 
     /// Options that make sense only for a file, or only for live input.
@@ -220,7 +220,10 @@ private final class Player {
 
     /// Host time of the timeline's first start: zero of the timing log's "presented".
     var hostOrigin: Double?
+    /// Frames played (shown or dropped, up to --frames), and of them shown and dropped.
     var framesHandled = 0
+    var shown = 0
+    var dropped = 0
     var userPaused = false
     /// Push: the next sample, the host time the feed started and the media time it started from.
     var pending: SampleBuffer?
@@ -256,6 +259,7 @@ private final class Player {
     func run(from start: Double) throws -> Void {
         if case .file = input { try seek(to: start) }  // live: the timeline starts with the first frame
         while true {
+            if Interruption.requested { return finish() }
             feed()
             for event in try layer.service() {
                 try handle(event)
@@ -326,8 +330,11 @@ private final class Player {
     func announceIfShown() {
         guard let (what, time) = announcement, let frame = layer.current, Self.covers(frame, time) else { return }
         announcement = nil
-        if !quiet { StandardStreams.error("vtk play: \(what) \(time) s, showing the frame at \(frame.presentationTime) s\n") }
+        if !quiet { StandardStreams.error("vtk play: \(what) \(Self.seconds(time)) s, showing the frame at \(Self.seconds(frame.presentationTime)) s\n") }
     }
+
+    /// Media seconds as said on standard error: to the millisecond ("1.157", not 1.1571883209999214).
+    static func seconds(_ value: Double) -> String { String(format3: value) }
 
     /// `frame` is the one due at media time `time`.
     static func covers(_ frame: DisplayFrame, _ time: Double) -> Bool {
@@ -383,24 +390,30 @@ private final class Player {
     func handle(_ event: DisplayEvent) throws {
         switch event {
         case .presented(let frame, let host):
-            try record(frame, presented: host)
+            shown += 1
+            try record(frame.presentationTime, presented: host)
             if !announced && !quiet {
                 announced = true
                 StandardStreams.error("vtk play: window 0x\(String(window.windowID, radix: 16)) on \(window.displayName) (\(window.method)), "
                                       + "\(frame.pixelBuffer.width)x\(frame.pixelBuffer.height), \(input.codec.rawValue)\n")
             }
         case .dropped(let frame, _):
-            try record(frame, presented: nil)
+            dropped += 1
+            try record(frame.presentationTime, presented: nil)
+        case .skipped(let time, _):
+            dropped += 1
+            try record(time, presented: nil)
         case .reachedMarker(let time):
             for shot in screenshots where shot.time == time { try save(shot) }
         }
     }
 
-    func record(_ frame: DisplayFrame, presented: Double?) throws(CommandFailure) {
+    /// A frame played: shown at `presented`, or dropped (nil); `pts` nil for a picture skipped inside the decoder.
+    func record(_ pts: Double?, presented: Double?) throws(CommandFailure) {
         defer { framesHandled += 1 }
         guard let log else { return }
         let host = presented.map { JSONValue.number($0 - (hostOrigin ?? 0)) } ?? .null
-        let line = JSONValue.object([("frame", .int(framesHandled)), ("pts", .number(frame.presentationTime)), ("presented", host)])
+        let line = JSONValue.object([("frame", .int(framesHandled)), ("pts", pts.map(JSONValue.number) ?? .null), ("presented", host)])
         try log.write(Array((line.text + "\n").utf8))
     }
 
@@ -414,7 +427,8 @@ private final class Player {
         stopLiveInput()
         guard !quiet else { return }
         let s = layer.statistics
-        var line = "vtk play: \(s.presented) frames shown, \(s.dropped) dropped (late)"
+        // The frames played (--frames counts them), not what the layer went on to do in the same turn.
+        var line = "vtk play: \(shown) frames shown, \(dropped) dropped (late)"
         if s.skippedForSeek > 0 { line += ", \(s.skippedForSeek) decoded only to reach a seek target" }
         if let report = liveOutcome?.report { line += "; \(report.packets) RTP packets, \(report.lost) lost, \(report.framesFlagged) frames flagged" }
         StandardStreams.error(line + "\n")

@@ -7,7 +7,7 @@ import VideoDecoding
 /// `vtk probe`: what is in an H.264 stream, without decoding pixels.
 enum ProbeCommand {
     static let name = "probe"
-    static let summary = "profile, level, size, cropping, SAR, frame rate, GOP, slice types and POC per frame"
+    static let summary = "H.264/H.265: profile, level, size, cropping, SAR, frame rate, GOP, slice types and POC per frame"
     static let usage = "vtk probe INPUT [--json] [-n N]"
     static let examples = [
         "vtk probe in.h264",
@@ -20,7 +20,7 @@ enum ProbeCommand {
         .value("--codec", valueName: "h264|h265", help: "the codec of an Annex B INPUT (default: told from its NAL unit headers)"),
         .flag("-h", "--help", help: "show this help"),
     ]
-    static let details = "INPUT is an H.264 or H.265 Annex B byte stream, an MP4 or MOV file (H.264), or - for standard input (Annex B). Needs no VA device."
+    static let details = "INPUT is an H.264 or H.265 Annex B byte stream, an MP4 or MOV file (avc1/avc3, hvc1/hev1, fragmented too), or - for standard input (Annex B). Needs no VA device."
 
     struct FrameInfo {
         var decodeIndex: Int

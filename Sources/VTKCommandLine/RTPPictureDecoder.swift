@@ -7,6 +7,7 @@ import VTKMedia
 
 /// An access unit as `vtk receive` sees it: enough to flag damage and to decide on keyframe requests.
 protocol ReceivedAccessUnit {
+    var nalUnits: [NALUnit] { get }
     var hasPicture: Bool { get }
     var offset: Int { get }
     /// No problem was found in it.

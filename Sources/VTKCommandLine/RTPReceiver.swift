@@ -44,15 +44,24 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
     private var lossSeenAt: Double?
     private var waitingForIDR = false
     private var lastPLI = -Double.infinity
-    private var framesSincePLI = 0
-    private var pliTime = 0.0
-    private var pliLossSeen = 0.0
+    /// PLIs not yet answered by an intact keyframe: when each was sent, when its loss was seen, and the
+    /// frames received by then. One keyframe answers them all, and each gets its entry in the report.
+    private var pendingPLIs: [(sent: Double, lossSeen: Double, framesBefore: Int)] = []
+    /// The end-of-stream flush: frames decoded now waited for the stream's end, not for the network.
+    private var flushing = false
     /// When the newest gap not yet answered by a PLI was seen.
     private var lastGapAt: Double?
     private var done = false
     private var sawBye = false
+    /// The codec the payloads look like when it is not the one expected (an H.265 sender to an H.264 receiver).
+    private var wrongCodec: String?
 
-    init(port: Int, description: SessionDescription?, settings: ReceiverSettings, decoder: Decoder, command: String) throws(CommandFailure) {
+    /// --copy: access units go here as they came (NAL units, RTP time from the first frame), not to the decoder.
+    private let recorder: StreamRecorder?
+
+    init(port: Int, description: SessionDescription?, settings: ReceiverSettings, decoder: Decoder, recorder: StreamRecorder? = nil,
+         command: String) throws(CommandFailure) {
+        self.recorder = recorder
         self.description = description
         self.settings = settings
         self.decoder = decoder
@@ -62,19 +71,22 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
         payloadType = description?.payloadType
         // RTCP on PORT+1 (RFC 3550 11); with port 0 the kernel picks an RTP port whose neighbour is free.
         var pair: (UDPSocket, UDPSocket)?
-        var lastError: RTPError?
+        var lastError: String?
         for _ in 0..<(port == 0 ? 64 : 1) {
+            let first: UDPSocket
+            do { first = try UDPSocket(binding: SocketAddress.resolve(host: "@", port: port)) } catch {
+                lastError = "cannot listen for RTP on port \(port): \(error)"
+                continue
+            }
             do {
-                let first = try UDPSocket(binding: SocketAddress.resolve(host: "@", port: port))
-                let second = try UDPSocket(binding: SocketAddress.resolve(host: "@", port: first.localPort + 1))
-                pair = (first, second)
+                pair = (first, try UDPSocket(binding: SocketAddress.resolve(host: "@", port: first.localPort + 1)))
                 break
             } catch {
-                lastError = error
+                lastError = "cannot listen for RTCP on port \(first.localPort + 1) (RTP port + 1, RFC 3550 11): \(error)"
             }
         }
         guard let pair else {
-            throw CommandFailure(.input, "vtk \(command): cannot listen on port \(port): \(lastError.map { "\($0)" } ?? "no free port pair")")
+            throw CommandFailure(.input, "vtk \(command): \(lastError ?? "no free port pair for RTP and RTCP")")
         }
         (rtp, rtcp) = pair
         self.port = rtp.localPort
@@ -93,7 +105,8 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             var wait = min(nextReport - now, lastPacket + settings.timeout - now)
             if let deadline = jitter.nextDeadline { wait = min(wait, deadline - now) }
             if let started, let duration = settings.duration { wait = min(wait, started + duration - now) }
-            if settings.shouldStop != nil { wait = min(wait, 0.1) }
+            // Stop requests (the caller's, SIGINT/SIGTERM) are polled at least every 0.1 s.
+            wait = min(wait, 0.1)
             let ready: [Bool]
             do { ready = try UDPSocket.waitReadable([rtp, rtcp], timeout: max(0, wait)) } catch {
                 throw CommandFailure(.input, "vtk \(command): \(error)")
@@ -108,9 +121,14 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
                 }
             }
             if ready[1] { while let datagram = try receive(rtcp) { handleRTCP(datagram.bytes, from: datagram.from, at: WallClock.now()) } }
+            if let wrongCodec {
+                let expected = wrongCodec == "H.265" ? "H.264" : "H.265"
+                throw CommandFailure(.input, "vtk \(command): the RTP payloads look like \(wrongCodec), not \(expected): use --codec \(wrongCodec == "H.265" ? "h265" : "h264") "
+                                     + "(or an SDP file whose rtpmap says \(wrongCodec == "H.265" ? "H265" : "H264"))")
+            }
             let after = WallClock.now()
             try process(jitter.pop(now: after))
-            if sawBye || settings.shouldStop?() == true { break }
+            if sawBye || Interruption.requested || settings.shouldStop?() == true { break }
             if after >= nextReport { sendReport(at: after); nextReport = after + 1 }
             if let started, let duration = settings.duration, after >= started + duration { break }
             if after - lastPacket >= settings.timeout {
@@ -118,6 +136,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
                 break
             }
         }
+        flushing = true
         // What is still queued in the socket belongs to the stream: a BYE can overtake the last packets.
         if !done { while let datagram = try receive(rtp) { take(datagram.bytes, from: datagram.from, at: WallClock.now()) } }
         for datagram in simulator.flush() { insert(datagram, at: WallClock.now()) }
@@ -163,6 +182,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
         }
         if senderSSRC == nil { senderSSRC = packet.ssrc }
         guard packet.ssrc == senderSSRC else { report.otherSources += 1; return }
+        if wrongCodec == nil, let other = Decoder.PayloadFormat.otherCodec(packet.payload) { wrongCodec = other }
         report.packets += 1
         report.bytes += bytes.count
         reception.record(sequence: jitter.extend(packet.sequenceNumber), timestamp: packet.timestamp, arrival: now)
@@ -189,7 +209,6 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
     private func finishFrames(_ received: [ReceivedFrame]) throws(CommandFailure) {
         for frame in received where !done {
             report.frames += 1
-            framesSincePLI += 1
             for problem in frame.problems { self.problem(problem) }
             let first = firstTimestamp ?? frame.timestamp
             firstTimestamp = first
@@ -197,6 +216,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
             arrivals[extended] = frame.firstArrival
             if let previous = lastFrameTime, extended != previous { smallestStep = min(smallestStep ?? .max, abs(extended - previous)) }
             lastFrameTime = extended
+            report.frameOrigins.append((byteOffset, frame.firstSequence, frame.timestamp))
             var reason: String?
             if frame.damaged { reason = "RTP packets of this picture were lost or unusable" }
             try feed(frame.nalUnits, damaged: reason, lossBefore: frame.lossBefore, presentation: extended)
@@ -230,15 +250,24 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
     private func decode(_ unit: Decoder.Unit, damage: String?, presentation: Int64? = nil) throws(CommandFailure) {
         if unit.isKeyframe && unit.isIntact, waitingForIDR {
             waitingForIDR = false
-            report.framesFromPLIToIDR.append(framesSincePLI)
-            report.secondsFromPLIToIDR.append(WallClock.now() - pliTime)
-            // In frame intervals, from the loss being seen to the IDR's capture on the sender's clock (its SRs;
-            // one host, one clock): a receiver that lags behind does not count the frames already on their way.
-            if let clock = senderClock, let step = smallestStep, step > 0, let first = firstTimestamp, let presentation {
-                let rtp = UInt32(truncatingIfNeeded: Int64(first) + presentation)
-                let captured = clock.unix + Double(Int32(bitPattern: rtp &- clock.rtp)) / 90000
-                report.intervalsFromLossToIDR.append((captured - pliLossSeen) / (Double(step) / 90000))
+            for pli in pendingPLIs {
+                report.framesFromPLIToIDR.append(report.frames - pli.framesBefore)
+                report.secondsFromPLIToIDR.append(WallClock.now() - pli.sent)
+                // In frame intervals, from the loss being seen to the IDR's capture on the sender's clock (its SRs;
+                // one host, one clock): a receiver that lags behind does not count the frames already on their way.
+                if let clock = senderClock, let step = smallestStep, step > 0, let first = firstTimestamp, let presentation {
+                    let rtp = UInt32(truncatingIfNeeded: Int64(first) + presentation)
+                    let captured = clock.unix + Double(Int32(bitPattern: rtp &- clock.rtp)) / 90000
+                    report.intervalsFromLossToIDR.append((captured - pli.lossSeen) / (Double(step) / 90000))
+                }
             }
+            pendingPLIs = []
+        }
+        if let recorder {
+            try recorder.record(unit.nalUnits, ticks: presentation, isKeyframe: unit.isKeyframe, hasPicture: unit.hasPicture)
+            if unit.hasPicture { report.framesRecorded += 1 }
+            if let limit = settings.frameLimit, report.framesRecorded >= limit { done = true }
+            return
         }
         let time = presentation.map { MediaTime(value: $0, timescale: 90000) } ?? .invalid
         do { try output(decoder.decode(unit, presentationTime: time)) } catch let failure as CommandFailure { throw failure } catch {
@@ -258,19 +287,20 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
                 report.recoverySeconds.append(now - seen)
                 lossSeenAt = nil
             }
-            if frame.presentationTime.isNumeric, let first = firstTimestamp {
+            // Latency of frames the network delivered: those the end-of-stream flush releases waited for the end
+            // (up to --timeout without a BYE), which no network latency is.
+            if frame.presentationTime.isNumeric, let first = firstTimestamp, !flushing {
                 let ticks = frame.presentationTime.value
-                let sent: Double?
+                // From the first packet's arrival, on this host's clock: always measurable.
+                if let arrival = arrivals[ticks] { report.latenciesFromArrival.append(now - arrival) }
+                // From capture, on the sender's wall clock as its SRs map RTP time to NTP: comparable with this
+                // host's only when both clocks agree (one host, or synchronised hosts).
                 if let clock = senderClock {
                     let rtp = UInt32(truncatingIfNeeded: Int64(first) + ticks)
-                    sent = clock.unix + Double(Int32(bitPattern: rtp &- clock.rtp)) / 90000
-                    report.latencyFromSenderReports = true
-                } else {
-                    sent = arrivals[ticks]
+                    report.latenciesFromSenderReports.append(now - (clock.unix + Double(Int32(bitPattern: rtp &- clock.rtp)) / 90000))
                 }
-                if let sent { report.latencies.append(now - sent) }
-                arrivals[ticks] = nil
             }
+            if frame.presentationTime.isNumeric { arrivals[frame.presentationTime.value] = nil }
             try deliver?(frame)
             if let limit = settings.frameLimit, report.framesDecoded >= limit { done = true }
         }
@@ -301,6 +331,10 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
                 reception.recordSenderReport(ntpTime: ntp, arrival: now)
             case let .goodbye(ssrcs) where senderSSRC.map(ssrcs.contains) ?? true:
                 sawBye = true
+            case let .sourceDescription(ssrc, cname) where senderSSRC == nil || ssrc == senderSSRC:
+                // vtk send's SRs map a frame's RTP time to the wall-clock time it was captured; FFmpeg's map the
+                // wall-clock time elapsed since its first RTCP packet, which is not a frame's capture time.
+                report.senderReportsGiveCaptureTime = cname == "vtk-send"
             default:
                 break
             }
@@ -329,10 +363,8 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
         guard !waitingForIDR || now - lastPLI > 1, let media = senderSSRC else { return }
         waitingForIDR = true
         lastPLI = now
-        pliTime = now
-        pliLossSeen = min(lastGapAt ?? now, now)
+        pendingPLIs.append((now, min(lastGapAt ?? now, now), report.frames))
         lastGapAt = nil
-        framesSincePLI = 0
         report.pliSent += 1
         sendReport(at: now, extra: [.pictureLossIndication(senderSSRC: ssrc, mediaSSRC: media)])
     }
@@ -356,6 +388,8 @@ struct ReceiveReport {
     var lossEvents = 0
     var frames = 0
     var framesDecoded = 0
+    /// --copy: pictures written without decoding.
+    var framesRecorded = 0
     var framesFlagged = 0
     var flaggedIndices: [Int] = []
     var rtcpPackets = 0
@@ -365,16 +399,45 @@ struct ReceiveReport {
     var secondsFromPLIToIDR: [Double] = []
     var intervalsFromLossToIDR: [Double] = []
     var recoverySeconds: [Double] = []
-    var latencies: [Double] = []
-    var latencyFromSenderReports = false
+    var latenciesFromArrival: [Double] = []
+    var latenciesFromSenderReports: [Double] = []
+    /// Capture-to-decode through the sender's SRs when they were received and never put capture after
+    /// decoding (clocks that disagree); else first packet's arrival to decode, this host's clock only.
+    /// The sender's SRs map RTP time to capture time (vtk send's do, by its CNAME).
+    var senderReportsGiveCaptureTime = false
+    var latencyFromSenderReports: Bool {
+        senderReportsGiveCaptureTime && !latenciesFromSenderReports.isEmpty && (latenciesFromSenderReports.min() ?? 0) >= 0
+    }
+    var latencies: [Double] { latencyFromSenderReports ? latenciesFromSenderReports : latenciesFromArrival }
+    var latencyClocks: String {
+        if latencyFromSenderReports { return "capture (sender's wall clock, by its RTCP SRs) to decoded (this host's wall clock)" }
+        let note = latenciesFromSenderReports.isEmpty ? "no sender report"
+            : !senderReportsGiveCaptureTime ? "the sender's SRs do not give capture times (only vtk send's are known to)"
+            : "by the sender's SRs some frames were decoded before their capture: the clocks are not comparable"
+        return "first packet's arrival to decoded (this host's clock; \(note))"
+    }
     var jitterMilliseconds = 0.0
     var problems: [String] = []
     var problemCount = 0
+    /// Where each frame's NAL units start in the decoder's byte count, and its first packet (for messages).
+    var frameOrigins: [(offset: Int, sequence: UInt16, timestamp: UInt32)] = []
 
+    /// Linear between the two nearest ranks: the 50th of an even count is the mean of the middle two.
     static func percentile(_ values: [Double], _ p: Double) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((p / 100 * Double(sorted.count - 1)).rounded()))]
+        let position = p / 100 * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down)), upper = min(lower + 1, sorted.count - 1)
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * (position - Double(lower))
+    }
+
+    /// "IDR after PLI: …", without empty fields.
+    var pliLine: String {
+        if pliSent == 0 { return "IDR after PLI: no PLI sent" }
+        if framesFromPLIToIDR.isEmpty { return "IDR after PLI: \(pliSent) PLI sent, no intact IDR received after them" }
+        var line = "IDR after PLI: frames received \(framesFromPLIToIDR.map(String.init).joined(separator: ","))"
+        if !intervalsFromLossToIDR.isEmpty { line += ", frame intervals from the loss \(intervalsFromLossToIDR.map { String(format2: $0) }.joined(separator: ","))" }
+        return line
     }
 
     private func ms(_ value: Double?) -> String { value.map { String(format1: $0 * 1000) + " ms" } ?? "-" }
@@ -387,8 +450,8 @@ struct ReceiveReport {
         frames: \(framesDecoded) decoded, \(framesFlagged) flagged
         rtcp: \(reportsSent) receiver reports, \(pliSent) PLI sent, jitter \(String(format2: jitterMilliseconds)) ms
         recovery: \(recoverySeconds.count) time(s), median \(ms(Self.percentile(recoverySeconds, 50))), max \(ms(recoverySeconds.max()))
-        IDR after PLI: frames received \(framesFromPLIToIDR.map(String.init).joined(separator: ",")), frame intervals from the loss \(intervalsFromLossToIDR.map { String(format2: $0) }.joined(separator: ","))
-        latency (\(latencyFromSenderReports ? "from sender reports" : "from arrival")): median \(ms(Self.percentile(latencies, 50))), p99 \(ms(Self.percentile(latencies, 99)))
+        \(pliLine)
+        latency: median \(ms(Self.percentile(latencies, 50))), p99 \(ms(Self.percentile(latencies, 99))), \(latencyClocks)
 
         """
     }
@@ -406,6 +469,7 @@ struct ReceiveReport {
             ("recovery_ms", .array(recoverySeconds.map { .number($0 * 1000) })),
             ("recovery_median_ms", ms(Self.percentile(recoverySeconds, 50))),
             ("latency_source", .string(latencyFromSenderReports ? "sender_reports" : "arrival")),
+            ("latency_clocks", .string(latencyClocks)),
             ("latency_median_ms", ms(Self.percentile(latencies, 50))), ("latency_p99_ms", ms(Self.percentile(latencies, 99))),
             ("problems", .array(problems.prefix(20).map(JSONValue.string))),
         ])

@@ -53,11 +53,20 @@ extension RTPSource {
 }
 
 extension ReceiveReport {
+    /// The decoder's "byte N" (offsets in the NAL units it was fed, which mean nothing on RTP) as the RTP
+    /// sequence number and timestamp of the first packet of the frame that held that byte.
+    func placedInRTP(_ problem: String) -> String {
+        problem.replacing(/byte (\d+)/) { match in
+            guard let offset = Int(match.output.1), let origin = frameOrigins.last(where: { $0.offset <= offset }) else { return "RTP data" }
+            return "the frame from RTP sequence number \(origin.sequence), timestamp \(origin.timestamp)"
+        }
+    }
+
     /// Exit 3's message when packets were lost, frames flagged or the stream had problems; nil when it was clean.
     func damage(_ statistics: DecodeStatistics, command: String) -> CommandFailure? {
         guard lost > 0 || framesFlagged > 0 || statistics.problemCount > 0 || !problems.isEmpty else { return nil }
         var message = "vtk \(command): \(lost) packet(s) lost, \(framesFlagged) of \(framesDecoded) frame(s) flagged"
-        let all = problems + statistics.problems
+        let all = problems + statistics.problems.map(placedInRTP)
         if !all.isEmpty { message += ":\n" + all.prefix(10).map { "  \($0)" }.joined(separator: "\n") }
         if all.count > 10 { message += "\n  ... and more" }
         return CommandFailure(.input, message)

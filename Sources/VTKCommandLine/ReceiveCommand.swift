@@ -9,10 +9,11 @@ import VTKMedia
 enum ReceiveCommand {
     static let name = "receive"
     static let summary = "H.264 or H.265 over RTP (RFC 6184, RFC 7798) -> frames, MD5s; loss, RTCP reports, PLI"
-    static let usage = "vtk receive rtp://@:PORT | FILE.sdp [-o OUTPUT | --md5 | --framemd5] [--frames N | --duration S] [--latency MS] "
+    static let usage = "vtk receive rtp://@:PORT | FILE.sdp [-o OUTPUT [--copy] | --md5 | --framemd5] [--frames N | --duration S] [--latency MS] "
         + "[--stats] [--json] [--loss P --seed S] [--reorder P] [--timeout S] [--codec h264|h265] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw I420 (yuv420p10le for 10-bit); - for standard output"),
+        .flag("--copy", help: "with -o FILE.h264|.264|.h265|.265|.mp4 (MP4: H.264): record the stream as it came, without decoding (ffmpeg -c copy)"),
         .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420 (yuv420p10le for 10-bit), display order"),
         .flag("--framemd5", help: "print one line per frame: frame number by RTP time, tab, MD5 of its I420 bytes"),
         .value("--frames", valueName: "N", help: "stop after N decoded frames"),
@@ -34,7 +35,12 @@ enum ReceiveCommand {
         kernel choose. FILE.sdp (from `ffmpeg ... -sdp_file` or `vtk send --sdp`) gives the port, payload type,
         the codec (rtpmap H264 or H265) and the parameter sets (sprop-parameter-sets; sprop-vps, sprop-sps,
         sprop-pps). Once listening, vtk prints 'vtk receive: listening on rtp://@:PORT' on
-        standard error. It stops at an RTCP BYE, after --frames or --duration, or after --timeout without packets.
+        standard error. It stops at an RTCP BYE, after --frames or --duration, after --timeout without packets,
+        or at SIGINT/SIGTERM (then the frames are written, the statistics and MD5 printed, exit 130). FFmpeg
+        sends a BYE only with `-rtpflags send_bye`; without one vtk waits out --timeout (frames released then
+        are left out of the latency). Latency is capture to decoded through the sender's SRs when its clock and
+        this host's agree (--stats names the clocks), else first packet's arrival to decoded.
+        -o FILE.h264/.264, FILE.h265/.265 or FILE.mp4 with --copy records the stream as it came, without decoding.
         Lost packets are counted from sequence-number gaps; frames they damage are flagged, and a PLI
         (RFC 4585) asks the sender for an IDR when a reference picture was hit. Receiver reports (RFC 3550)
         go to the sender once a second. Exit 3 when packets were lost or frames flagged.
@@ -65,6 +71,16 @@ enum ReceiveCommand {
         settings.simulator = LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: UInt64(seed))
 
         let source = try RTPSource(parsed.positionals[0], values: values, command: name)
+        var recorder: StreamRecorder?
+        if parsed.has("copy") {
+            guard let output = parsed["output"], StreamRecorder.isCopyOutput(output) else {
+                throw CommandFailure(.usage, "vtk receive: --copy records to -o FILE.h264, FILE.264, FILE.h265, FILE.265 or FILE.mp4")
+            }
+            for option in ["md5", "framemd5", "loss", "reorder"] where parsed.has(option) {
+                throw CommandFailure(.usage, "vtk receive: --\(option) needs decoding; --copy records without decoding")
+            }
+            recorder = try StreamRecorder(path: output, codec: source.codec, command: name)
+        }
 
         var sinks: [FrameSink] = []
         if parsed.has("md5") { sinks.append(WholeMD5Sink(print: true)) }
@@ -75,7 +91,11 @@ enum ReceiveCommand {
             if (parsed.has("md5") || parsed.has("framemd5") || parsed.has("stats")) && output == "-" {
                 throw CommandFailure(.usage, "vtk receive: -o - and --md5/--framemd5/--stats would all write to standard output")
             }
-            if output.lowercased().hasSuffix(".y4m") { y4mOutput = output } else { rawOutput = try OutputFile(output, command: name) }
+            if parsed.has("copy") {
+                // The recorder writes it.
+            } else if StreamRecorder.isCopyOutput(output) {
+                throw CommandFailure(.usage, "vtk receive: -o \(output) is a coded stream: add --copy to record it as it came, or write frames (-o out.y4m)")
+            } else if output.lowercased().hasSuffix(".y4m") { y4mOutput = output } else { rawOutput = try OutputFile(output, command: name) }
         }
 
         let device = VADeviceChoice(parsed["device"] ?? "auto")
@@ -89,12 +109,12 @@ enum ReceiveCommand {
                 let decoder = try H264RTPDecoder(connection: connection)
                 defer { decoder.invalidate() }
                 return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
-                                   y4mOutput: y4mOutput, rawOutput: rawOutput)
+                                   y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
             case .h265:
                 let decoder = H265RTPDecoder(connection: connection)
                 defer { decoder.invalidate() }
                 return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
-                                   y4mOutput: y4mOutput, rawOutput: rawOutput)
+                                   y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
             }
         } catch let failure as CommandFailure { throw failure } catch {
             throw CommandFailure(.device, "vtk receive: \(error)")
@@ -105,9 +125,10 @@ enum ReceiveCommand {
     /// first frame (I420, or yuv420p10 for 10-bit H.265).
     private static func receive<Decoder: RTPPictureDecoder>(_ parsed: ParsedArguments, source: RTPSource, settings: ReceiverSettings,
                                                             decoder: Decoder, sinks: [FrameSink], y4mOutput: String?,
-                                                            rawOutput: OutputFile?) throws(CommandFailure) -> ExitCode {
+                                                            rawOutput: OutputFile?, recorder: StreamRecorder?) throws(CommandFailure) -> ExitCode {
         var sinks = sinks
-        let receiver = try RTPReceiver(port: source.port, description: source.description, settings: settings, decoder: decoder, command: name)
+        let receiver = try RTPReceiver(port: source.port, description: source.description, settings: settings, decoder: decoder, recorder: recorder,
+                                       command: name)
         if !parsed.has("quiet") || parsed.has("stats") {
             StandardStreams.error("vtk receive: listening on rtp://@:\(receiver.port) (RTCP on \(receiver.port + 1))\n")
         }
@@ -131,14 +152,17 @@ enum ReceiveCommand {
             index = number + 1
         }
         for sink in sinks { try sink.finish() }
+        try recorder?.finish()
 
         let report = receiver.report
         if parsed.has("stats") {
             let text = parsed.has("json") ? report.json.text + "\n" : report.text
             if parsed["output"] == "-" { StandardStreams.error(text) } else { StandardStreams.out(text) }
         } else if !parsed.has("quiet") {
-            StandardStreams.error("vtk receive: \(report.framesDecoded) frames, \(report.packets) packets, \(report.lost) lost\n")
+            let frames = recorder.map { _ in "\(report.framesRecorded) frames recorded to \(parsed["output"] ?? "")" } ?? "\(report.framesDecoded) frames"
+            StandardStreams.error("vtk receive: \(frames), \(report.packets) packets, \(report.lost) lost\n")
         }
+        if Interruption.requested { return Interruption.report(name, "\(report.framesDecoded) frames decoded from \(report.packets) packets") }
         guard report.packets > 0 else { throw CommandFailure(.input, "vtk receive: no RTP packets arrived on port \(receiver.port)") }
         if let failure = report.damage(decoder.statistics, command: name) { throw failure }
         return .success

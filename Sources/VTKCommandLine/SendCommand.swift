@@ -12,10 +12,11 @@ import VTKMedia
 enum SendCommand {
     static let name = "send"
     static let summary = "H.264/H.265 file, or raw/Y4M frames encoded live -> RTP (RFC 6184, RFC 7798); PLI forces an IDR"
-    static let usage = "vtk send INPUT rtp://HOST:PORT [--sdp FILE] [--fps F] [--fast] [--mtu N] [--loss P --seed S] [--reorder P] "
+    static let usage = "vtk send INPUT rtp://HOST:PORT [--sdp FILE [--sdp-only]] [--fps F] [--fast] [--mtu N] [--loss P --seed S] [--reorder P] "
         + "[--size WxH --pix-fmt nv12|i420 --qp N | --bitrate BPS --keyint N --profile NAME] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("--sdp", valueName: "FILE", help: "write the stream's SDP (H.264: sprop-parameter-sets, profile-level-id; H.265: sprop-vps/sps/pps) to FILE"),
+        .flag("--sdp-only", help: "with --sdp: write the SDP and exit without sending (start the receiver on it, then send)"),
         .value("--codec", valueName: "h264|h265", help: "the codec of an Annex B INPUT (default: told from its NAL unit headers)"),
         .flag("--fast", help: "send as fast as possible instead of in real time"),
         .value("--mtu", valueName: "N", help: "largest RTP packet in bytes, header included (default 1200)"),
@@ -57,12 +58,19 @@ enum SendCommand {
         var options = try EncodeOptions(parsed, command: name)
         let fast = parsed.has("fast")
         let quiet = parsed.has("quiet")
+        let sdpOnly = parsed.has("sdp-only")
+        if sdpOnly && parsed["sdp"] == nil { throw CommandFailure(.usage, "vtk send: --sdp-only goes with --sdp FILE") }
         let inputPath = parsed.positionals[0]
         let live = inputPath.lowercased().hasSuffix(".y4m") || options.size != nil
         // A file: its codec from the MP4 sample description, --codec, or the NAL unit headers of Annex B.
         var file: (input: InputFile, mp4: MP4Input?)?
         var codec = SessionDescription.Codec.h264
         if !live {
+            // A coded file is sent as it is: encode options would be ignored, so they are refused.
+            if let option = EncodeOptions.encodingOptions.first(where: parsed.has) {
+                throw CommandFailure(.usage, "vtk send: --\(option) applies to live encoding (raw frames with --size, or .y4m); "
+                                     + "\(inputPath) is coded video, sent as it is")
+            }
             let input = try InputFile(inputPath, command: name)
             let mp4 = try MP4Input.open(input, command: name)
             file = (input, mp4)
@@ -83,6 +91,10 @@ enum SendCommand {
             let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, codec: codec, parameterSets: parameterSets)
             let file = try OutputFile(path, command: name)
             try file.write(Array(sdp.text.utf8))
+        }
+        func sdpWrittenOnly() -> ExitCode {
+            if !quiet { StandardStreams.error("vtk send: SDP written to \(parsed["sdp"] ?? ""); nothing sent (--sdp-only)\n") }
+            return .success
         }
         var started = WallClock.now()
         var firstTicks: Int64?
@@ -123,6 +135,7 @@ enum SendCommand {
                     let format = sample.formatDescription
                     let sets = ((format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])).map { Array($0.bytes) }
                     try writeSDP(sets)
+                    if sdpOnly { return }
                     if sample.isSync { units = sets + units }
                     let ticks = sample.presentationTime.isNumeric ? Int64((sample.presentationTime.seconds * 90000).rounded()) : Int64(samplesSent) * 3000
                     try send(units, ticks: ticks)
@@ -131,9 +144,9 @@ enum SendCommand {
             }
             let frameSeconds = Double(source.frameRate.1) / Double(source.frameRate.0)
             started = WallClock.now()  // the capture clock starts with the first frame, not with the device's set-up
-            while frameLimit.map({ index < $0 }) ?? true, let frame = try source.next() {
+            while frameLimit.map({ index < $0 }) ?? true, !Interruption.requested, !(sdpOnly && sdpWritten), let frame = try source.next() {
                 // A live source: frame N is captured at N frame intervals after the start.
-                if !fast { WallClock.sleep(until: started + Double(index) * frameSeconds) }
+                if !fast && !sdpOnly { WallClock.sleep(until: started + Double(index) * frameSeconds) }
                 let keyFrame = sender.takeKeyFrameRequest()
                 if keyFrame { forced += 1 }
                 let time = MediaTime(value: Int64(index) * Int64(source.frameRate.1), timescale: Int32(source.frameRate.0))
@@ -147,12 +160,13 @@ enum SendCommand {
             do { try sendSamples(session.completeFrames()) } catch let failure as CommandFailure { throw failure } catch {
                 throw CommandFailure(.device, "vtk send: \(error)")
             }
+            if sdpOnly { return sdpWrittenOnly() }
             try sender.finish()
             if !quiet {
                 StandardStreams.error("vtk send: \(sender.frames) frames encoded live and sent as \(sender.packets) packets to \(parsed.positionals[1]); "
                                       + "\(sender.pliReceived) PLI received, \(forced) IDR forced; \(sender.simulatedDrops) packets dropped (simulated)\n")
             }
-            return .success
+            return Interruption.requested ? Interruption.report(name, "RTCP BYE sent after \(sender.frames) frames") : .success
         }
 
         // A file: MP4 samples with their times, or an Annex B stream in decoding order.
@@ -170,8 +184,9 @@ enum SendCommand {
                 sets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
             }
             try writeSDP(sets)
+            if sdpOnly { return sdpWrittenOnly() }
             var index = 0
-            while frameLimit.map({ index < $0 }) ?? true {
+            while frameLimit.map({ index < $0 }) ?? true, !Interruption.requested {
                 let sample: MP4Sample?
                 do { sample = try mp4.reader.nextSample() } catch { throw CommandFailure(.input, "vtk send: \(input.displayName): sample \(index): \(error)") }
                 guard let sample else { break }
@@ -193,8 +208,9 @@ enum SendCommand {
             }
             let rate = fps ?? stream.frameRate ?? 25
             try writeSDP(stream.parameterSets)
+            if sdpOnly { return sdpWrittenOnly() }
             var index = 0
-            for unit in stream.units where frameLimit.map({ index < $0 }) ?? true {
+            for unit in stream.units where frameLimit.map({ index < $0 }) ?? true && !Interruption.requested {
                 // Paced in decoding order; stamped with the sampling (display) time, RFC 6184 5.1, RFC 7798 4.1.
                 let shown = unit.hasPicture ? stream.displayOrder[index] ?? index : index
                 try send(unit.nalUnits, ticks: Int64((Double(shown) * 90000 / rate).rounded()), due: Int64((Double(index) * 90000 / rate).rounded()))
@@ -206,7 +222,7 @@ enum SendCommand {
             StandardStreams.error("vtk send: \(sender.frames) access units sent as \(sender.packets) packets to \(parsed.positionals[1]); "
                                   + "\(sender.simulatedDrops) packets dropped (simulated)\n")
         }
-        return .success
+        return Interruption.requested ? Interruption.report(name, "RTCP BYE sent after \(sender.frames) access units") : .success
     }
 }
 

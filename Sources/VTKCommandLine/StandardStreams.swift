@@ -114,4 +114,12 @@ extension String {
         let magnitude = abs(hundredths)
         self = "\(sign)\(magnitude / 100).\(magnitude % 100 < 10 ? "0" : "")\(magnitude % 100)"
     }
+
+    /// A number with three decimals (seconds to the millisecond).
+    init(format3 value: Double) {
+        guard value.isFinite else { self = "\(value)"; return }
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(abs(thousandths % 1000))
+        self = "\(thousandths < 0 ? "-" : "")\(abs(thousandths) / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
 }

@@ -10,11 +10,18 @@ struct Subcommand: Sendable {
     var examples: [String] = []
     /// The exit codes the command can end with (all when empty).
     var exitCodes: [ExitCode] = []
+    /// The command polls ``Interruption/requested`` and finishes its output on SIGINT/SIGTERM; others end at once.
+    var interruptible = false
 
     var help: String {
         let examplesText = examples.isEmpty ? "" : "examples:\n" + examples.map { "  \($0)\n" }.joined() + "\n"
         return "usage: \(usage)\n\n\(summary)\n\n\(details)\n\noptions:\n\(ArgumentParser.help(options))\n\n\(examplesText)"
-            + VTKCommand.exitCodeHelp(exitCodes.isEmpty ? ExitCode.allCases : exitCodes) + "\n"
+            + VTKCommand.exitCodeHelp(documentedExitCodes) + "\n"
+    }
+
+    /// The command's own exit codes, and those every command can end with: 6 (a bug) and 130 (interrupted).
+    var documentedExitCodes: [ExitCode] {
+        exitCodes.isEmpty ? ExitCode.allCases : exitCodes + [.internalError, .interrupted].filter { !exitCodes.contains($0) }
     }
 }
 
@@ -23,10 +30,10 @@ public enum VTKCommand {
     static let subcommands: [Subcommand] = [
         Subcommand(name: EncodeCommand.name, summary: EncodeCommand.summary, usage: EncodeCommand.usage, options: EncodeCommand.options,
                    details: EncodeCommand.details, run: EncodeCommand.run,
-                   examples: EncodeCommand.examples, exitCodes: EncodeCommand.exitCodes),
+                   examples: EncodeCommand.examples, exitCodes: EncodeCommand.exitCodes, interruptible: true),
         Subcommand(name: DecodeCommand.name, summary: DecodeCommand.summary, usage: DecodeCommand.usage, options: DecodeCommand.options,
                    details: DecodeCommand.details, run: DecodeCommand.run,
-                   examples: DecodeCommand.examples, exitCodes: DecodeCommand.exitCodes),
+                   examples: DecodeCommand.examples, exitCodes: DecodeCommand.exitCodes, interruptible: true),
         Subcommand(name: RoundtripCommand.name, summary: RoundtripCommand.summary, usage: RoundtripCommand.usage, options: RoundtripCommand.options,
                    details: RoundtripCommand.details, run: RoundtripCommand.run,
                    examples: RoundtripCommand.examples, exitCodes: RoundtripCommand.exitCodes),
@@ -37,14 +44,14 @@ public enum VTKCommand {
                    details: ProbeCommand.details, run: ProbeCommand.run,
                    examples: ProbeCommand.examples, exitCodes: ProbeCommand.exitCodes),
         Subcommand(name: SendCommand.name, summary: SendCommand.summary, usage: SendCommand.usage, options: SendCommand.options,
-                   details: SendCommand.details, run: SendCommand.run, examples: SendCommand.examples, exitCodes: SendCommand.exitCodes),
+                   details: SendCommand.details, run: SendCommand.run, examples: SendCommand.examples, exitCodes: SendCommand.exitCodes, interruptible: true),
         Subcommand(name: ReceiveCommand.name, summary: ReceiveCommand.summary, usage: ReceiveCommand.usage, options: ReceiveCommand.options,
-                   details: ReceiveCommand.details, run: ReceiveCommand.run, examples: ReceiveCommand.examples, exitCodes: ReceiveCommand.exitCodes),
+                   details: ReceiveCommand.details, run: ReceiveCommand.run, examples: ReceiveCommand.examples, exitCodes: ReceiveCommand.exitCodes, interruptible: true),
         Subcommand(name: PlayCommand.name, summary: PlayCommand.summary, usage: PlayCommand.usage, options: PlayCommand.options,
-                   details: PlayCommand.details, run: PlayCommand.run, examples: PlayCommand.examples, exitCodes: PlayCommand.exitCodes),
+                   details: PlayCommand.details, run: PlayCommand.run, examples: PlayCommand.examples, exitCodes: PlayCommand.exitCodes, interruptible: true),
         Subcommand(name: SuiteCommand.name, summary: SuiteCommand.summary, usage: SuiteCommand.usage, options: SuiteCommand.options,
                    details: SuiteCommand.details, run: SuiteCommand.run,
-                   examples: SuiteCommand.examples, exitCodes: [.success, .thresholdNotMet, .usage, .input, .device, .output]),
+                   examples: SuiteCommand.examples, exitCodes: [.success, .thresholdNotMet, .usage, .input, .device, .output, .internalError, .interrupted]),
     ]
 
     static func exitCodeHelp(_ codes: [ExitCode]) -> String {
@@ -53,7 +60,7 @@ public enum VTKCommand {
     static var exitCodeHelp: String { exitCodeHelp(ExitCode.allCases) }
 
     public static var help: String {
-        var text = "usage: vtk <command> [options]\n\nH.264 encode and decode through VA-API (hardware, or vtksoft without a GPU).\n\ncommands:\n"
+        var text = "usage: vtk <command> [options]\n\nH.264 encode, H.264 and H.265 (Main, Main 10) decode through VA-API (hardware, or vtksoft without a GPU).\n\ncommands:\n"
         for command in subcommands { text += "  \(command.name.padding(10)) \(command.summary)\n" }
         text += "  \("help".padding(10)) help COMMAND shows a command's options\n\n"
         text += "\noptions:\n  --version  print vtk's version\n  -h, --help show this help\n\n"
@@ -98,10 +105,12 @@ public enum VTKCommand {
                 StandardStreams.out(command.help)
                 return ExitCode.success.rawValue
             }
-            return try command.run(parsed).rawValue
+            let code = command.interruptible ? try Interruption.polling { () throws(CommandFailure) in try command.run(parsed) } : try command.run(parsed)
+            return Interruption.requested ? ExitCode.interrupted.rawValue : code.rawValue
         } catch {
             StandardStreams.error(error.message.hasSuffix("\n") ? error.message : error.message + "\n")
-            return error.code.rawValue
+            // Input cut short by the interruption (a pipe closed mid-frame) is the interruption's doing.
+            return Interruption.requested && error.code != .usage ? ExitCode.interrupted.rawValue : error.code.rawValue
         }
     }
 

@@ -9,6 +9,9 @@ public enum DisplayEvent: Sendable {
     case dropped(DisplayFrame, hostTime: Double)
     /// The timeline reached a marker and the frame due at it is on the presenter (a screenshot may be taken).
     case reachedMarker(Double)
+    /// Decoding fell behind and a picture was skipped to catch up, undecoded or held in the decoder (counted in
+    /// ``DisplayLayer/Statistics/dropped``); its time when known.
+    case skipped(presentationTime: Double?, hostTime: Double)
 }
 
 /// Shows decoded pictures at their presentation times on a ``Timebase``, like AVSampleBufferDisplayLayer.
@@ -47,6 +50,17 @@ public final class DisplayLayer {
     private var decoderFlushed = false
     private var markers: [Double] = []
     private var seekTarget: Double?
+    /// Decoding fell behind and no sync sample to skip to is queued yet: pull further ahead.
+    private var catchingUp = false
+    /// How late the next sample was when last looked at (nil when on time): skipping starts only when
+    /// decoding loses ground, not after one slow decode it makes up for.
+    private var lastLateness: Double?
+    /// How long the last decode took (host seconds): a sync sample to skip to must be due after that.
+    private var decodeSeconds = 0.0
+    /// Samples given to the decoder since its last reset, less the frames it returned: what a reset discards.
+    private var heldInDecoder = 0
+    /// How far ahead the layer pulls while looking for a sync sample to catch up at.
+    public static let catchUpWindow = 600
 
     public init(timebase: Timebase, decoder: (any SampleDecoding)?, presenter: any FramePresenter,
                 lowWaterMark: Int = 8, decodeAhead: Int = 3, lateTolerance: Double = 0.5) {
@@ -80,7 +94,7 @@ public final class DisplayLayer {
     /// No more samples until the next enqueue: the decoder gives up the frames it holds.
     public func markEndOfStream() { endOfStream = true }
 
-    public var isReadyForMoreMediaData: Bool { samples.count + frames.count < lowWaterMark && !endOfStream }
+    public var isReadyForMoreMediaData: Bool { samples.count + frames.count < (catchingUp ? Self.catchUpWindow : lowWaterMark) && !endOfStream }
 
     /// Pull: `block` is called from ``service()`` whenever the layer is ready for more.
     public func requestMediaDataWhenReady(_ block: @escaping () -> Void) { request = block }
@@ -95,6 +109,8 @@ public final class DisplayLayer {
         endOfStream = false
         decoderFlushed = false
         seekTarget = target
+        catchingUp = false
+        heldInDecoder = 0
         try decoder?.reset()
     }
 
@@ -130,12 +146,20 @@ public final class DisplayLayer {
     public func service() throws(DisplayError) -> [DisplayEvent] {
         var events: [DisplayEvent] = []
         guard try presentDue(into: &events) else { return events }
+        var decoded = 0
         while frames.count < decodeAhead {
             if samples.isEmpty { pull() }
             if samples.isEmpty {
                 if endOfStream && !decoderFlushed { try flushDecoder(); continue }
                 break
             }
+            switch try catchUp(into: &events) {
+            case .skipped: continue
+            // Pushed samples come between calls: while behind, one decode a call lets the sync sample to skip to in.
+            case .behind where request == nil && decoded > 0: _ = reachMarker(into: &events); return events
+            default: break
+            }
+            decoded += 1
             try decodeNext()
             guard try presentDue(into: &events) else { return events }
         }
@@ -165,13 +189,72 @@ public final class DisplayLayer {
     private func decodeNext() throws(DisplayError) {
         let sample = samples.removeFirst()
         guard let decoder else { return }
-        for frame in try decoder.decode(sample) { enqueue(frame) }
+        let started = timebase.clock.now()
+        let made = try decoder.decode(sample)
+        decodeSeconds = timebase.clock.now() - started
+        heldInDecoder += 1 - made.count
+        for frame in made { enqueue(frame) }
+    }
+
+    /// A sample's time on the timeline: its presentation time, else its decode time (never later).
+    private static func time(of sample: SampleBuffer) -> Double? {
+        sample.presentationTime.isNumeric ? sample.presentationTime.seconds : sample.decodeTime.isNumeric ? sample.decodeTime.seconds : nil
+    }
+
+    /// Decoding fell behind: the next sample's picture is already later than it may be shown, and later than
+    /// the one before it was (decoding is slower than the timeline, it will not catch up by itself). As players do, the samples up to the next sync sample whose
+    /// picture is not yet due are skipped undecoded (dropped, and said), the decoder restarts there, and what
+    /// it held is dropped with it. Without a sync sample queued it pulls further ahead;
+    /// it never skips past a marker or a seek target, or while the timeline stands still.
+    private enum CatchUp { case onTime, behind, skipped }
+
+    private func catchUp(into events: inout [DisplayEvent]) throws(DisplayError) -> CatchUp {
+        guard let decoder, seekTarget == nil, timebase.rate > 0, let first = samples.first, let due = Self.time(of: first) else { return .onTime }
+        let now = timebase.clock.now()
+        let time = timebase.time(atHost: now)
+        let duration = first.duration.isNumeric ? first.duration.seconds : frames.last?.duration ?? 0
+        let lateness = time - due
+        guard lateness > lateTolerance * duration else {
+            catchingUp = false
+            lastLateness = nil
+            return .onTime
+        }
+        defer { lastLateness = lateness }
+        guard let previous = lastLateness, lateness >= previous else { return .behind }
+        // Decoded now, it is ready one decode later: it must not be due before then.
+        let ready = time + decodeSeconds * timebase.rate
+        func target() -> Int? {
+            samples.indices.dropFirst().first { samples[$0].isSync && (Self.time(of: samples[$0]) ?? -.infinity) >= ready }
+        }
+        var index = target()
+        if index == nil && !endOfStream {
+            catchingUp = true
+            pull()
+            index = target()
+        }
+        guard let index, let landing = Self.time(of: samples[index]), !markers.contains(where: { $0 < landing }) else { return .behind }
+        catchingUp = false
+        for sample in samples[..<index] {
+            statistics.dropped += 1
+            events.append(.skipped(presentationTime: Self.time(of: sample), hostTime: now))
+        }
+        samples.removeFirst(index)
+        for _ in 0..<max(0, heldInDecoder) {
+            statistics.dropped += 1
+            events.append(.skipped(presentationTime: nil, hostTime: now))
+        }
+        heldInDecoder = 0
+        lastLateness = nil
+        try decoder.reset()
+        return .skipped
     }
 
     private func flushDecoder() throws(DisplayError) {
         decoderFlushed = true
         guard let decoder else { return }
-        for frame in try decoder.finish() { enqueue(frame) }
+        let made = try decoder.finish()
+        heldInDecoder = 0
+        for frame in made { enqueue(frame) }
     }
 
     /// The frame is due at a marker still ahead: the last frame at or before it.

@@ -11,4 +11,6 @@ setenv("LIBVA_MESSAGING_LEVEL", "1", 0)
 // libva finds drivers through LIBVA_DRIVERS_PATH, read at every vaInitialize: lead it to vtksoft here, once,
 // before any thread starts, since library code does not touch the environment.
 if let path = try? SoftwareDriverLocation.searchPathLeadingToSoftware() { setenv("LIBVA_DRIVERS_PATH", path, 1) }
+// SIGINT/SIGTERM: the command finishes its output and exits with 130; a second signal quits at once.
+Interruption.install()
 exit(VTKCommand.main(Array(CommandLine.arguments.dropFirst())))

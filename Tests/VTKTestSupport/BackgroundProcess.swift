@@ -14,7 +14,8 @@ public final class BackgroundProcess {
 
     /// Starts `executable` (a name on PATH or a path) with `environment` added to this process's, and
     /// VTKSOFT_DRIVERS_PATH set to the built vtksoft driver.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `standardInput`: where it reads from (a pipe from another program), else /dev/null.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: Any? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable.contains("/") ? executable : (ProcessRunner.which(executable) ?? executable))
         process.arguments = arguments
         let drivers = VTKSoftDriverLocation.directory.map { ["VTKSOFT_DRIVERS_PATH": $0.path] } ?? [:]
@@ -28,11 +29,17 @@ public final class BackgroundProcess {
         err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = standardInput ?? FileHandle.nullDevice
         try process.run()
     }
 
     public var isRunning: Bool { process.isRunning }
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Sends `number` (SIGINT, SIGTERM) to the program, as Ctrl-C or `kill` would.
+    public func signal(_ number: Int32) {
+        if process.isRunning { kill(process.processIdentifier, number) }
+    }
 
     /// What it wrote to stdout and stderr so far.
     public var outputText: String { stdout + "\n" + stderr }

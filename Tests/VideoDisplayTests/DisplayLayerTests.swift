@@ -101,7 +101,10 @@ struct Harness {
                 }
                 if next == stream.count { layer.markEndOfStream() }
             }
-            for event in try layer.service() { if case .dropped = event { dropped += 1 } }
+            for event in try layer.service() {
+                if case .dropped = event { dropped += 1 }
+                if case .skipped = event { dropped += 1 }
+            }
             var wake = layer.nextWakeHostTime() ?? clock.now() + 0.05
             if push, next < stream.count { wake = min(wake, origin + stream.period.seconds * Double(next) / rate - lead) }
             clock.sleep(until: wake + jitter * random.unit())
@@ -224,6 +227,24 @@ struct DisplayLayerTests {
         let deviations = Self.deviations(outcome, rate: 1)
         #expect(deviations.allSatisfy { $0 <= 0.5 / 30 }, "worst \(deviations.max() ?? 0) s")
         #expect(zip(outcome.shown, outcome.shown.dropFirst()).allSatisfy { $0.pts < $1.pts && $0.host <= $1.host })
+    }
+
+    @Test("decoding slower than the timeline (1.5 frame periods a frame) catches up by skipping to the next sync sample it can show in time: the picture keeps moving, and shown + dropped = frames played",
+          arguments: [false, true])
+    func slowDecoderCatchesUp(push: Bool) throws {
+        var harness = Harness(stream: ScriptedStream(count: 300), rate: 1)
+        harness.push = push
+        harness.decodeCost = 1.5 / 30
+        let outcome = try harness.run()
+        let stats = outcome.statistics
+        print("display layer, decoder too slow, \(push ? "push" : "pull"): \(stats.presented) shown, \(stats.dropped) dropped")
+        // Before: every frame decoded was later than the one before, all dropped, the first picture frozen.
+        #expect(stats.presented >= 10, "shown \(stats.presented)")
+        #expect((outcome.shown.last?.pts ?? 0) >= 9, "the picture froze at \(outcome.shown.last?.pts ?? 0) s")
+        #expect(stats.presented + stats.dropped == 300)
+        #expect(stats.dropped == outcome.droppedEvents)
+        let deviations = Self.deviations(outcome, rate: 1)
+        #expect(deviations.allSatisfy { $0 <= 0.5 / 30 }, "nothing shown late: worst \(deviations.max() ?? 0) s")
     }
 
     @Test("the frame due at a marker is shown even when late, and the marker is reached with it on the presenter")
