@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import H264Bitstream
-import Synchronization
 import PixelConversion
 import Y4M
 import VTKMedia
@@ -45,7 +44,7 @@ final class BackgroundMD5: Sendable {
         /// I420 scratch reused from frame to frame for NV12 input (no allocation per frame).
         var scratch: PixelBuffer?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let queue = DispatchQueue(label: "vtk.md5")
     private let slots: DispatchSemaphore
 

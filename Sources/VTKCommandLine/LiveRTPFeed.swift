@@ -1,7 +1,6 @@
 import DecompressionSession
 import Dispatch
 import Foundation
-import Synchronization
 import VideoAcceleration
 import VideoDisplay
 import VTKMedia
@@ -27,7 +26,7 @@ final class LiveRTPFeed: Sendable {
     }
 
     let codec: VideoCodec
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let ended = DispatchSemaphore(value: 0)
 
     /// Starts receiving; returns once the sockets are bound (or the receiver failed before that).

@@ -1,11 +1,11 @@
 import Dispatch
-import Synchronization
+import VTKMedia
 
 /// Writes `vtk play --screenshot` PNGs off the render loop: the window's pixels are read at once, the PNG is
 /// made and written on a queue of its own, so that taking a screenshot does not make the next frames late.
 final class ScreenshotWriter: Sendable {
     private let queue = DispatchQueue(label: "vtk.play.screenshots")
-    private let firstFailure = Mutex<CommandFailure?>(nil)
+    private let firstFailure = Locked<CommandFailure?>(nil)
     private let command: String
 
     init(command: String) { self.command = command }

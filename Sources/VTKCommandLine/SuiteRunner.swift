@@ -1,3 +1,4 @@
+import VTKMedia
 import Foundation
 
 /// One test of a run: a stream of a suite, on one decoder.
@@ -107,7 +108,7 @@ enum SuiteRunner {
 
 /// Work handed out one index at a time and the results stored by index, under one lock.
 private final class ResultSlots<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var next = 0
     private let count: Int
     private var slots: [T?]
@@ -130,7 +131,7 @@ private final class ResultSlots<T: Sendable>: @unchecked Sendable {
 }
 
 private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = 0
     func increment() -> Int { lock.withLock { value += 1; return value } }
 }
