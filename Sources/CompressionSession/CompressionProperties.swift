@@ -46,8 +46,8 @@ public struct CompressionProperties: Hashable, Sendable {
     public var level: Int?
     /// CABAC for Main and High, CAVLC for Constrained Baseline when nil.
     public var entropyMode: EntropyMode?
-    /// Low latency: one frame in flight, so each frame's sample comes back from the call that encoded it.
-    public var realTime: Bool = false
+    /// Low latency: one frame with the driver at a time (``framesInFlight`` 1 unless set), so each frame's sample comes back from the call that encoded it.
+    public var oneFrameInFlight: Bool = false
     /// B-frames (kVTCompressionPropertyKey_AllowFrameReordering). Off by default here: it needs a driver
     /// with list-1 references; without them the session falls back to P pictures and says so in
     /// ``CompressionSession/warnings``.
@@ -69,7 +69,7 @@ public struct CompressionProperties: Hashable, Sendable {
     public var dataRateLimits: [DataRateLimit] = []
     /// The low-power (fixed-function, VAEntrypointEncSliceLP) encoder before the full one.
     public var preferLowPower: Bool = false
-    /// Frames handed to the driver before the oldest is collected (the async depth); 1 when ``realTime``, else 3.
+    /// Frames handed to the driver before the oldest is collected (the async depth); 1 when ``oneFrameInFlight``, else 3.
     public var framesInFlight: Int?
 
     /// kVTCompressionPropertyKey_ProfileLevel: "H264_High_4_1", "H264_Main_AutoLevel", "H264_ConstrainedBaseline_3_0" …

@@ -131,7 +131,7 @@ public final class CompressionSession {
     /// time when not given) for `duration` (one frame at the expected rate when not given); `forceKeyFrame`
     /// makes it an IDR (kVTEncodeFrameOptionKey_ForceKeyFrame).
     /// - Returns: the samples that became ready, in decoding order (none while B-frames wait or the ring
-    ///   fills; with ``CompressionProperties/realTime`` and no B-frames always this frame's).
+    ///   fills; with ``CompressionProperties/oneFrameInFlight`` and no B-frames always this frame's).
     @discardableResult
     public func encodeFrame(_ pixelBuffer: PixelBuffer, presentationTime: MediaTime? = nil, duration: MediaTime? = nil,
                             forceKeyFrame: Bool = false) throws(CompressionError) -> [SampleBuffer] {

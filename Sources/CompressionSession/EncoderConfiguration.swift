@@ -166,7 +166,7 @@ struct EncoderConfiguration: Sendable {
             }
         }
 
-        var depth = p.framesInFlight ?? (p.realTime ? 1 : 3)
+        var depth = p.framesInFlight ?? (p.oneFrameInFlight ? 1 : 3)
         guard (1...16).contains(depth) else { throw .invalidFramesInFlight(depth) }
         if let delay = p.maxFrameDelayCount {
             guard delay >= 0 else { throw .invalidFramesInFlight(delay) }

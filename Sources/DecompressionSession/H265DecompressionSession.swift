@@ -4,7 +4,7 @@ import H265Decoding
 import VideoAcceleration
 import VTKMedia
 
-/// H.265 decoding through VA-API, shaped like ``DecompressionSession`` (and VideoToolbox's
+/// H.265 decoding through VA-API, shaped like ``H264DecompressionSession`` (and VideoToolbox's
 /// VTDecompressionSession made from CMVideoFormatDescriptionCreateFromHEVCParameterSets).
 ///
 /// Hand it access units (``VADecompressionSession/decode(accessUnit:presentationTime:)``) or samples in

@@ -4,7 +4,7 @@ import VideoAcceleration
 import VTKMedia
 
 /// Decoding through VA-API, shaped like VideoToolbox's VTDecompressionSession, for any codec that brings
-/// its assembler, decoding process and accelerator (``DecompressionSession`` for H.264,
+/// its assembler, decoding process and accelerator (``H264DecompressionSession`` for H.264,
 /// ``H265DecompressionSession`` for H.265).
 ///
 /// Create it from a format description (or nil when the parameter sets come in band), then hand it samples

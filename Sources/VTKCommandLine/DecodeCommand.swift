@@ -119,13 +119,13 @@ enum DecodeCommand {
         do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
             throw CommandFailure(.device, "vtk decode: cannot open VA device '\(device)': \(error)")
         }
-        let session: DecompressionSession
+        let session: H264DecompressionSession
         do {
             // An MP4's parameter sets are in its avcC, not in the samples.
             // Frames are read back in the layout the sinks want, converted as they leave the surface: checksums,
             // Y4M, PNG and raw I420 want I420; raw NV12, or no sink at all, want the surface's own NV12.
             let wantsNV12 = sinks.isEmpty && y4mOutput == nil || (format == .nv12 && parsed["output"] != nil && y4mOutput == nil)
-            session = try DecompressionSession(formatDescription: mp4?.formatDescription, connection: connection,
+            session = try H264DecompressionSession(formatDescription: mp4?.formatDescription, connection: connection,
                                                outputFormat: wantsNV12 ? .nv12 : .i420)
         } catch {
             throw CommandFailure(.input, "vtk decode: \(input.displayName): \(error)")

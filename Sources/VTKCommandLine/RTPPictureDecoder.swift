@@ -38,14 +38,14 @@ protocol RTPPictureDecoder: AnyObject {
     func invalidate()
 }
 
-/// H.264 (RFC 6184) into ``DecompressionSession``, frames as I420 (or the layout asked).
+/// H.264 (RFC 6184) into ``H264DecompressionSession``, frames as I420 (or the layout asked).
 final class H264RTPDecoder: RTPPictureDecoder {
     typealias PayloadFormat = H264PayloadFormat
-    private let session: DecompressionSession
+    private let session: H264DecompressionSession
     private var assembler = AccessUnitAssembler()
 
     init(connection: VADisplayConnection, outputFormat: PixelFormat = .i420) throws {
-        session = try DecompressionSession(formatDescription: nil, connection: connection, outputFormat: outputFormat)
+        session = try H264DecompressionSession(formatDescription: nil, connection: connection, outputFormat: outputFormat)
     }
 
     func push(_ unit: NALUnit) -> AccessUnit? { assembler.push(unit) }

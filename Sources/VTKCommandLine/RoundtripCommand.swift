@@ -90,7 +90,7 @@ enum RoundtripCommand {
         }
         let encoder: CompressionSession
         // Made from the encoder's format description when the first sample comes back.
-        var decoder: DecompressionSession?
+        var decoder: H264DecompressionSession?
         do {
             encoder = try CompressionSession(width: source.width, height: source.height, properties: options.properties, connection: connection)
             try encoder.prepareToEncodeFrames()
@@ -134,7 +134,7 @@ enum RoundtripCommand {
                 do {
                     // The encoder's samples go over as they are: length-prefixed, with their format description.
                     if decoder == nil {
-                        decoder = try DecompressionSession(formatDescription: sample.formatDescription, connection: decodeConnection, outputFormat: .i420)
+                        decoder = try H264DecompressionSession(formatDescription: sample.formatDescription, connection: decodeConnection, outputFormat: .i420)
                     }
                     frames = try decodeSpeed.time { () throws -> [DecodedFrame] in try decoder?.decode(sample) ?? [] }
                 } catch {

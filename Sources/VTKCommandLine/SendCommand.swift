@@ -110,7 +110,7 @@ enum SendCommand {
         if live {
             let source = try options.source(for: inputPath, command: name)
             options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
-            options.properties.realTime = true
+            options.properties.oneFrameInFlight = true
             let connection: VADisplayConnection
             do { connection = try VADisplayConnection.open(options.device) } catch {
                 throw CommandFailure(.device, "vtk send: cannot open VA device '\(options.device)': \(error)")

@@ -58,4 +58,25 @@ enum BufferRules {
         default: return nil
         }
     }
+
+    /// The buffers of an H.265 decode context (va_dec_hevc.h): picture, scaling matrix, slice parameters
+    /// (long format) and slice data; and the Q matrix, which is created but not rendered.
+    static func checkHEVC(type: VABufferType, size: Int, count: Int) throws(VAError) {
+        switch type {
+        case VAPictureParameterBufferType:
+            guard size == MemoryLayout<VAPictureParameterBufferHEVC>.size, count == 1 else { throw .invalidParameter }
+        case VAIQMatrixBufferType:
+            guard size == MemoryLayout<VAIQMatrixBufferHEVC>.size, count == 1 else { throw .invalidParameter }
+        case VASliceParameterBufferType:
+            guard size == MemoryLayout<VASliceParameterBufferHEVC>.size else { throw .invalidParameter }
+        case VASliceDataBufferType:
+            break
+        case VAQMatrixBufferType:
+            // va_enc_hevc.h's matrix: iHD and Mesa create it on a decode context (libva's test_va_api does);
+            // rendering it is refused at vaEndPicture, as RenderedPicture takes no such buffer.
+            guard size == MemoryLayout<VAQMatrixBufferHEVC>.size, count == 1 else { throw .invalidParameter }
+        default:
+            throw .unsupportedBufferType
+        }
+    }
 }

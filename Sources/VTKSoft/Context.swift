@@ -37,6 +37,6 @@ final class Context {
 
 enum CodecBackend {
     case decode(any PictureDecoding)
-    case encode(H264EncodeSession)
+    case encode(OpenH264EncodeSession)
     case nativeEncode(NativeEncodeSession)
 }

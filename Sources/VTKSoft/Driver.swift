@@ -176,7 +176,7 @@ final class Driver: @unchecked Sendable {
                 backend = .nativeEncode(NativeEncodeSession(profile: config.profile, rateControl: config.rateControl,
                                                             packedHeaders: config.packedHeaders, policy: persona.packedHeaders))
             case .openh264:
-                backend = .encode(H264EncodeSession(profile: config.profile, rateControl: config.rateControl))
+                backend = .encode(OpenH264EncodeSession(profile: config.profile, rateControl: config.rateControl))
             }
         }
         return contexts.insert(Context(config: config, width: width, height: height, renderTargets: renderTargets, backend: backend), ids: &ids)

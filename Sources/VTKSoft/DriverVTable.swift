@@ -211,6 +211,14 @@ enum DriverVTable {
                 out.pointee = try driver.status(surfaceID: surface)
             }
         }
+        vtable.pointee.vaQuerySurfaceError = { ctx, surface, errorStatus, errorInfo in
+            call(ctx) { driver throws(VAError) in
+                let picture = try driver.surfaces.get(surface)
+                guard errorStatus == VAStatus(VA_STATUS_ERROR_DECODING_ERROR) else { throw .invalidParameter }
+                let macroblocks = ((picture.width + 15) / 16) * ((picture.height + 15) / 16)
+                try output(errorInfo).pointee = UnsafeMutableRawPointer(picture.decodeErrorRecords(macroblocks: macroblocks))
+            }
+        }
     }
 
     private static func installImages(_ vtable: UnsafeMutablePointer<VADriverVTable>) {
@@ -263,14 +271,6 @@ enum DriverVTable {
     }
 
     private static func installUnimplemented(_ vtable: UnsafeMutablePointer<VADriverVTable>) {
-        vtable.pointee.vaQuerySurfaceError = { ctx, surface, errorStatus, errorInfo in
-            call(ctx) { driver throws(VAError) in
-                let picture = try driver.surfaces.get(surface)
-                guard errorStatus == VAStatus(VA_STATUS_ERROR_DECODING_ERROR) else { throw .invalidParameter }
-                let macroblocks = ((picture.width + 15) / 16) * ((picture.height + 15) / 16)
-                try output(errorInfo).pointee = UnsafeMutableRawPointer(picture.decodeErrorRecords(macroblocks: macroblocks))
-            }
-        }
         vtable.pointee.vaQuerySubpictureFormats = { _, _, _, _ in unimplemented }
         vtable.pointee.vaCreateSubpicture = { _, _, _ in unimplemented }
         vtable.pointee.vaDestroySubpicture = { _, _ in unimplemented }

@@ -3,7 +3,7 @@ import H264Bitstream
 
 /// A decode context's codec state: turns each picture's VA buffers back into an access unit, has
 /// libavcodec decode it, and writes the picture into the render target.
-final class H264DecodeSession {
+final class H264DecodeSession: PictureDecoding {
     private let rebuilder: ParameterSetRebuilder
     private let decoder: LibavcodecDecoder
     private var lastSPS: [UInt8] = []

@@ -125,7 +125,7 @@ extension VADisplayConnection {
     }
 }
 
-/// Shows decoded NV12 pixel buffers (a DecompressionSession's frames) through vaPutSurface: each is written
+/// Shows decoded NV12 pixel buffers (an H264DecompressionSession's frames) through vaPutSurface: each is written
 /// into one of two surfaces of this presenter, in turn, and put on the drawable. Calls from several threads
 /// take turns (the surfaces and the turn are under a lock).
 public final class VAFramePresenter: Sendable {

@@ -56,13 +56,13 @@ struct ConformanceEncodeTests {
         #expect(pps.entropyCodingModeFlag == (entropy ?? (profile == .constrainedBaseline ? .cavlc : .cabac) == .cabac))
     }
 
-    @Test("VBR and the real-time hint: each frame's sample comes back from its own call",
+    @Test("VBR with one frame in flight: each frame's sample comes back from its own call",
           .enabled(if: !Sources.ffmpegMissing, "\(Sources.ffmpegMissingMessage)"))
-    func vbrRealTime() throws {
+    func vbrOneFrameInFlight() throws {
         let clip = try #require(try Sources.smallClips().first)
         var properties = Encoder.properties(.variableBitRate, bitRate: 300_000, frameRate: clip.framesPerSecond)
         properties.peakBitRate = 600_000
-        properties.realTime = true
+        properties.oneFrameInFlight = true
         let session = try CompressionSession(width: clip.width, height: clip.height, properties: properties, device: .software)
         #expect(session.framesInFlight == 1)
         let data = try Data(contentsOf: clip.url)

@@ -50,13 +50,13 @@ struct FormatDescriptionTests {
         }
     }
 
-    @Test("Samples decode through DecompressionSession (vtksoft) from the avcC alone",
+    @Test("Samples decode through H264DecompressionSession (vtksoft) from the avcC alone",
           .enabled(if: !Sources.ffmpegMissing, "\(Sources.ffmpegMissingMessage)"))
     func decodeWithOurDecoder() throws {
         let clip = try #require(try Sources.smallClips().last)  // the cropped one
         let run = try Encoder.run(clip, Encoder.properties(frameRate: clip.framesPerSecond), name: "roundtrip-\(clip.width)x\(clip.height)")
         let description = try FormatDescription(avcC: AVCDecoderConfigurationRecord(bytes: run.formatDescription.avcC.bytes))
-        let decoder = try DecompressionSession(formatDescription: description, device: .software)
+        let decoder = try H264DecompressionSession(formatDescription: description, device: .software)
         var frames: [DecodedFrame] = []
         for sample in run.samples {
             frames += try decoder.decode(sample)

@@ -58,7 +58,7 @@ struct FrameReorderingSessionTests {
         #expect(!bs.isEmpty && bs.allSatisfy { $0.attachments.dependsOnOthers == true && !$0.isSync })
 
         // The decoder is made from the encoder's format description and takes the samples straight.
-        let decoder = try DecompressionSession(formatDescription: format, device: .software)
+        let decoder = try H264DecompressionSession(formatDescription: format, device: .software)
         var decoded: [DecodedFrame] = []
         for sample in samples { decoded += try decoder.decode(sample) }
         decoded += try decoder.finishDelayedFrames()

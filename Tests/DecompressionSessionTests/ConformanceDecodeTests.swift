@@ -19,8 +19,8 @@ struct StreamDecode {
     /// On vtksoft's own display, or on `connection` when given.
     init(url: URL, connection: VADisplayConnection? = nil) throws {
         let bytes = [UInt8](try Data(contentsOf: url))
-        let session = try connection.map { try DecompressionSession(formatDescription: nil, connection: $0, outputFormat: .i420) }
-            ?? DecompressionSession(formatDescription: nil, device: .software, outputFormat: .i420)
+        let session = try connection.map { try H264DecompressionSession(formatDescription: nil, connection: $0, outputFormat: .i420) }
+            ?? H264DecompressionSession(formatDescription: nil, device: .software, outputFormat: .i420)
         var whole = MD5()
         func take(_ frames: [DecodedFrame]) {
             for frame in frames {
@@ -47,7 +47,7 @@ enum VTKSoftAvailability {
     static let message: Comment = "libvtksoft_drv_video.so was not found beside the test binary: build the package first"
 }
 
-@Suite("DecompressionSession through vtksoft", .serialized)
+@Suite("H264DecompressionSession through vtksoft", .serialized)
 struct ConformanceDecodeTests {
     @Test("Conformance streams decode to the reference per-frame MD5s",
           .enabled(if: !ConformanceStream.all.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),

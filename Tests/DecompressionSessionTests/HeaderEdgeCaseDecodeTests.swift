@@ -5,7 +5,7 @@ import VTKTestSupport
 /// Streams with emulation prevention bytes inside slice headers and with MMCO 5 decode bit-exactly:
 /// libx264 streams against FFmpeg's software decode of themselves, edited streams against FFmpeg's
 /// software decode of the stream they were edited from (the edits keep the decoded pictures).
-@Suite("DecompressionSession on EPB-in-header and MMCO 5 streams", .serialized)
+@Suite("H264DecompressionSession on EPB-in-header and MMCO 5 streams", .serialized)
 struct HeaderEdgeCaseDecodeTests {
     static let names = GeneratedStream.emulationPreventionInSliceHeaders.map(\.name)
         + (EditedStream.emulationPrevention + [EditedStream.mmco5]).map(\.name)

@@ -9,7 +9,7 @@ import H264Bitstream
 /// of the wrong parity, flipped bytes in a field slice, a stream cut inside a field. The stream is a PAFF
 /// conformance stream twice over, so that an IDR follows the damage: nothing may crash, frames before the
 /// damage are exact, every frame that is not flagged is exact, and the whole second copy is exact and unflagged.
-@Suite("DecompressionSession on damaged field streams", .serialized)
+@Suite("H264DecompressionSession on damaged field streams", .serialized)
 struct InterlacedRobustnessTests {
     enum Damage: String, CaseIterable, CustomStringConvertible {
         case missingSecondField = "second field of a reference pair dropped"

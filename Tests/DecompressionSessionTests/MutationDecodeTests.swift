@@ -6,14 +6,14 @@ import H264Bitstream
 @testable import DecompressionSession
 
 /// Deterministically damaged copies of every conformance stream (or, without ../shared, of the libx264
-/// streams every machine makes), decoded end to end through a DecompressionSession on vtksoft.
+/// streams every machine makes), decoded end to end through an H264DecompressionSession on vtksoft.
 ///
 /// For each damaged copy: the decode ends (no crash, no hang), no more frames come out than there are
 /// access units, vtksoft's live object count stays bounded while decoding and is 0 after invalidate(),
 /// damage that changes the output is reported (problems, damaged frames, or a thrown error), and every
 /// frame decoded from access units wholly before the first damaged byte is bit-exact.
 /// Times are printed, never asserted.
-@Suite("DecompressionSession on mutated streams", .serialized)
+@Suite("H264DecompressionSession on mutated streams", .serialized)
 struct MutationDecodeTests {
     /// Damaged copies made of each stream.
     static let mutantsPerStream = 4
@@ -76,7 +76,7 @@ struct MutationDecodeTests {
     static func decode(_ bytes: [UInt8], cleanBefore: Int = .max, pristine: [AccessUnit] = []) throws -> Outcome {
         var outcome = Outcome()
         let started = Date()
-        let session = try DecompressionSession(formatDescription: nil, device: .software, outputFormat: .i420)
+        let session = try H264DecompressionSession(formatDescription: nil, device: .software, outputFormat: .i420)
         func take(_ frames: [DecodedFrame]) {
             for frame in frames {
                 outcome.frames.append((MD5.hex(frame.pixelBuffer.packedBytes), frame.decodeIndex, frame.isDamaged, Int(frame.presentationTime.value)))

@@ -5,7 +5,7 @@ import VTKMedia
 import H264Bitstream
 @testable import DecompressionSession
 
-@Suite("DecompressionSession on damaged and changing streams", .serialized)
+@Suite("H264DecompressionSession on damaged and changing streams", .serialized)
 struct RobustnessDecodeTests {
     @Test("A lost P picture: frames before it exact, damaged ones flagged, exact again from the next IDR",
           .enabled(if: !ConformanceStream.robustness.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
@@ -91,7 +91,7 @@ struct RobustnessDecodeTests {
         let bytes = [UInt8](try Data(contentsOf: url))
         let units = AccessUnitAssembler.accessUnits(in: bytes)
         let format = try FormatDescription(parameterSets: try #require(units.first).parameterSets)
-        let session = try DecompressionSession(formatDescription: format, device: .software, outputFormat: .i420)
+        let session = try H264DecompressionSession(formatDescription: format, device: .software, outputFormat: .i420)
         #expect(session.canAccept(format))
         let frames = session.frames
         let collector = Task {

@@ -4,7 +4,7 @@ import COpenH264
 
 /// An encode context's codec state: reads each picture's VA parameters, refuses what openh264 cannot
 /// honour, sets openh264 up accordingly and encodes the source surface.
-final class H264EncodeSession {
+final class OpenH264EncodeSession {
     private let profile: VAProfile
     private let rateControl: UInt32
     private var sequence: VAEncSequenceParameterBufferH264?

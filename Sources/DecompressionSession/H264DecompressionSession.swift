@@ -6,7 +6,7 @@ import VTKMedia
 /// H.264 decoding through VA-API, shaped like VideoToolbox's VTDecompressionSession (see
 /// ``VADecompressionSession``). New SPS/PPS that change the size or profile drain the old pictures and
 /// re-create the VA context.
-public typealias DecompressionSession = VADecompressionSession<H264Codec>
+public typealias H264DecompressionSession = VADecompressionSession<H264Codec>
 
 /// H.264 as ``VADecompressionSession`` decodes it: clause 8 in ``H264DecodingProcess``, VA in H264VAAccelerator.
 public enum H264Codec: DecompressionCodec {

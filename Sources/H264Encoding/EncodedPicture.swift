@@ -1,0 +1,10 @@
+/// What the engine gives back: each slice as a complete NAL unit (header byte + escaped payload, no
+/// start code), and the reconstruction, deblocked, exactly as a decoder would rebuild it (8.7).
+public struct EncodedPicture: Sendable {
+    public var sliceNALUnits: [[UInt8]]
+    public var reconstruction: EncoderPicture
+    public init(sliceNALUnits: [[UInt8]], reconstruction: EncoderPicture) {
+        self.sliceNALUnits = sliceNALUnits
+        self.reconstruction = reconstruction
+    }
+}

@@ -1,0 +1,20 @@
+/// One 8-bit plane with a border of replicated samples around it, so motion compensation and intra
+/// prediction never bounds-check per sample. `(0, 0)` is the top-left visible sample.
+public struct PaddedPlane: Sendable {
+    public let width: Int
+    public let height: Int
+    public let padding: Int
+    public let stride: Int
+    public var samples: [UInt8]
+
+    public init(width: Int, height: Int, padding: Int) {
+        self.width = width
+        self.height = height
+        self.padding = padding
+        stride = width + 2 * padding
+        samples = [UInt8](repeating: 0, count: stride * (height + 2 * padding))
+    }
+
+    /// Index of sample (x, y) in ``samples``; x and y may reach into the padding.
+    @inline(__always) public func index(_ x: Int, _ y: Int) -> Int { (y + padding) * stride + x + padding }
+}
