@@ -46,7 +46,8 @@ public struct CompressionProperties: Hashable, Sendable {
     public var level: Int?
     /// CABAC for Main and High, CAVLC for Constrained Baseline when nil.
     public var entropyMode: EntropyMode?
-    /// Low latency: one frame with the driver at a time (``framesInFlight`` 1 unless set), so each frame's sample comes back from the call that encoded it.
+    /// Low latency: one frame with the driver at a time (``framesInFlight`` 1 unless set), so each frame's
+    /// sample comes back from the call that encoded it.
     public var oneFrameInFlight: Bool = false
     /// B-frames (kVTCompressionPropertyKey_AllowFrameReordering). Off by default here: it needs a driver
     /// with list-1 references; without them the session falls back to P pictures and says so in
