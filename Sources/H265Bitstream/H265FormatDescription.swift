@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// What a decoder needs to know about an H.265 stream before its first picture (CMVideoFormatDescription
 /// made with CMVideoFormatDescriptionCreateFromHEVCParameterSets): sizes, profile, level, the VPS/SPS/PPS

@@ -40,6 +40,7 @@ target() {
 }
 
 module VTKMedia Sources/VTKMedia
+module NALStream Sources/NALStream
 module H264Bitstream Sources/H264Bitstream
 module H264Decoding Sources/H264Decoding
 module H265Bitstream Sources/H265Bitstream
@@ -48,12 +49,12 @@ module MP4 Sources/MP4
 module Y4M Sources/Y4M
 module RTP Sources/RTP
 
-target fuzz-annexb FuzzAnnexB.swift H264Decoding H264Bitstream VTKMedia
-target fuzz-headers FuzzHeaders.swift H264Bitstream VTKMedia
-target fuzz-avcc FuzzAVCC.swift H264Bitstream VTKMedia
-target fuzz-mp4 FuzzMP4.swift MP4 H265Bitstream H264Bitstream VTKMedia
-target fuzz-hevc FuzzHEVC.swift H265Decoding H265Bitstream H264Bitstream VTKMedia
-target fuzz-hvcc FuzzHVCC.swift H265Bitstream H264Bitstream VTKMedia
+target fuzz-annexb FuzzAnnexB.swift H264Decoding H264Bitstream NALStream VTKMedia
+target fuzz-headers FuzzHeaders.swift H264Bitstream NALStream VTKMedia
+target fuzz-avcc FuzzAVCC.swift H264Bitstream NALStream VTKMedia
+target fuzz-mp4 FuzzMP4.swift MP4 H265Bitstream H264Bitstream NALStream VTKMedia
+target fuzz-hevc FuzzHEVC.swift H265Decoding H265Bitstream H264Bitstream NALStream VTKMedia
+target fuzz-hvcc FuzzHVCC.swift H265Bitstream NALStream VTKMedia
 target fuzz-y4m FuzzY4M.swift Y4M VTKMedia
 target fuzz-rtp FuzzRTP.swift RTP
 # The argument parser is compiled into the harness's own module (its option helpers are internal).
