@@ -54,7 +54,7 @@ final class H264VAAccelerator: VADecodingAccelerator {
 
     /// (Re)creates the configuration, surfaces and context for a sequence. `surfaceCount` covers the DPB,
     /// the picture being decoded and one waiting for output.
-    func configure(format: FormatDescription, surfaceCount: Int) throws {
+    func configure(format: H264FormatDescription, surfaceCount: Int) throws {
         releaseAll()
         context = nil
         pool = nil
