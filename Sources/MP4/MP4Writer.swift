@@ -14,7 +14,7 @@ import VTKMedia
 /// makes the presentation start at the first presentation time.
 public final class MP4Writer {
     public let path: String
-    public let formatDescription: FormatDescription
+    public let formatDescription: H264FormatDescription
     /// Units per second of the track's times.
     public let timescale: Int32
     public let faststart: Bool
@@ -34,11 +34,11 @@ public final class MP4Writer {
     static let chunkSampleLimit: UInt32 = 64
     static let chunkByteLimit: UInt64 = 1 << 20
 
-    public convenience init(url: URL, formatDescription: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+    public convenience init(url: URL, formatDescription: H264FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
         try self.init(path: url.path, formatDescription: formatDescription, timescale: timescale, faststart: faststart)
     }
 
-    public init(path: String, formatDescription: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+    public init(path: String, formatDescription: H264FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
         guard timescale > 0 else { throw .invalidWriterInput("timescale \(timescale) must be positive") }
         self.path = path
         self.formatDescription = formatDescription

@@ -20,7 +20,7 @@ struct WrittenChunk {
 
 /// Builds the `moov` box of a one-track H.264 movie from the recorded samples (8.2 to 8.7).
 struct MovieBoxBuilder {
-    let format: FormatDescription
+    let format: H264FormatDescription
     let timescale: UInt32
     let samples: [WrittenSample]
     let chunks: [WrittenChunk]

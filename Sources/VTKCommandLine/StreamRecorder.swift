@@ -57,7 +57,7 @@ final class StreamRecorder {
         if mp4 == nil {
             guard !sequenceParameterSets.isEmpty, !pictureParameterSets.isEmpty else { return }  // nothing decodable before the parameter sets
             do {
-                let format = try FormatDescription(sequenceParameterSets: sequenceParameterSets, pictureParameterSets: pictureParameterSets)
+                let format = try H264FormatDescription(sequenceParameterSets: sequenceParameterSets, pictureParameterSets: pictureParameterSets)
                 mp4 = try MP4Writer(path: path, formatDescription: format, timescale: 90000)
             } catch {
                 throw CommandFailure(.output, "vtk \(command): cannot write '\(path)': \(error)")

@@ -80,7 +80,7 @@ struct MP4WriterTests {
         let packets = try FFprobe.packets(encoded)
         let units = AccessUnitAssembler.accessUnits(in: [UInt8](try Data(contentsOf: es)))
         try #require(units.count == packets.count)
-        let format = try FormatDescription(parameterSets: try #require(units.first).parameterSets)
+        let format = try H264FormatDescription(parameterSets: try #require(units.first).parameterSets)
         let expectedMD5 = try ffmpegMD5(encoded)
         for faststart in [false, true] {
             let out = TestPaths.scratch.appendingPathComponent("vtk-es-\(stream.name)-\(faststart).mp4")
@@ -127,7 +127,7 @@ struct MP4WriterTests {
         let stream = GeneratedStream.standard[0]  // baseline: decode order is display order
         let url = try stream.url()
         let units = AccessUnitAssembler.accessUnits(in: [UInt8](try Data(contentsOf: url)))
-        let format = try FormatDescription(parameterSets: try #require(units.last).parameterSets)
+        let format = try H264FormatDescription(parameterSets: try #require(units.last).parameterSets)
         let out = TestPaths.scratch.appendingPathComponent("vtk-from-es.mp4")
         let writer = try MP4Writer(url: out, formatDescription: format, timescale: 25, faststart: true)
         for (i, unit) in units.enumerated() {
