@@ -13,7 +13,7 @@ enum ReceiveCommand {
         + "[--stats] [--json] [--loss P --seed S] [--reorder P] [--timeout S] [--codec h264|h265] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw I420 (yuv420p10le for 10-bit); - for standard output"),
-        .flag("--copy", help: "with -o FILE.h264|.264|.h265|.265|.mp4 (MP4: H.264): record the stream as it came, without decoding (ffmpeg -c copy)"),
+        .flag("--copy", help: "with -o FILE.h264|.264|.h265|.265|.mp4: record the stream as it came, without decoding (ffmpeg -c copy)"),
         .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420 (yuv420p10le for 10-bit), display order"),
         .flag("--framemd5", help: "print one line per frame: frame number by RTP time, tab, MD5 of its I420 bytes"),
         .value("--frames", valueName: "N", help: "stop after N decoded frames"),

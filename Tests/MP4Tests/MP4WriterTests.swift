@@ -156,7 +156,7 @@ struct MP4WriterTests {
     func co64() throws {
         let format = try #require(try MP4Reader(url: try MP4Fixtures.x264BFrames(.plain)).formatDescription)
         let samples = (0..<3).map { WrittenSample(size: 100, decodeTime: Int64($0), presentationTime: Int64($0), isSync: $0 == 0) }
-        let builder = MovieBoxBuilder(format: format, timescale: 25, samples: samples,
+        let builder = MovieBoxBuilder(entry: VideoSampleEntry(format), timescale: 25, samples: samples,
                                       chunks: [WrittenChunk(dataOffset: 0, sampleCount: 3)], lastDuration: 1)
         let small = builder.moov(dataStart: 48)
         let large = builder.moov(dataStart: 5 << 30)
