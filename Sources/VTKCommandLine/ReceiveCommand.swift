@@ -40,7 +40,9 @@ enum ReceiveCommand {
         sends a BYE only with `-rtpflags send_bye`; without one vtk waits out --timeout (frames released then
         are left out of the latency). Latency is capture to decoded through the sender's SRs when its clock and
         this host's agree (--stats names the clocks), else first packet's arrival to decoded.
-        -o FILE.h264/.264, FILE.h265/.265 or FILE.mp4 with --copy records the stream as it came, without decoding.
+        -o FILE.h264/.264, FILE.h265/.265 or FILE.mp4 with --copy records the stream as it came, without decoding;
+        an MP4 (avc1 or hvc1, parameter sets from the SDP and the stream) keeps arrival order as decode order and
+        the RTP timestamps as presentation times, so B-frames are kept as `ffmpeg -c copy` keeps them.
         Lost packets are counted from sequence-number gaps; frames they damage are flagged, and a PLI
         (RFC 4585) asks the sender for an IDR when a reference picture was hit. Receiver reports (RFC 3550)
         go to the sender once a second. Exit 3 when packets were lost or frames flagged.
