@@ -120,7 +120,9 @@ struct RTPRecordTests {
     func flushedFramesAreNotLatency() throws {
         // B-frames: the decoder holds the last pictures for reordering until the flush at --timeout.
         let source = try Self.h264BFrames.url()
-        let timeout = 5.0
+        // Frames held for reordering wait a few frame intervals (about 160 ms at 25 fps here): the bound,
+        // a tenth of --timeout, is 12 times that; a frame released by the flush waits the whole --timeout.
+        let timeout = 20.0
         let (receiver, port) = try Loopback.startReceiver(["--stats", "--json", "--md5", "--latency", "0", "--timeout", "\(timeout)"])
         // -re paces as a live source would; FFmpeg sends no BYE without -rtpflags send_bye.
         let ffmpeg = try ProcessRunner.run("ffmpeg", ["-v", "error", "-re", "-i", source.path, "-c", "copy", "-bsf:v", "h264_mp4toannexb",
