@@ -40,13 +40,14 @@ let package = Package(
         .target(name: "VTKMedia", dependencies: ["CLibAVUtil"]),
         .target(name: "JSONText"),
         .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
-        .target(name: "H264Bitstream", dependencies: ["VTKMedia"]),
+        // The codec-neutral bitstream: NAL units, Annex B and length-prefix framing, emulation prevention, bit I/O.
+        .target(name: "NALStream", dependencies: ["VTKMedia"]),
+        .target(name: "H264Bitstream", dependencies: ["NALStream", "VTKMedia"]),
         // The codec-neutral parts of a decoding process: the DPB and its output process, picture identity, events.
         .target(name: "VideoDecoding", dependencies: ["VTKMedia"]),
         .target(name: "H264Decoding", dependencies: ["H264Bitstream", "VideoDecoding", "VTKMedia"]),
-        // H.265 reuses H264Bitstream's NAL scanning, emulation prevention and bit reader.
-        .target(name: "H265Bitstream", dependencies: ["H264Bitstream"]),
-        .target(name: "H265Decoding", dependencies: ["H265Bitstream", "H264Bitstream", "VideoDecoding", "VTKMedia"]),
+        .target(name: "H265Bitstream", dependencies: ["NALStream", "VTKMedia"]),
+        .target(name: "H265Decoding", dependencies: ["H265Bitstream", "NALStream", "VideoDecoding", "VTKMedia"]),
         // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
         // Optimised in debug builds too: unoptimised, it codes 720p at under 1 fps, too slow for the tests that encode.
         .target(name: "H264Encoding", dependencies: ["H264Bitstream"],
@@ -107,11 +108,11 @@ let package = Package(
         .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VideoDecoding", "VTKTestSupport"]),
-        .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "H264Bitstream", "VTKTestSupport"]),
+        .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "NALStream", "VTKTestSupport"]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding"]),
         .testTarget(name: "H265DecodingTests", dependencies: ["H265Decoding", "H265Bitstream", "H264Bitstream", "VideoDecoding", "VTKTestSupport"]),
         .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "RTP", "PixelConversion", "VTKMedia"]),
-        .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "H265Bitstream"]),
+        .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "NALStream", "H264Bitstream", "H264Decoding", "H265Bitstream"]),
         .testTarget(name: "CompressionSessionTests",
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),

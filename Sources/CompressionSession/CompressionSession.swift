@@ -24,7 +24,7 @@ public final class CompressionSession {
     public let capabilities: VAEncodeCapabilities
     /// SPS and PPS of the stream: vtk's own when the driver takes packed headers, else known once the
     /// first frame has come back.
-    public private(set) var formatDescription: FormatDescription?
+    public private(set) var formatDescription: H264FormatDescription?
     /// Pixel buffers to fill with frames for this session.
     public let pixelBufferPool: PixelBufferPool
     /// Called with each sample as it becomes ready (before the call that made it ready returns).
@@ -78,7 +78,7 @@ public final class CompressionSession {
         rate = H264RateSettings(configuration: configuration)
         pixelBufferPool = PixelBufferPool(width: width, height: height, capacity: configuration.framesInFlight + configuration.bFrames + 1)
         if configuration.sendsPackedSequence {
-            formatDescription = try? FormatDescription(sequenceParameterSets: [headers.spsNALUnit], pictureParameterSets: [headers.ppsNALUnit])
+            formatDescription = try? H264FormatDescription(sequenceParameterSets: [headers.spsNALUnit], pictureParameterSets: [headers.ppsNALUnit])
         }
     }
 
@@ -228,7 +228,7 @@ public final class CompressionSession {
             let sps = picture.sequenceParameterSets.isEmpty ? formatDescription?.sequenceParameterSets ?? [] : picture.sequenceParameterSets
             let pps = picture.pictureParameterSets.isEmpty ? formatDescription?.pictureParameterSets ?? [] : picture.pictureParameterSets
             do {
-                let description = try FormatDescription(sequenceParameterSets: sps, pictureParameterSets: pps, nalUnitLengthSize: 4)
+                let description = try H264FormatDescription(sequenceParameterSets: sps, pictureParameterSets: pps, nalUnitLengthSize: 4)
                 if description != formatDescription { formatDescription = description }
             } catch { throw .bitstream(error) }
         }
@@ -236,7 +236,7 @@ public final class CompressionSession {
         if picture.isIDR != entry.plan.isIDR { keyFrameMismatches += 1 }
         let attachments = SampleAttachments(notSync: !picture.isIDR, dependsOnOthers: !entry.plan.isIntra,
                                             isDependedOnByOthers: entry.plan.isReference, forcedKeyFrame: entry.forced)
-        let sample = SampleBuffer(data: picture.sample, framing: .lengthPrefixed(4), formatDescription: formatDescription,
+        let sample = SampleBuffer(data: picture.sample, framing: .lengthPrefixed(4), formatDescription: .h264(formatDescription),
                                   presentationTime: entry.plan.presentationTime, decodeTime: entry.decodeTime,
                                   duration: entry.duration, attachments: attachments)
         outputHandler?(sample)

@@ -13,12 +13,12 @@ public enum H264Codec: DecompressionCodec {
     public typealias Assembler = AccessUnitAssembler
     public typealias Process = H264DecodingProcess
 
-    public static func parameterSets(of format: FormatDescription) -> [NALUnit] {
+    public static func parameterSets(of format: H264FormatDescription) -> [NALUnit] {
         format.sequenceParameterSets + format.pictureParameterSets
     }
 
     /// An encoder's samples carry their SPS/PPS in their format description.
-    public static func format(of sample: SampleBuffer) -> FormatDescription? { sample.formatDescription }
+    public static func format(of sample: SampleBuffer) -> H264FormatDescription? { sample.formatDescription?.avc }
 
     public static var blockName: String { "macroblock" }
 
@@ -37,25 +37,25 @@ extension VADecompressionSession where Codec == H264Codec {
     ///   - formatDescription: parameter sets known before the first sample (nil when they come in band).
     ///   - device: the VA device; `.automatic` prefers hardware, then vtksoft.
     ///   - outputFormat: NV12 (VA's own layout) or I420.
-    public convenience init(formatDescription: FormatDescription?, device: VADeviceChoice = .automatic,
+    public convenience init(formatDescription: H264FormatDescription?, device: VADeviceChoice = .automatic,
                             outputFormat: PixelFormat = .nv12) throws {
         try self.init(formatDescription: formatDescription, connection: VADisplayConnection.open(device, for: .decode(nil)), outputFormat: outputFormat)
     }
 
-    public convenience init(formatDescription: FormatDescription?, connection: VADisplayConnection, outputFormat: PixelFormat = .nv12) throws {
+    public convenience init(formatDescription: H264FormatDescription?, connection: VADisplayConnection, outputFormat: PixelFormat = .nv12) throws {
         if let formatDescription { _ = try H264VAAccelerator.profile(for: formatDescription.sps) }
         self.init(formatDescription: formatDescription, connection: connection, outputFormat: outputFormat,
                   accelerator: H264VAAccelerator(connection: connection))
     }
 
     /// True when this session can decode samples of `format` without being re-created.
-    public func canAccept(_ format: FormatDescription) -> Bool {
+    public func canAccept(_ format: H264FormatDescription) -> Bool {
         guard let current = formatDescription else { return true }
         return !format.requiresNewDecoder(comparedTo: current)
     }
 }
 
-extension FormatDescription: DecodingFormat {}
+extension H264FormatDescription: DecodingFormat {}
 extension AccessUnit: DecodingAccessUnit {}
 extension AccessUnitAssembler: DecodingAccessUnitAssembler {}
 extension DecodedPicture: DecodingPicture {

@@ -48,7 +48,7 @@ final class H264VAAccelerator: VADecodingAccelerator {
 
     /// (Re)creates the configuration, surfaces and context for a sequence: the stream's profile, or a superset
     /// of it the driver has.
-    func configure(format: FormatDescription, surfaceCount: Int) throws {
+    func configure(format: H264FormatDescription, surfaceCount: Int) throws {
         try decoder.configure(width: format.codedWidth, height: format.codedHeight, surfaceCount: surfaceCount,
                               rtFormat: UInt32(VA_RT_FORMAT_YUV420), fourcc: UInt32(VA_FOURCC_NV12)) { [decoder] available in
             let profile = try Self.profile(for: format.sps)

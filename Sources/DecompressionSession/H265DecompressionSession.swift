@@ -21,8 +21,8 @@ public enum H265Codec: DecompressionCodec {
         format.videoParameterSets + format.sequenceParameterSets + format.pictureParameterSets
     }
 
-    /// Samples carry H.264 format descriptions only; H.265 parameter sets come from hvcC or in band.
-    public static func format(of sample: SampleBuffer) -> H265FormatDescription? { nil }
+    /// The sample's H.265 description, when it carries one (else the parameter sets come in band).
+    public static func format(of sample: SampleBuffer) -> H265FormatDescription? { sample.formatDescription?.hevc }
 
     /// VA counts coding blocks, not macroblocks, for H.265.
     public static var blockName: String { "block" }

@@ -3,7 +3,7 @@ import VideoDecoding
 import VTKMedia
 
 /// What the decoding process asks of its user (the VA accelerator and the session), in order.
-public typealias H264DecoderEvent = DecoderEvent<FormatDescription, PictureDecodeRequest, DecodedPicture, PictureID, DecodingError>
+public typealias H264DecoderEvent = DecoderEvent<H264FormatDescription, PictureDecodeRequest, DecodedPicture, PictureID, DecodingError>
 
 /// Everything an accelerator needs to decode one picture: what VA-API's picture, matrix and slice
 /// parameter buffers carry.
@@ -42,7 +42,7 @@ public struct SliceDecodeRequest: Hashable, Sendable {
 /// are decoded, woven; a field whose pair never comes is output alone, reported and flagged.
 public struct H264DecodingProcess: Sendable {
     public private(set) var dpb = H264DecodedPictureBuffer(capacity: 1)
-    public private(set) var format: FormatDescription?
+    public private(set) var format: H264FormatDescription?
     private var poc = PictureOrderCount()
     private var nextID = 0
     private var decodeIndex = 0
@@ -96,7 +96,7 @@ public struct H264DecodingProcess: Sendable {
 
         // A new sequence: new format, possibly a new decoder.
         if header.idrPicFlag || format == nil {
-            if let newFormat = try? FormatDescription(parameterSets: unit.parameterSets) {
+            if let newFormat = try? H264FormatDescription(parameterSets: unit.parameterSets) {
                 if format.map({ newFormat.requiresNewDecoder(comparedTo: $0) }) ?? true {
                     // C.4.4 with a size change: prior pictures are output (vtk keeps every decoded picture).
                     events += translate(dpb.flush(output: true))

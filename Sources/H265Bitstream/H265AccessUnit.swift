@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// One slice segment NAL unit and its parsed header.
 public struct H265SliceSegment: Hashable, Sendable {

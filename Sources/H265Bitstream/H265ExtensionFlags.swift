@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// The flags that end an SPS or a PPS and say which extensions follow (7.3.2.2.1, 7.3.2.3.1): the same
 /// syntax in both, under the prefix `sps_` or `pps_`.

@@ -1,9 +1,9 @@
-import H264Bitstream
+import NALStream
 
 /// What a decoder needs to know about an H.265 stream before its first picture (CMVideoFormatDescription
 /// made with CMVideoFormatDescriptionCreateFromHEVCParameterSets): sizes, profile, level, the VPS/SPS/PPS
 /// and how samples frame their NAL units.
-public struct H265FormatDescription: Hashable, Sendable, CustomStringConvertible {
+public struct H265FormatDescription: CodecFormatDescription, Hashable {
     public let videoParameterSets: [NALUnit]
     public let sequenceParameterSets: [NALUnit]
     public let pictureParameterSets: [NALUnit]
@@ -50,6 +50,9 @@ public struct H265FormatDescription: Hashable, Sendable, CustomStringConvertible
                                             nalUnitLengthSize: nalUnitLengthSize)
     }
 
+    /// The VPS, SPS and PPS: what goes in front of a sync sample.
+    public var parameterSetNALUnits: [NALUnit] { videoParameterSets + sequenceParameterSets + pictureParameterSets }
+
     public var codedWidth: Int { sps.picWidthInLumaSamples }
     public var codedHeight: Int { sps.picHeightInLumaSamples }
     public var displayWidth: Int { sps.displayWidth }
@@ -89,5 +92,12 @@ public struct H265FormatDescription: Hashable, Sendable, CustomStringConvertible
 
     public func hash(into hasher: inout Hasher) {
         for unit in sequenceParameterSets + pictureParameterSets { hasher.combine(Array(unit.bytes)) }
+    }
+}
+
+extension FormatDescription {
+    /// The H.265 description, when this is one.
+    public var hevc: H265FormatDescription? {
+        if case .h265(let description) = self { description as? H265FormatDescription } else { nil }
     }
 }

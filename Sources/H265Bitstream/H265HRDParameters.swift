@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// hrd_parameters() (E.2.2) and sub_layer_hrd_parameters() (E.2.3). vtk keeps what it reports; the
 /// rest is read to reach the syntax after it.

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// nal_unit_type of H.265 (Table 7-1).
 public struct H265NALUnitType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// The VPS, SPS and PPS seen so far, parsed and as NAL units, by id. A new set with an id replaces the old.
 public struct H265ParameterSets: Hashable, Sendable {

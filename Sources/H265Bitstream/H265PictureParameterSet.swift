@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// pic_parameter_set_rbsp() of H.265 (7.3.2.3) with the range extension.
 public struct H265PictureParameterSet: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// scaling_list_data() (7.3.4) and the lists it gives (7.4.5), in up-right diagonal order as coded.
 /// `lists[sizeId][matrixId]`: 16 coefficients for 4x4, 64 for the larger sizes (8x8 and upsampled);

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// seq_parameter_set_rbsp() of H.265 (7.3.2.2) with the range extension; the multilayer, 3D and SCC
 /// extensions are noted (their flags) but not read.

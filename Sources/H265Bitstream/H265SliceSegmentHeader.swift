@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// slice_type (7.4.7.1).
 public enum H265SliceType: Int, Hashable, Sendable {

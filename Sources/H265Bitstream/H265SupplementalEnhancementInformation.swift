@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// The SEI messages vtk reads from H.265 prefix and suffix SEI NAL units (7.3.5, D.2).
 public enum H265SEIMessage: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// vui_parameters() of H.265 (E.2.1).
 public struct H265VUIParameters: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// The `hvcC` record (ISO/IEC 14496-15, 8.3.3.1): how MP4 carries the VPS, SPS, PPS (and SEI) of an
 /// H.265 track, and the size of the NAL unit lengths in its samples.

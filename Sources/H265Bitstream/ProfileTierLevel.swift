@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// profile_tier_level() (7.3.3): the general profile, tier and level, and the sub-layers' ones.
 public struct ProfileTierLevel: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// st_ref_pic_set() (7.3.7) with its derived lists (7.4.8): the POC deltas of the short-term
 /// reference pictures before (S0, negative) and after (S1, positive) the current picture.

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// One syntax element as read: its name, where it began (bits from the NAL unit's first header bit, as
 /// FFmpeg's trace_headers counts), its length in bits and its value.

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// video_parameter_set_rbsp() (7.3.2.1), up to vps_extension_flag.
 public struct VideoParameterSet: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 
 /// Why the H.265 decoding process skipped, refused or flagged a picture.
 public enum H265DecodingProblem: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import H264Bitstream
+import NALStream
 import H265Bitstream
 import VideoDecoding
 import VTKMedia

@@ -22,7 +22,7 @@ public final class MP4Reader {
     public let track: MP4Track
     /// From the track's avcC; nil only for an `avc3` track whose avcC has no parameter sets (they are in
     /// the samples).
-    public let formatDescription: FormatDescription?
+    public let formatDescription: H264FormatDescription?
     /// For an H.265 track (`hvc1`, `hev1`), from its hvcC; nil for an `hev1` track whose hvcC has no
     /// parameter sets (they are in the samples).
     public let hevcFormatDescription: H265FormatDescription?
@@ -109,7 +109,7 @@ public final class MP4Reader {
             formatDescription = nil
         } else {
             do {
-                formatDescription = try FormatDescription(avcC: avcC)
+                formatDescription = try H264FormatDescription(avcC: avcC)
             } catch {
                 throw .malformed(box: "avcC", offset: entry.offset, reason: error.description)
             }

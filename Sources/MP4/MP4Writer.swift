@@ -1,8 +1,9 @@
 import Foundation
 import H264Bitstream
+import H265Bitstream
 import VTKMedia
 
-/// Writes one H.264 track to an MP4 file. Sample bytes go to disk as they are appended (nothing but the
+/// Writes one H.264 or H.265 track to an MP4 file. Sample bytes go to disk as they are appended (nothing but the
 /// sample table is kept in memory); ``finish()`` writes the `moov`.
 ///
 /// With `faststart`, `moov` comes before `mdat` so that players can start before the whole file has
@@ -11,10 +12,13 @@ import VTKMedia
 ///
 /// Samples are appended in decoding order as length-prefixed NAL units (the format description's length
 /// size). Presentation times may differ from decode times (B-frames): they go to `ctts`, and an edit list
-/// makes the presentation start at the first presentation time.
+/// makes the presentation start at the first presentation time. Samples whose decode times are not known
+/// (a stream recorded as it came) go through ``appendInDecodeOrder(_:presentationTicks:isSync:)``.
 public final class MP4Writer {
     public let path: String
-    public let formatDescription: FormatDescription
+    /// The H.264 format, when the track is H.264.
+    public let formatDescription: H264FormatDescription?
+    public let sampleEntry: VideoSampleEntry
     /// Units per second of the track's times.
     public let timescale: Int32
     public let faststart: Bool
@@ -29,19 +33,33 @@ public final class MP4Writer {
     private var chunkBytes: UInt64 = 0
     private var lastDuration: Int64?
     private var finished = false
+    /// Samples came through appendInDecodeOrder: their decode times are made at finish().
+    private var decodeTimesToDerive = false
+    private var presentationTicksSeen: Set<Int64> = []
 
     /// Samples per chunk and bytes per chunk before a new chunk starts.
     static let chunkSampleLimit: UInt32 = 64
     static let chunkByteLimit: UInt64 = 1 << 20
 
-    public convenience init(url: URL, formatDescription: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+    public convenience init(url: URL, formatDescription: H264FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
         try self.init(path: url.path, formatDescription: formatDescription, timescale: timescale, faststart: faststart)
     }
 
-    public init(path: String, formatDescription: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+    public convenience init(path: String, formatDescription: H264FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+        try self.init(path: path, sampleEntry: VideoSampleEntry(formatDescription), formatDescription: formatDescription, timescale: timescale,
+                      faststart: faststart)
+    }
+
+    /// An H.265 track (`hvc1`).
+    public convenience init(path: String, formatDescription: H265FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+        try self.init(path: path, sampleEntry: VideoSampleEntry(formatDescription), formatDescription: nil, timescale: timescale, faststart: faststart)
+    }
+
+    private init(path: String, sampleEntry: VideoSampleEntry, formatDescription: H264FormatDescription?, timescale: Int32, faststart: Bool) throws(MP4Error) {
         guard timescale > 0 else { throw .invalidWriterInput("timescale \(timescale) must be positive") }
         self.path = path
         self.formatDescription = formatDescription
+        self.sampleEntry = sampleEntry
         self.timescale = timescale
         self.faststart = faststart
         sink = try FileSink(path: path)
@@ -49,7 +67,7 @@ public final class MP4Writer {
         w.box("ftyp") { w in
             w.fourCC("isom")
             w.u32(0x200)
-            for brand: FourCC in ["isom", "iso2", "avc1", "mp41"] { w.fourCC(brand) }
+            for brand: FourCC in ["isom", "iso2", sampleEntry.format, "mp41"] { w.fourCC(brand) }
         }
         ftyp = w.bytes
         try sink.write(ftyp)
@@ -78,8 +96,8 @@ public final class MP4Writer {
     /// Appends one sample with times already in the writer's timescale.
     public func append(_ data: [UInt8], presentationTicks: Int64, decodeTicks: Int64, durationTicks: Int64? = nil,
                        isSync: Bool, dependsOnOthers: Bool? = nil, isDependedOnByOthers: Bool? = nil) throws(MP4Error) {
-        guard !finished else { throw .invalidWriterInput("append after finish()") }
-        guard !data.isEmpty, data.count <= Int(UInt32.max) else { throw .invalidWriterInput("sample \(samples.count) has \(data.count) bytes") }
+        guard !decodeTimesToDerive else { throw .invalidWriterInput("sample \(samples.count): decode times are derived at finish (appendInDecodeOrder)") }
+        try checkAppendable(data)
         if let previous = samples.last {
             guard decodeTicks > previous.decodeTime else {
                 throw .invalidWriterInput("sample \(samples.count): decode time \(decodeTicks) is not after \(previous.decodeTime)")
@@ -94,6 +112,42 @@ public final class MP4Writer {
         if let d = durationTicks, d > 0 { lastDuration = d } else if let previous = samples.last {
             lastDuration = decodeTicks - previous.decodeTime
         }
+        try store(data, WrittenSample(size: UInt32(data.count), decodeTime: decodeTicks, presentationTime: presentationTicks, isSync: isSync,
+                                      dependsOnOthers: dependsOnOthers, isDependedOnByOthers: isDependedOnByOthers))
+    }
+
+    /// Appends one sample of a stream recorded as it came (RTP, `ffmpeg -c copy`): samples arrive in decode
+    /// order with only their presentation times. At ``finish()`` the n-th decode time becomes the n-th
+    /// smallest presentation time, all moved back by the largest reordering so that no sample is presented
+    /// before it is decoded (composition offsets >= 0, 8.6.1.3). Presentation times must not repeat.
+    public func appendInDecodeOrder(_ data: [UInt8], presentationTicks: Int64, isSync: Bool) throws(MP4Error) {
+        guard decodeTimesToDerive || samples.isEmpty else {
+            throw .invalidWriterInput("sample \(samples.count): appendInDecodeOrder after samples with decode times")
+        }
+        try checkAppendable(data)
+        guard presentationTicksSeen.insert(presentationTicks).inserted else {
+            throw .invalidWriterInput("sample \(samples.count): presentation time \(presentationTicks) repeats an earlier sample's")
+        }
+        decodeTimesToDerive = true
+        try store(data, WrittenSample(size: UInt32(data.count), decodeTime: 0, presentationTime: presentationTicks, isSync: isSync))
+    }
+
+    private func checkAppendable(_ data: [UInt8]) throws(MP4Error) {
+        guard !finished else { throw .invalidWriterInput("append after finish()") }
+        guard !data.isEmpty, data.count <= Int(UInt32.max) else { throw .invalidWriterInput("sample \(samples.count) has \(data.count) bytes") }
+    }
+
+    /// The decode times of appendInDecodeOrder's samples, and the last one's duration (the smallest step
+    /// between presentation times at the end).
+    private func deriveDecodeTimes() {
+        let sorted = samples.map(\.presentationTime).sorted()
+        var shift: Int64 = 0
+        for (i, sample) in samples.enumerated() { shift = max(shift, sorted[i] - sample.presentationTime) }
+        for i in samples.indices { samples[i].decodeTime = sorted[i] - shift }
+        if sorted.count >= 2 { lastDuration = sorted[sorted.count - 1] - sorted[sorted.count - 2] }
+    }
+
+    private func store(_ data: [UInt8], _ sample: WrittenSample) throws(MP4Error) {
         let size = UInt64(data.count)
         if chunks.isEmpty || chunks[chunks.count - 1].sampleCount >= Self.chunkSampleLimit || chunkBytes + size > Self.chunkByteLimit {
             chunks.append(WrittenChunk(dataOffset: dataSize, sampleCount: 0))
@@ -103,8 +157,7 @@ public final class MP4Writer {
         chunks[chunks.count - 1].sampleCount += 1
         chunkBytes += size
         dataSize += size
-        samples.append(WrittenSample(size: UInt32(data.count), decodeTime: decodeTicks, presentationTime: presentationTicks, isSync: isSync,
-                                     dependsOnOthers: dependsOnOthers, isDependedOnByOthers: isDependedOnByOthers))
+        samples.append(sample)
     }
 
     /// Writes the movie box and closes the file.
@@ -112,7 +165,8 @@ public final class MP4Writer {
         guard !finished else { return }
         finished = true
         guard !samples.isEmpty else { throw .invalidWriterInput("no samples were appended") }
-        let builder = MovieBoxBuilder(format: formatDescription, timescale: UInt32(timescale), samples: samples, chunks: chunks,
+        if decodeTimesToDerive { deriveDecodeTimes() }
+        let builder = MovieBoxBuilder(entry: sampleEntry, timescale: UInt32(timescale), samples: samples, chunks: chunks,
                                       lastDuration: UInt32(clamping: max(1, lastDuration ?? 1)))
         let mdatSize = dataSize + 8
         if faststart {

@@ -18,9 +18,9 @@ struct WrittenChunk {
     var sampleCount: UInt32
 }
 
-/// Builds the `moov` box of a one-track H.264 movie from the recorded samples (8.2 to 8.7).
+/// Builds the `moov` box of a one-track H.264 or H.265 movie from the recorded samples (8.2 to 8.7).
 struct MovieBoxBuilder {
-    let format: FormatDescription
+    let entry: VideoSampleEntry
     let timescale: UInt32
     let samples: [WrittenSample]
     let chunks: [WrittenChunk]
@@ -69,8 +69,8 @@ struct MovieBoxBuilder {
         let duration = presentationDuration
         let wideDuration = duration > UInt64(UInt32.max) || mediaDuration > UInt64(UInt32.max)
         let version: UInt8 = wideDuration ? 1 : 0
-        let sar = format.sampleAspectRatio
-        let width = format.displayWidth, height = format.displayHeight
+        let sar = entry.sampleAspectRatio
+        let width = entry.width, height = entry.height
         let presentationWidth = sar.width > 0 && sar.height > 0 ? width * sar.width / sar.height : width
 
         w.box("moov") { w in
@@ -147,7 +147,7 @@ struct MovieBoxBuilder {
         w.box("stbl") { w in
             w.fullBox("stsd") { w in
                 w.u32(1)
-                w.box("avc1") { w in
+                w.box(entry.format) { w in
                     w.zeros(6)
                     w.u16(1)  // data_reference_index
                     w.zeros(16)
@@ -156,12 +156,12 @@ struct MovieBoxBuilder {
                     w.u32(0x0048_0000); w.u32(0x0048_0000)  // 72 dpi
                     w.u32(0)
                     w.u16(1)  // frame_count
-                    let name = Array("vtk H.264".utf8)
+                    let name = Array(entry.compressorName.utf8.prefix(31))
                     w.u8(UInt8(name.count)); w.append(name); w.zeros(31 - name.count)
                     w.u16(0x0018)  // depth
                     w.u16(0xFFFF)  // pre_defined -1
-                    w.box("avcC") { w in w.append(format.avcC.bytes) }
-                    let sar = format.sampleAspectRatio
+                    w.box(entry.configurationType) { w in w.append(entry.configuration) }
+                    let sar = entry.sampleAspectRatio
                     if sar.width != sar.height, sar.width > 0, sar.height > 0 {
                         w.box("pasp") { w in w.u32(UInt32(sar.width)); w.u32(UInt32(sar.height)) }
                     }

@@ -151,15 +151,15 @@ final class EncodedSampleSink {
 
     /// The last format description seen, and the same with VUI timing added (for drivers that write their
     /// own SPS without timing).
-    private var timed: (original: FormatDescription, withTiming: FormatDescription)?
+    private var timed: (original: H264FormatDescription, withTiming: H264FormatDescription)?
     private var written = 0
 
     func write(_ samples: [SampleBuffer]) throws(CommandFailure) {
         for var sample in samples {
             defer { written += 1 }
-            if let format = sample.formatDescription {
+            if let format = sample.formatDescription?.avc {
                 if timed?.original != format { timed = (format, format.addingTiming(frameRate)) }
-                sample.formatDescription = timed?.withTiming
+                sample.formatDescription = timed.map { .h264($0.withTiming) }
             }
             bytes += sample.data.count
             if let annexB {
@@ -170,7 +170,7 @@ final class EncodedSampleSink {
             }
             if mp4Writer == nil {
                 do {
-                    guard let format = sample.formatDescription else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
+                    guard let format = sample.formatDescription?.avc else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
                     mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
                 } catch {
                     throw CommandFailure(.output, "vtk encode: cannot write '\(path)': \(error)")

@@ -145,7 +145,7 @@ final class Y4MFrameSink: FrameSink {
     private var scratch: PixelBuffer?
 
     /// `frameRate`: the container's or the stream's, in lowest terms; 25 when neither says.
-    convenience init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: FormatDescription?,
+    convenience init(path: String, frame: PixelBuffer, frameRate: (Int, Int)?, format: H264FormatDescription?,
                      interlace: Y4MHeader.Interlace = .progressive, command: String) throws(CommandFailure) {
         try self.init(path: path, frame: frame, frameRate: frameRate, sampleAspectRatio: format?.sampleAspectRatio, interlace: interlace, command: command)
     }

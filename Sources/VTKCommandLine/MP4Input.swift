@@ -4,7 +4,7 @@ import MP4
 /// An input file that is an MP4: recognised by its `ftyp` box, not its name.
 struct MP4Input {
     let reader: MP4Reader
-    var formatDescription: FormatDescription? { reader.formatDescription }
+    var formatDescription: H264FormatDescription? { reader.formatDescription }
 
     /// The MP4 reader for `input` when it is an MP4 file, nil when it is something else (or a pipe).
     static func open(_ input: InputFile, command: String) throws(CommandFailure) -> MP4Input? {

@@ -153,8 +153,8 @@ enum PlayCommand {
             }
             decoder = SessionSampleDecoder(frameDuration: file.frameDuration, delay: delay, deinterlace: deinterlace, clock: clock) { () throws -> any VideoDecompressionSession in
                 switch file.codec {
-                case .h264: return try H264DecompressionSession(formatDescription: file.formatDescription, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
-                case .h265: return try H265DecompressionSession(formatDescription: file.hevcFormatDescription, connection: connection, outputFormat: .nv12)
+                case .h264: return try H264DecompressionSession(formatDescription: file.formatDescription?.avc, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
+                case .h265: return try H265DecompressionSession(formatDescription: file.formatDescription?.hevc, connection: connection, outputFormat: .nv12)
                 }
             }
             input = .file(file)

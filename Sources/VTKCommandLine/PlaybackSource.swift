@@ -14,9 +14,8 @@ final class PlaybackSource {
     /// How long one pass lasts: the last frame's end minus the first frame's time.
     let passDuration: Double
     let loops: Bool
-    /// The MP4 track's parameter sets (H.264 avcC), for the decoder.
+    /// The MP4 track's parameter sets (avcC or hvcC), for the decoder.
     let formatDescription: FormatDescription?
-    let hevcFormatDescription: H265FormatDescription?
     private let samples: [SampleBuffer]
     private var position = 0
     private var pass = 0
@@ -28,8 +27,7 @@ final class PlaybackSource {
         self.loops = loops
         if let mp4 = try MP4Input.open(input, command: command) {
             codec = mp4.reader.isHEVC ? .h265 : .h264
-            formatDescription = mp4.formatDescription
-            hevcFormatDescription = mp4.reader.hevcFormatDescription
+            formatDescription = mp4.formatDescription.map { .h264($0) } ?? mp4.reader.hevcFormatDescription.map { .h265($0) }
             let read: [MP4Sample]
             do { read = try mp4.reader.readAll() } catch { throw CommandFailure(.input, "vtk \(command): \(input.displayName): \(error)") }
             samples = read.map { $0.sampleBuffer(nalUnitLengthSize: mp4.reader.nalUnitLengthSize) }
@@ -46,7 +44,6 @@ final class PlaybackSource {
             }
             codec = VideoCodec.detect(annexB: Array(bytes.prefix(1 << 16)))
             formatDescription = nil
-            hevcFormatDescription = nil
             var units: [(data: [UInt8], isSync: Bool)] = []
             var streamRate: (numerator: Int, denominator: Int)?
             let displayOrder: [Int: Int]
@@ -56,7 +53,7 @@ final class PlaybackSource {
                 for unit in pictures {
                     let isSync = unit.isIDR || unit.recoveryPoint != nil
                     let sets = unit.parameterSets
-                    if streamRate == nil { streamRate = (try? FormatDescription(parameterSets: sets))?.frameRate }
+                    if streamRate == nil { streamRate = (try? H264FormatDescription(parameterSets: sets))?.frameRate }
                     let head = isSync ? sets.spsNALUnits.sorted { $0.key < $1.key }.map(\.value) + sets.ppsNALUnits.sorted { $0.key < $1.key }.map(\.value) : []
                     units.append((AnnexBScanner.byteStream(head + unit.nalUnits), isSync))
                 }

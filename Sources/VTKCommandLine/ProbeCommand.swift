@@ -57,7 +57,7 @@ enum ProbeCommand {
         var problems: [String] = []
         var problemCount = 0
         var displayIndex = 0
-        var format: FormatDescription?
+        var format: H264FormatDescription?
         /// The access units (pictures) decoded into each frame store: one, or a field pair's two.
         var unitsOf: [PictureID: [Int]] = [:]
         /// The order of the first interlaced frame: from its first field's parity, or an MBAFF/PAFF frame's POCs.
@@ -70,7 +70,7 @@ enum ProbeCommand {
             for unit in units where frames.count < limit {
                 for problem in unit.problems { note("byte \(unit.offset): \(problem)") }
                 guard let header = unit.primarySliceHeader else { continue }
-                if format == nil { format = try? FormatDescription(parameterSets: unit.parameterSets) }
+                if format == nil { format = try? H264FormatDescription(parameterSets: unit.parameterSets) }
                 let sps = unit.parameterSets.pps[header.picParameterSetId].flatMap { unit.parameterSets.sps[$0.seqParameterSetId] }
                 let index = frames.count
                 frames.append(FrameInfo(decodeIndex: index, offset: unit.offset, bytes: unit.byteCount, idr: unit.isIDR,
@@ -222,7 +222,7 @@ enum ProbeCommand {
         return problemCount == 0 ? .success : .input
     }
 
-    static func entropy(_ format: FormatDescription) -> String {
+    static func entropy(_ format: H264FormatDescription) -> String {
         var sets = ParameterSets()
         for unit in format.sequenceParameterSets + format.pictureParameterSets { _ = try? sets.store(unit) }
         return sets.pps.values.first.map { $0.entropyCodingModeFlag ? "CABAC" : "CAVLC" } ?? "?"

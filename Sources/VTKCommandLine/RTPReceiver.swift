@@ -148,6 +148,7 @@ final class RTPReceiver<Decoder: RTPPictureDecoder> {
                 throw CommandFailure(.device, "vtk \(command): \(error)")
             }
         }
+        report.pliUnanswered = pendingPLIs.count
         report.late = jitter.late
         report.reordered = jitter.reordered
         report.duplicates = jitter.duplicates
@@ -395,6 +396,9 @@ struct ReceiveReport {
     var rtcpPackets = 0
     var reportsSent = 0
     var pliSent = 0
+    /// PLIs that no intact keyframe answered before the end: with framesFromPLIToIDR (one entry per PLI
+    /// answered), they account for every PLI sent.
+    var pliUnanswered = 0
     var framesFromPLIToIDR: [Int] = []
     var secondsFromPLIToIDR: [Double] = []
     var intervalsFromLossToIDR: [Double] = []
@@ -437,6 +441,7 @@ struct ReceiveReport {
         if framesFromPLIToIDR.isEmpty { return "IDR after PLI: \(pliSent) PLI sent, no intact IDR received after them" }
         var line = "IDR after PLI: frames received \(framesFromPLIToIDR.map(String.init).joined(separator: ","))"
         if !intervalsFromLossToIDR.isEmpty { line += ", frame intervals from the loss \(intervalsFromLossToIDR.map { String(format2: $0) }.joined(separator: ","))" }
+        if pliUnanswered > 0 { line += "; \(pliUnanswered) PLI unanswered at the end" }
         return line
     }
 
@@ -464,7 +469,7 @@ struct ReceiveReport {
             ("loss_events", .int(lossEvents)), ("frames_decoded", .int(framesDecoded)), ("frames_flagged", .int(framesFlagged)),
             ("flagged_frames", .ints(flaggedIndices)), ("receiver_reports", .int(reportsSent)), ("pli_sent", .int(pliSent)),
             ("jitter_ms", .number(jitterMilliseconds)),
-            ("frames_from_pli_to_idr", .ints(framesFromPLIToIDR)),
+            ("pli_unanswered", .int(pliUnanswered)), ("frames_from_pli_to_idr", .ints(framesFromPLIToIDR)),
             ("frame_intervals_from_loss_to_idr", .array(intervalsFromLossToIDR.map { .number($0) })),
             ("recovery_ms", .array(recoverySeconds.map { .number($0 * 1000) })),
             ("recovery_median_ms", ms(Self.percentile(recoverySeconds, 50))),

@@ -13,7 +13,7 @@ enum ReceiveCommand {
         + "[--stats] [--json] [--loss P --seed S] [--reorder P] [--timeout S] [--codec h264|h265] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("-o", "--output", valueName: "FILE", help: "write the frames: FILE.y4m as Y4M, anything else as raw I420 (yuv420p10le for 10-bit); - for standard output"),
-        .flag("--copy", help: "with -o FILE.h264|.264|.h265|.265|.mp4 (MP4: H.264): record the stream as it came, without decoding (ffmpeg -c copy)"),
+        .flag("--copy", help: "with -o FILE.h264|.264|.h265|.265|.mp4: record the stream as it came, without decoding (ffmpeg -c copy)"),
         .flag("--md5", help: "print MD5=<hex> of the whole output as planar I420 (yuv420p10le for 10-bit), display order"),
         .flag("--framemd5", help: "print one line per frame: frame number by RTP time, tab, MD5 of its I420 bytes"),
         .value("--frames", valueName: "N", help: "stop after N decoded frames"),
@@ -40,7 +40,9 @@ enum ReceiveCommand {
         sends a BYE only with `-rtpflags send_bye`; without one vtk waits out --timeout (frames released then
         are left out of the latency). Latency is capture to decoded through the sender's SRs when its clock and
         this host's agree (--stats names the clocks), else first packet's arrival to decoded.
-        -o FILE.h264/.264, FILE.h265/.265 or FILE.mp4 with --copy records the stream as it came, without decoding.
+        -o FILE.h264/.264, FILE.h265/.265 or FILE.mp4 with --copy records the stream as it came, without decoding;
+        an MP4 (avc1 or hvc1, parameter sets from the SDP and the stream) keeps arrival order as decode order and
+        the RTP timestamps as presentation times, so B-frames are kept as `ffmpeg -c copy` keeps them.
         Lost packets are counted from sequence-number gaps; frames they damage are flagged, and a PLI
         (RFC 4585) asks the sender for an IDR when a reference picture was hit. Receiver reports (RFC 3550)
         go to the sender once a second. Exit 3 when packets were lost or frames flagged.

@@ -134,7 +134,7 @@ enum RoundtripCommand {
                 do {
                     // The encoder's samples go over as they are: length-prefixed, with their format description.
                     if decoder == nil {
-                        decoder = try H264DecompressionSession(formatDescription: sample.formatDescription, connection: decodeConnection, outputFormat: .i420)
+                        decoder = try H264DecompressionSession(formatDescription: sample.formatDescription?.avc, connection: decodeConnection, outputFormat: .i420)
                     }
                     frames = try decodeSpeed.time { () throws -> [DecodedFrame] in try decoder?.decode(sample) ?? [] }
                 } catch {

@@ -132,8 +132,7 @@ enum SendCommand {
                     do { units = try sample.nalUnits().map { Array($0.bytes) } } catch {
                         throw CommandFailure(.internalError, "vtk send: encoded sample \(samplesSent): \(error)")
                     }
-                    let format = sample.formatDescription
-                    let sets = ((format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])).map { Array($0.bytes) }
+                    let sets = (sample.formatDescription?.parameterSetNALUnits ?? []).map { Array($0.bytes) }
                     try writeSDP(sets)
                     if sdpOnly { return }
                     if sample.isSync { units = sets + units }
@@ -238,7 +237,7 @@ struct AnnexBAccessUnits {
     init(h264 bytes: [UInt8]) {
         let units = AccessUnitAssembler.accessUnits(in: bytes)
         self.units = units.map { ($0.nalUnits.map { Array($0.bytes) }, $0.hasPicture) }
-        if let sets = units.first(where: { $0.hasPicture })?.parameterSets, let format = try? FormatDescription(parameterSets: sets) {
+        if let sets = units.first(where: { $0.hasPicture })?.parameterSets, let format = try? H264FormatDescription(parameterSets: sets) {
             parameterSets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
             frameRate = format.frameRate.map { Double($0.numerator) / Double($0.denominator) }
         }

@@ -1,19 +1,20 @@
 import H264Bitstream
+import H265Bitstream
 import MP4
 import RTP
 import VTKMedia
 
 /// `vtk receive --copy`: the access units as they came, without decoding, as `ffmpeg -c copy` records: an
-/// Annex B stream (.h264/.264, .h265/.265), or for H.264 an MP4 (avcC from the stream's SPS and PPS, times
-/// from the RTP timestamps).
+/// Annex B stream (.h264/.264, .h265/.265), or an MP4 (avc1 with avcC, hvc1 with hvcC, from the parameter
+/// sets of the SDP and of the stream; decode order is arrival order, presentation times are the RTP timestamps).
 final class StreamRecorder {
     private var annexB: OutputFile?
     private var mp4: MP4Writer?
     private let mp4Path: String?
+    private let codec: VideoCodec
     private let command: String
-    /// The stream's SPS and PPS (for the avcC), each kept once.
-    private var sequenceParameterSets: [NALUnit] = []
-    private var pictureParameterSets: [NALUnit] = []
+    /// The stream's parameter sets (for the avcC or hvcC) by NAL unit type, each kept once, in order of arrival.
+    private var parameterSets: [UInt8: [NALUnit]] = [:]
     private var lastTicks: Int64?
     /// Access units with a picture written.
     private(set) var pictures = 0
@@ -24,20 +25,26 @@ final class StreamRecorder {
 
     init(path: String, codec: VideoCodec, command: String) throws(CommandFailure) {
         self.command = command
+        self.codec = codec
         let ext = Self.ext(path)
         let wanted: VideoCodec? = ["h264", "264"].contains(ext) ? .h264 : ["h265", "265", "hevc"].contains(ext) ? .h265 : nil
         if let wanted, wanted != codec {
             throw CommandFailure(.usage, "vtk \(command): -o \(path) is \(wanted == .h264 ? "H.264" : "H.265"), and the stream is \(codec == .h264 ? "H.264" : "H.265")")
         }
         if ext == "mp4" {
-            guard codec == .h264 else {
-                throw CommandFailure(.usage, "vtk \(command): --copy writes H.265 as an Annex B stream (-o out.265), not MP4; then: ffmpeg -i out.265 -c copy out.mp4")
-            }
             mp4Path = path
         } else {
             mp4Path = nil
             annexB = try OutputFile(path, command: command)
         }
+    }
+
+    /// NAL unit types of the parameter sets: SPS 7, PPS 8 (H.264 7.4.1); VPS 32, SPS 33, PPS 34 (H.265 7.4.2.2).
+    private var parameterSetTypes: [UInt8] { codec == .h264 ? [7, 8] : [32, 33, 34] }
+
+    private func nalType(_ unit: NALUnit) -> UInt8 {
+        guard let first = unit.bytes.first else { return 0 }
+        return codec == .h264 ? first & 0x1F : first >> 1 & 0x3F
     }
 
     /// Writes one access unit; `ticks` is its RTP time (90 kHz) from the first frame.
@@ -49,33 +56,43 @@ final class StreamRecorder {
         }
         guard let path = mp4Path else { return }
         for unit in nalUnits {
-            let type = unit.bytes.first.map { $0 & 0x1F } ?? 0
-            if type == 7, !sequenceParameterSets.contains(where: { $0.bytes == unit.bytes }) { sequenceParameterSets.append(unit) }
-            if type == 8, !pictureParameterSets.contains(where: { $0.bytes == unit.bytes }) { pictureParameterSets.append(unit) }
+            let type = nalType(unit)
+            if parameterSetTypes.contains(type), !(parameterSets[type] ?? []).contains(where: { $0.bytes == unit.bytes }) {
+                parameterSets[type, default: []].append(unit)
+            }
         }
         guard hasPicture else { return }
         if mp4 == nil {
-            guard !sequenceParameterSets.isEmpty, !pictureParameterSets.isEmpty else { return }  // nothing decodable before the parameter sets
-            do {
-                let format = try FormatDescription(sequenceParameterSets: sequenceParameterSets, pictureParameterSets: pictureParameterSets)
-                mp4 = try MP4Writer(path: path, formatDescription: format, timescale: 90000)
-            } catch {
-                throw CommandFailure(.output, "vtk \(command): cannot write '\(path)': \(error)")
-            }
+            // Nothing is decodable before the parameter sets.
+            guard parameterSetTypes.allSatisfy({ !(parameterSets[$0] ?? []).isEmpty }) else { return }
+            mp4 = try makeWriter(path)
         }
         let time = ticks ?? (lastTicks.map { $0 + 3000 } ?? 0)
-        if let lastTicks, time <= lastTicks {
-            throw CommandFailure(.output, "vtk \(command): --copy to MP4 needs pictures in display order (RTP time \(time) after \(lastTicks)): "
-                                 + "the stream reorders (B-frames); record it as Annex B (-o out.h264)")
-        }
         lastTicks = time
         var sample: [UInt8] = []
         for unit in nalUnits {
             let count = UInt32(unit.bytes.count)
             sample += [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + unit.bytes
         }
-        do { try mp4?.append(sample, presentationTime: MediaTime(value: time, timescale: 90000), isSync: isKeyframe) } catch {
-            throw CommandFailure(.output, "vtk \(command): writing '\(path)': \(error)")
+        // Decode order is arrival order; the writer makes the decode times from the presentation times (B-frames).
+        do { try mp4?.appendInDecodeOrder(sample, presentationTicks: time, isSync: isKeyframe) } catch {
+            throw CommandFailure(.output, "vtk \(command): writing '\(path)' (RTP time \(time)): \(error)")
+        }
+    }
+
+    private func makeWriter(_ path: String) throws(CommandFailure) -> MP4Writer {
+        let sets = { (type: UInt8) in self.parameterSets[type] ?? [] }
+        do {
+            switch codec {
+            case .h264:
+                let format = try H264FormatDescription(sequenceParameterSets: sets(7), pictureParameterSets: sets(8))
+                return try MP4Writer(path: path, formatDescription: format, timescale: 90000)
+            case .h265:
+                let format = try H265FormatDescription(videoParameterSets: sets(32), sequenceParameterSets: sets(33), pictureParameterSets: sets(34))
+                return try MP4Writer(path: path, formatDescription: format, timescale: 90000)
+            }
+        } catch {
+            throw CommandFailure(.output, "vtk \(command): cannot write '\(path)': \(error)")
         }
     }
 

@@ -109,7 +109,7 @@ enum FixtureError: Error, CustomStringConvertible {
 /// One encode: its samples, format description and the Annex B file written from them.
 struct EncodeRun: Sendable {
     let samples: [SampleBuffer]
-    let formatDescription: FormatDescription
+    let formatDescription: H264FormatDescription
     let file: URL
     let bytes: [UInt8]
     let seconds: Double

@@ -34,8 +34,8 @@ struct FormatDescriptionTests {
             let theirs = try #require(Self.avcC(inMP4: Array(try Data(contentsOf: mp4))), "no avcC box in FFmpeg's MP4")
             let theirRecord = try AVCDecoderConfigurationRecord(bytes: theirs)
             let ours = run.formatDescription.avcC
-            // Compared through FormatDescription, which drops a trailing zero byte some writers keep.
-            #expect(try FormatDescription(avcC: theirRecord) == FormatDescription(avcC: ours), "\(clip)")
+            // Compared through H264FormatDescription, which drops a trailing zero byte some writers keep.
+            #expect(try H264FormatDescription(avcC: theirRecord) == H264FormatDescription(avcC: ours), "\(clip)")
             #expect(theirRecord.avcProfileIndication == ours.avcProfileIndication && theirRecord.avcLevelIndication == ours.avcLevelIndication)
             #expect(theirRecord.nalUnitLengthSize == 4)
             // Our record parses back to itself.
@@ -55,7 +55,7 @@ struct FormatDescriptionTests {
     func decodeWithOurDecoder() throws {
         let clip = try #require(try Sources.smallClips().last)  // the cropped one
         let run = try Encoder.run(clip, Encoder.properties(frameRate: clip.framesPerSecond), name: "roundtrip-\(clip.width)x\(clip.height)")
-        let description = try FormatDescription(avcC: AVCDecoderConfigurationRecord(bytes: run.formatDescription.avcC.bytes))
+        let description = try H264FormatDescription(avcC: AVCDecoderConfigurationRecord(bytes: run.formatDescription.avcC.bytes))
         let decoder = try H264DecompressionSession(formatDescription: description, device: .software)
         var frames: [DecodedFrame] = []
         for sample in run.samples {

@@ -90,7 +90,7 @@ struct RobustnessDecodeTests {
         let url = try GeneratedStream.standard[1].url()
         let bytes = [UInt8](try Data(contentsOf: url))
         let units = AccessUnitAssembler.accessUnits(in: bytes)
-        let format = try FormatDescription(parameterSets: try #require(units.first).parameterSets)
+        let format = try H264FormatDescription(parameterSets: try #require(units.first).parameterSets)
         let session = try H264DecompressionSession(formatDescription: format, device: .software, outputFormat: .i420)
         #expect(session.canAccept(format))
         let frames = session.frames
@@ -118,7 +118,7 @@ struct RobustnessDecodeTests {
         #expect(Set(times).count == times.count)
         // A format of another size is not accepted without a new session.
         let other = AccessUnitAssembler.accessUnits(in: [UInt8](try Data(contentsOf: try GeneratedStream.standard[2].url())))
-        #expect(!session.canAccept(try FormatDescription(parameterSets: try #require(other.first).parameterSets)))
+        #expect(!session.canAccept(try H264FormatDescription(parameterSets: try #require(other.first).parameterSets)))
         #expect(throws: DecompressionError.self) { _ = try session.decode(SampleBuffer(data: [0, 0, 0, 1, 0x65])) }
     }
 }

@@ -14,7 +14,7 @@ struct AccessUnitTests {
         let pictures = units.filter(\.hasPicture)
         #expect(pictures.count == stream.frames)
         #expect(units.allSatisfy { $0.problems.isEmpty }, "\(units.flatMap(\.problems))")
-        let format = try FormatDescription(parameterSets: try #require(pictures.first).parameterSets)
+        let format = try H264FormatDescription(parameterSets: try #require(pictures.first).parameterSets)
         #expect(format.displayWidth == stream.width)
         #expect(format.displayHeight == stream.height)
         #expect(format.profileName == stream.profile || (stream.profile == "Constrained Baseline" && format.profileName == "Baseline"),
@@ -38,7 +38,7 @@ struct AccessUnitTests {
         let bytes = [UInt8](try Data(contentsOf: try stream.url()))
         let pictures = AccessUnitAssembler.accessUnits(in: bytes).filter(\.hasPicture)
         #expect(pictures.count == stream.frames)
-        let format = try FormatDescription(parameterSets: try #require(pictures.first).parameterSets)
+        let format = try H264FormatDescription(parameterSets: try #require(pictures.first).parameterSets)
         #expect(format.displayWidth == stream.width && format.displayHeight == stream.height)
         #expect(format.codedWidth % 16 == 0 && format.codedWidth >= stream.width)
         #expect(pictures.first?.isIDR == true)

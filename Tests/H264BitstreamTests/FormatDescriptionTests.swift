@@ -46,7 +46,7 @@ struct FormatDescriptionTests {
             // Parse -> build gives FFmpeg's bytes back.
             #expect(theirs.bytes == payload, "\(url.lastPathComponent)")
             // And a format description from either is the same.
-            #expect(try FormatDescription(avcC: theirs) == FormatDescription(avcC: ours))
+            #expect(try H264FormatDescription(avcC: theirs) == H264FormatDescription(avcC: ours))
             compared += 1
         }
         #expect(compared > 0)
@@ -84,7 +84,7 @@ struct FormatDescriptionTests {
         sps.vui.sarWidth = 4
         sps.vui.sarHeight = 3
         var pps = PictureParameterSet()
-        let a = try FormatDescription(sequenceParameterSets: [sps.nalUnit()], pictureParameterSets: [pps.nalUnit(sps: sps)])
+        let a = try H264FormatDescription(sequenceParameterSets: [sps.nalUnit()], pictureParameterSets: [pps.nalUnit(sps: sps)])
         #expect(a.displayWidth == 152 && a.displayHeight == 100)
         #expect(a.codedWidth == 160 && a.codedHeight == 112)
         #expect(a.sampleAspectRatio == (4, 3))
@@ -92,23 +92,23 @@ struct FormatDescriptionTests {
 
         // Only the PPS changes: not equal, but the decoder can stay.
         pps.chromaQpIndexOffset = 2
-        let b = try FormatDescription(sequenceParameterSets: [sps.nalUnit()], pictureParameterSets: [pps.nalUnit(sps: sps)])
+        let b = try H264FormatDescription(sequenceParameterSets: [sps.nalUnit()], pictureParameterSets: [pps.nalUnit(sps: sps)])
         #expect(a != b)
         #expect(!b.requiresNewDecoder(comparedTo: a))
         // A new size needs a new decoder.
         var bigger = sps
         bigger.picWidthInMbsMinus1 = 19
-        let c = try FormatDescription(sequenceParameterSets: [bigger.nalUnit()], pictureParameterSets: [pps.nalUnit(sps: bigger)])
+        let c = try H264FormatDescription(sequenceParameterSets: [bigger.nalUnit()], pictureParameterSets: [pps.nalUnit(sps: bigger)])
         #expect(c.requiresNewDecoder(comparedTo: a))
         // The same bytes are equal, whatever their source.
-        #expect(try FormatDescription(avcC: a.avcC) == a)
+        #expect(try H264FormatDescription(avcC: a.avcC) == a)
         // A PPS naming an SPS that is not there is refused.
         var orphan = PictureParameterSet()
         orphan.seqParameterSetId = 5
         var other = sps
         other.seqParameterSetId = 5
         #expect(throws: BitstreamError.missingParameterSet(kind: "SPS", id: 5)) {
-            _ = try FormatDescription(sequenceParameterSets: [sps.nalUnit()], pictureParameterSets: [orphan.nalUnit(sps: other)])
+            _ = try H264FormatDescription(sequenceParameterSets: [sps.nalUnit()], pictureParameterSets: [orphan.nalUnit(sps: other)])
         }
     }
 }

@@ -24,7 +24,7 @@ struct FuzzRegressionAndLimitTests {
         for url in all {
             let bytes = [UInt8](try Data(contentsOf: url))
             // avcc target
-            if let record = try? AVCDecoderConfigurationRecord(bytes: bytes), let format = try? FormatDescription(avcC: record) {
+            if let record = try? AVCDecoderConfigurationRecord(bytes: bytes), let format = try? H264FormatDescription(avcC: record) {
                 #expect(try AVCDecoderConfigurationRecord(bytes: format.avcC.bytes) == format.avcC, "\(url.lastPathComponent)")
             }
             // headers and annexb targets
@@ -33,18 +33,18 @@ struct FuzzRegressionAndLimitTests {
                 try? sets.store(unit)
                 if unit.type.isSlice { _ = try? SliceHeader(nalUnit: unit, parameterSets: sets) }
             }
-            _ = try? FormatDescription(parameterSets: sets).avcC
+            _ = try? H264FormatDescription(parameterSets: sets).avcC
             var process = H264DecodingProcess()
             for unit in AccessUnitAssembler.accessUnits(in: bytes) { _ = process.decode(unit) }
             _ = process.flush()
         }
     }
 
-    @Test("An avcC whose SPS parses only with the trailing zero byte: a typed error, not a trap in FormatDescription.avcC")
+    @Test("An avcC whose SPS parses only with the trailing zero byte: a typed error, not a trap in H264FormatDescription.avcC")
     func avcCTrailingZero() throws {
         let url = Self.directory.appendingPathComponent("avcc-sps-parses-only-with-trailing-zero.bin")
         let record = try AVCDecoderConfigurationRecord(bytes: [UInt8](try Data(contentsOf: url)))
-        #expect(throws: BitstreamError.self) { _ = try FormatDescription(avcC: record) }
+        #expect(throws: BitstreamError.self) { _ = try H264FormatDescription(avcC: record) }
     }
 
     /// SPS, PPS and an IDR slice header for a picture of `widthInMbs` x `heightInMbs` macroblocks.

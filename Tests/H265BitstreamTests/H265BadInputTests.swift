@@ -1,5 +1,5 @@
 import Foundation
-import H264Bitstream
+import NALStream
 import H265Bitstream
 import Testing
 import VTKTestSupport

@@ -80,7 +80,7 @@ struct MP4WriterTests {
         let packets = try FFprobe.packets(encoded)
         let units = AccessUnitAssembler.accessUnits(in: [UInt8](try Data(contentsOf: es)))
         try #require(units.count == packets.count)
-        let format = try FormatDescription(parameterSets: try #require(units.first).parameterSets)
+        let format = try H264FormatDescription(parameterSets: try #require(units.first).parameterSets)
         let expectedMD5 = try ffmpegMD5(encoded)
         for faststart in [false, true] {
             let out = TestPaths.scratch.appendingPathComponent("vtk-es-\(stream.name)-\(faststart).mp4")
@@ -127,7 +127,7 @@ struct MP4WriterTests {
         let stream = GeneratedStream.standard[0]  // baseline: decode order is display order
         let url = try stream.url()
         let units = AccessUnitAssembler.accessUnits(in: [UInt8](try Data(contentsOf: url)))
-        let format = try FormatDescription(parameterSets: try #require(units.last).parameterSets)
+        let format = try H264FormatDescription(parameterSets: try #require(units.last).parameterSets)
         let out = TestPaths.scratch.appendingPathComponent("vtk-from-es.mp4")
         let writer = try MP4Writer(url: out, formatDescription: format, timescale: 25, faststart: true)
         for (i, unit) in units.enumerated() {
@@ -156,7 +156,7 @@ struct MP4WriterTests {
     func co64() throws {
         let format = try #require(try MP4Reader(url: try MP4Fixtures.x264BFrames(.plain)).formatDescription)
         let samples = (0..<3).map { WrittenSample(size: 100, decodeTime: Int64($0), presentationTime: Int64($0), isSync: $0 == 0) }
-        let builder = MovieBoxBuilder(format: format, timescale: 25, samples: samples,
+        let builder = MovieBoxBuilder(entry: VideoSampleEntry(format), timescale: 25, samples: samples,
                                       chunks: [WrittenChunk(dataOffset: 0, sampleCount: 3)], lastDuration: 1)
         let small = builder.moov(dataStart: 48)
         let large = builder.moov(dataStart: 5 << 30)
@@ -185,5 +185,39 @@ struct MP4WriterTests {
         #expect(info["r_frame_rate"] == "30000/1001")
         let bytes = [UInt8](try Data(contentsOf: out))
         #expect(bytes.indices.dropLast(3).contains { Array(bytes[$0..<($0 + 4)]) == Array("pasp".utf8) })
+    }
+}
+
+@Suite("MP4Writer: samples in decode order with only presentation times (a stream recorded as it came)")
+struct MP4WriterDecodeOrderTests {
+    /// Rules: the presentation times read back are the ones appended; decode times increase and never come
+    /// after their presentation time; FFmpeg decodes the copy to the source's frames.
+    @Test("appendInDecodeOrder of an x264 B-frame MP4: presentation times kept, decode times derived, FFmpeg's MD5 unchanged",
+          .enabled(if: Availability.ffmpeg, Availability.ffmpegMessage))
+    func derivedDecodeTimes() throws {
+        let source = try MP4Fixtures.x264BFrames(.plain)
+        let reader = try MP4Reader(url: source)
+        let format = try #require(reader.formatDescription)
+        let timescale = Int32(reader.track.mediaTimescale)
+        let out = TestPaths.scratch.appendingPathComponent("vtk-decode-order-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let writer = try MP4Writer(path: out.path, formatDescription: format, timescale: timescale)
+        var appended: [Int64] = []
+        while let sample = try reader.nextSample() {
+            let ticks = sample.presentationTime.converted(to: timescale).value
+            appended.append(ticks)
+            try writer.appendInDecodeOrder(sample.data, presentationTicks: ticks, isSync: sample.isSync)
+        }
+        #expect(appended != appended.sorted(), "the fixture has no reordering")
+        #expect(throws: MP4Error.self) { try writer.appendInDecodeOrder([0, 0, 0, 1, 9], presentationTicks: appended[0], isSync: false) }
+        #expect(throws: MP4Error.self) { try writer.append([0, 0, 0, 1, 9], presentationTicks: 1 << 40, decodeTicks: 1 << 40, isSync: false) }
+        try writer.finish()
+        let back = try MP4Reader(url: out).readAll()
+        let origin = try #require(back.first).presentationTime.converted(to: timescale).value - appended[0]
+        #expect(back.map { $0.presentationTime.converted(to: timescale).value - origin } == appended)
+        let decode = back.map { $0.decodeTime.converted(to: timescale).value }
+        #expect(zip(decode, decode.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(zip(back, decode).allSatisfy { $1 <= $0.presentationTime.converted(to: timescale).value })
+        #expect(try ffmpegMD5(out) == (try ffmpegMD5(source)))
     }
 }

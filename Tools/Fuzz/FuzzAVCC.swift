@@ -9,7 +9,7 @@ public func fuzzAVCC(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         // Writing it back and reading it again gives the same record.
         let again = try? AVCDecoderConfigurationRecord(bytes: record.bytes)
         precondition(again == record, "avcC does not round-trip")
-        if let format = try? FormatDescription(avcC: record) {
+        if let format = try? H264FormatDescription(avcC: record) {
             _ = format.description
             _ = format.cleanAperture
             _ = format.avcC.bytes

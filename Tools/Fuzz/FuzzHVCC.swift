@@ -1,6 +1,6 @@
 // libFuzzer target: the hvcC record (HEVCDecoderConfigurationRecord) and the format description built
 // from it. Input: an hvcC payload.
-import H264Bitstream
+import NALStream
 import H265Bitstream
 
 @_cdecl("LLVMFuzzerTestOneInput")

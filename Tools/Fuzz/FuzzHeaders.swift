@@ -41,7 +41,7 @@ public func fuzzHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             break
         }
     }
-    if let format = try? FormatDescription(parameterSets: sets) {
+    if let format = try? H264FormatDescription(parameterSets: sets) {
         _ = format.description
         _ = format.profileName
         _ = format.frameRate

@@ -1,4 +1,4 @@
-/// A problem found while reading an H.264 byte stream or a syntax structure in it.
+/// A problem found while reading a byte stream (H.264 or H.265) or a syntax structure in it.
 ///
 /// Every case carries the position it was found at, so a user can be told where the stream is bad:
 /// `byteOffset` is an offset in the byte stream (or sample) being read, `bitOffset` a bit position

@@ -67,24 +67,8 @@ public struct NALUnitHeader: Hashable, Sendable {
     public var byte: UInt8 { (forbiddenZeroBit ? 0x80 : 0) | (nalRefIdc << 5) | nalUnitType.rawValue }
 }
 
-/// One NAL unit: the header byte and the payload, emulation prevention bytes still in it, as it stands
-/// in the byte stream. `offset` is where the header byte was in the source (byte stream or sample).
-public struct NALUnit: Hashable, Sendable {
-    /// The NAL unit's bytes, header included, with emulation prevention (the "EBSP").
-    public var bytes: ArraySlice<UInt8>
-    /// Byte offset of the header byte in the stream it came from.
-    public var offset: Int
-
-    public init(bytes: ArraySlice<UInt8>, offset: Int) {
-        self.bytes = bytes
-        self.offset = offset
-    }
-
-    public init(_ bytes: [UInt8], offset: Int = 0) {
-        self.bytes = bytes[...]
-        self.offset = offset
-    }
-
+extension NALUnit {
+    /// The NAL unit read as H.264: its one-byte header (7.3.1).
     public var header: NALUnitHeader { NALUnitHeader(byte: bytes.first ?? 0) }
     public var type: NALUnitType { header.nalUnitType }
     public var nalRefIdc: UInt8 { header.nalRefIdc }
@@ -92,16 +76,4 @@ public struct NALUnit: Hashable, Sendable {
     /// The payload after the header, emulation prevention removed: the RBSP.
     /// (Types 14, 20 and 21 have 3 more header bytes, which stay in the RBSP here.)
     public var rbsp: [UInt8] { EmulationPrevention.remove(bytes.dropFirst()) }
-
-    /// The unit without trailing zero bytes, keeping at least `headerSize` bytes. A NAL unit never ends in
-    /// 0x00 (7.4.1), but some writers (FFmpeg's avcC among them) keep the zero byte of the next 4-byte start
-    /// code; dropping it makes equal parameter sets compare equal.
-    public func withoutTrailingZeroBytes(headerSize: Int) -> NALUnit {
-        var trimmed = Array(bytes)
-        while trimmed.count > headerSize && trimmed.last == 0 { trimmed.removeLast() }
-        return NALUnit(trimmed)
-    }
-
-    public static func == (a: NALUnit, b: NALUnit) -> Bool { a.bytes.elementsEqual(b.bytes) }
-    public func hash(into hasher: inout Hasher) { hasher.combine(bytes.count); for b in bytes.prefix(16) { hasher.combine(b) } }
 }

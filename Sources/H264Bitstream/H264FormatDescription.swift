@@ -5,7 +5,7 @@
 /// Two descriptions are `==` when their parameter sets and NAL length size are the same bytes.
 /// ``requiresNewDecoder(comparedTo:)`` tells whether a change needs a new decoder (size, profile,
 /// chroma format, bit depth or reference count differ) or only new parameter sets.
-public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
+public struct H264FormatDescription: CodecFormatDescription, Hashable {
     public enum Codec: String, Hashable, Sendable { case h264 = "avc1" }
 
     public let codec: Codec
@@ -57,6 +57,9 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
                                              nalUnitLengthSize: nalUnitLengthSize)
     }
 
+    /// The SPS, then the PPS: what goes in front of a sync sample.
+    public var parameterSetNALUnits: [NALUnit] { sequenceParameterSets + pictureParameterSets }
+
     public var codedWidth: Int { sps.codedWidth }
     public var codedHeight: Int { sps.codedHeight }
     /// Width after frame cropping.
@@ -81,7 +84,7 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
 
     /// True when a decoder made for `other` cannot decode this stream: the picture size, profile, chroma
     /// format, bit depth, frame/field coding or reference count differ.
-    public func requiresNewDecoder(comparedTo other: FormatDescription) -> Bool {
+    public func requiresNewDecoder(comparedTo other: H264FormatDescription) -> Bool {
         let a = sps, b = other.sps
         return a.codedWidth != b.codedWidth || a.codedHeight != b.codedHeight || a.profileIdc != b.profileIdc
             || a.chromaFormatIdc != b.chromaFormatIdc || a.bitDepthLuma != b.bitDepthLuma || a.bitDepthChroma != b.bitDepthChroma
@@ -95,7 +98,7 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
             + ", SAR \(sampleAspectRatio.width):\(sampleAspectRatio.height)"
     }
 
-    public static func == (a: FormatDescription, b: FormatDescription) -> Bool {
+    public static func == (a: H264FormatDescription, b: H264FormatDescription) -> Bool {
         a.codec == b.codec && a.nalUnitLengthSize == b.nalUnitLengthSize
             && a.sequenceParameterSets.map(\.bytes).elementsEqual(b.sequenceParameterSets.map(\.bytes))
             && a.pictureParameterSets.map(\.bytes).elementsEqual(b.pictureParameterSets.map(\.bytes))
@@ -104,6 +107,13 @@ public struct FormatDescription: Hashable, Sendable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(nalUnitLengthSize)
         for unit in sequenceParameterSets + pictureParameterSets { hasher.combine(Array(unit.bytes)) }
+    }
+}
+
+extension FormatDescription {
+    /// The H.264 description, when this is one.
+    public var avc: H264FormatDescription? {
+        if case .h264(let description) = self { description as? H264FormatDescription } else { nil }
     }
 }
 

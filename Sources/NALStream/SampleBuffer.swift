@@ -46,10 +46,10 @@ public struct SampleBuffer: Sendable {
         }
     }
 
-    /// The sample as an Annex B access unit: the format description's SPS and PPS in front of a sync sample.
+    /// The sample as an Annex B access unit: the format description's parameter sets in front of a sync sample.
     public func annexB() throws(BitstreamError) -> [UInt8] {
         var units = try nalUnits()
-        if isSync, let format = formatDescription { units = format.sequenceParameterSets + format.pictureParameterSets + units }
+        if isSync, let format = formatDescription { units = format.parameterSetNALUnits + units }
         return AnnexBScanner.byteStream(units)
     }
 }
