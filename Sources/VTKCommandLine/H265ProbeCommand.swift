@@ -57,28 +57,11 @@ enum H265ProbeCommand {
             // hvc1/hev1, fragmented or not: each sample is one access unit, its NAL units length-prefixed; the
             // hvcC's parameter sets (hev1 may also repeat them in the samples) come first. File offsets are kept.
             let format = mp4.reader.hevcFormatDescription
-            var parameterSets = (format?.videoParameterSets ?? []) + (format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])
-            var index = 0
-            while frames.count < limit {
-                let sample: MP4Sample?
-                do { sample = try mp4.reader.nextSample() } catch {
-                    if problems.count < 20 { problems.append("sample \(index): \(error)") }
-                    break
-                }
-                guard let sample else { break }
-                if containerRate == nil { containerRate = FrameRate.ofSamples(duration: sample.duration.value, timescale: sample.duration.timescale) }
-                for unit in parameterSets { _ = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset))) }
-                parameterSets = []
-                do {
-                    for unit in try LengthPrefixedSample.nalUnits(in: sample.data, lengthSize: mp4.reader.nalUnitLengthSize) {
-                        if let done = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset) + unit.offset)) { handle([done]) }
-                    }
-                } catch {
-                    if problems.count < 20 { problems.append("sample \(index) at byte \(sample.fileOffset): \(error)") }
-                }
-                handle(assembler.finish())
-                index += 1
-            }
+            let parameterSets = (format?.videoParameterSets ?? []) + (format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])
+            containerRate = mp4.readSamples(parameterSets: parameterSets, while: { frames.count < limit },
+                                            problem: { if problems.count < 20 { problems.append($0) } },
+                                            unit: { if let done = assembler.push($0) { handle([done]) } },
+                                            endOfSample: { handle(assembler.finish()) })
         } else {
             while frames.count < limit {
                 let chunk = try input.read()

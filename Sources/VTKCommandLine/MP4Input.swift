@@ -15,6 +15,35 @@ struct MP4Input {
             throw CommandFailure(.input, "vtk \(command): \(input.path): \(error)")
         }
     }
+
+    /// Reads the samples in decoding order while `more()` holds. Each sample is one access unit whose NAL units,
+    /// length-prefixed, go to `unit` with their file offsets; `parameterSets` (the avcC's or hvcC's) go first,
+    /// at the first sample's offset; `endOfSample` follows each sample. What cannot be read goes to `problem`.
+    /// Returns the container's frame rate (the timescale over the first sample's duration).
+    func readSamples(parameterSets: [NALUnit], while more: () -> Bool, problem: (String) -> Void,
+                     unit: (NALUnit) -> Void, endOfSample: () -> Void) -> (Int, Int)? {
+        var pending = parameterSets
+        var rate: (Int, Int)?
+        var index = 0
+        while more() {
+            let sample: MP4Sample?
+            do { sample = try reader.nextSample() } catch { problem("sample \(index): \(error)"); break }
+            guard let sample else { break }
+            if rate == nil { rate = FrameRate.ofSamples(duration: sample.duration.value, timescale: sample.duration.timescale) }
+            for set in pending { unit(NALUnit(bytes: set.bytes, offset: Int(sample.fileOffset))) }
+            pending = []
+            do {
+                for nal in try LengthPrefixedSample.nalUnits(in: sample.data, lengthSize: reader.nalUnitLengthSize) {
+                    unit(NALUnit(bytes: nal.bytes, offset: Int(sample.fileOffset) + nal.offset))
+                }
+            } catch {
+                problem("sample \(index) at byte \(sample.fileOffset): \(error)")
+            }
+            endOfSample()
+            index += 1
+        }
+        return rate
+    }
 }
 
 #if canImport(Glibc)

@@ -107,25 +107,10 @@ enum ProbeCommand {
         var containerRate: (Int, Int)?
         if let mp4 {
             // Each sample is one access unit; the avcC's parameter sets come first, file offsets are kept.
-            var parameterSets = (mp4.formatDescription?.sequenceParameterSets ?? []) + (mp4.formatDescription?.pictureParameterSets ?? [])
-            var index = 0
-            while frames.count < limit {
-                let sample: MP4Sample?
-                do { sample = try mp4.reader.nextSample() } catch { note("sample \(index): \(error)"); break }
-                guard let sample else { break }
-                if containerRate == nil { containerRate = FrameRate.ofSamples(duration: sample.duration.value, timescale: sample.duration.timescale) }
-                for unit in parameterSets { _ = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset))) }
-                parameterSets = []
-                do {
-                    for unit in try LengthPrefixedSample.nalUnits(in: sample.data, lengthSize: mp4.reader.nalUnitLengthSize) {
-                        if let done = assembler.push(NALUnit(bytes: unit.bytes, offset: Int(sample.fileOffset) + unit.offset)) { handle([done]) }
-                    }
-                } catch {
-                    note("sample \(index) at byte \(sample.fileOffset): \(error)")
-                }
-                handle(assembler.finish())
-                index += 1
-            }
+            let parameterSets = (mp4.formatDescription?.sequenceParameterSets ?? []) + (mp4.formatDescription?.pictureParameterSets ?? [])
+            containerRate = mp4.readSamples(parameterSets: parameterSets, while: { frames.count < limit }, problem: note,
+                                            unit: { if let done = assembler.push($0) { handle([done]) } },
+                                            endOfSample: { handle(assembler.finish()) })
         } else {
             while frames.count < limit {
                 let chunk = try input.read()
