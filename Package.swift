@@ -80,6 +80,10 @@ let package = Package(
                 .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"]),
             ]),
 
+        // MARK: RTP sessions: the receiver (I/O, assembly, RTCP/PLI policy, statistics), the sender, the live feed for a player
+        .target(name: "RTPSession",
+                dependencies: ["RTP", "NALStream", "H264Bitstream", "H265Bitstream", "DecompressionSession", "VideoAcceleration", "VideoDisplay", "VTKMedia"]),
+
         // MARK: Display: a timebase and a layer that shows frames at their times; an X11 window to show them on
         .target(name: "VideoDisplay", dependencies: ["DecompressionSession", "H264Bitstream", "VTKMedia"]),
         .target(name: "X11Display", dependencies: ["VideoDisplay", "CX11", "CLibYUV", "PixelConversion", "VTKMedia"]),
@@ -88,7 +92,7 @@ let package = Package(
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoDecoding", "VideoAcceleration",
                                "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP",
-                               "VideoDisplay", "X11Display", "H265Bitstream"]),
+                               "VideoDisplay", "X11Display", "H265Bitstream", "RTPSession"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine", "VideoAcceleration"]),
 
         // MARK: Tools (benchmarks)
@@ -118,6 +122,7 @@ let package = Package(
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "VideoDisplayTests", dependencies: ["VideoDisplay", "H264Bitstream", "VTKMedia"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
+        .testTarget(name: "RTPSessionTests", dependencies: ["RTPSession", "RTP", "NALStream", "H264Bitstream", "H265Bitstream", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "VideoAccelerationTests", dependencies: ["VideoAcceleration", "VTKTestSupport", "VTKMedia", "CLibVA"]),
         .testTarget(name: "PixelConversionTests", dependencies: ["PixelConversion", "VTKMedia"]),

@@ -199,7 +199,7 @@ enum PlaybackInput {
     var codec: VideoCodec {
         switch self {
         case .file(let source): source.codec
-        case .live(let feed): feed.codec
+        case .live(let feed): VideoCodec(feed.codec)
         }
     }
 }

@@ -1,5 +1,9 @@
 import DecompressionSession
+import NALStream
 import RTP
+import RTPSession
+import VideoAcceleration
+import VTKMedia
 
 /// Where `vtk receive` and `vtk play` listen: `rtp://@:PORT` (the codec from --codec, H.264 by default) or
 /// an SDP file, which gives the port, payload type, codec (its rtpmap) and parameter sets.
@@ -33,8 +37,11 @@ struct RTPSource {
         }
         description = parsed
         port = parsed.port
-        codec = parsed.codec == .h265 ? .h265 : .h264
+        codec = VideoCodec(RTPCodecs.codec(of: parsed))
     }
+
+    /// The codec as the library names it.
+    var videoCodec: NALStream.VideoCodec { codec.videoCodec }
 }
 
 extension RTPSource {
@@ -43,32 +50,54 @@ extension RTPSource {
     static let timeoutOption = OptionSpec.value("--timeout", valueName: "S", help: "give up after S seconds without a packet (default 10)")
     static let codecOption = OptionSpec.value("--codec", valueName: "h264|h265", help: "the codec of rtp://@:PORT (default h264; an SDP names its own)")
 
-    /// The receiver's settings from --latency and --timeout.
+    /// The receiver's settings from --latency and --timeout; SIGINT/SIGTERM end the reception.
     static func settings(_ values: OptionValues) throws(CommandFailure) -> ReceiverSettings {
         var settings = ReceiverSettings()
         settings.latency = (try values.double("latency", range: 0...10_000) ?? 50) / 1000
         settings.timeout = try values.double("timeout", range: 0.1...1e6) ?? 10
+        settings.shouldStop = { Interruption.requested }
         return settings
     }
 }
 
-extension ReceiveReport {
-    /// The decoder's "byte N" (offsets in the NAL units it was fed, which mean nothing on RTP) as the RTP
-    /// sequence number and timestamp of the first packet of the frame that held that byte.
-    func placedInRTP(_ problem: String) -> String {
-        problem.replacing(/byte (\d+)/) { match in
-            guard let offset = Int(match.output.1), let origin = frameOrigins.last(where: { $0.offset <= offset }) else { return "RTP data" }
-            return "the frame from RTP sequence number \(origin.sequence), timestamp \(origin.timestamp)"
+// The CLI's codec enum and the library's codec value, until the enum goes (CodecDetection.swift).
+extension VideoCodec {
+    init(_ codec: NALStream.VideoCodec) { self = codec.name == NALStream.VideoCodec.h265.name ? .h265 : .h264 }
+    var videoCodec: NALStream.VideoCodec { self == .h265 ? .h265 : .h264 }
+}
+
+extension CommandFailure {
+    /// A session's failure as the command reports it: "vtk COMMAND: message", with the exit code of its kind.
+    init(_ error: RTPSessionError, command: String) {
+        let code: ExitCode = switch error.kind {
+        case .input: .input
+        case .device: .device
+        case .output: .output
+        case .usage: .usage
         }
+        self.init(code, "vtk \(command): \(error.message)")
     }
 
-    /// Exit 3's message when packets were lost, frames flagged or the stream had problems; nil when it was clean.
-    func damage(_ statistics: DecodeStatistics, command: String) -> CommandFailure? {
-        guard lost > 0 || framesFlagged > 0 || statistics.problemCount > 0 || !problems.isEmpty else { return nil }
-        var message = "vtk \(command): \(lost) packet(s) lost, \(framesFlagged) of \(framesDecoded) frame(s) flagged"
-        let all = problems + statistics.problems.map(placedInRTP)
-        if !all.isEmpty { message += ":\n" + all.prefix(10).map { "  \($0)" }.joined(separator: "\n") }
-        if all.count > 10 { message += "\n  ... and more" }
-        return CommandFailure(.input, message)
+    /// Any error of a session: a command's failure as it is, a session's with its kind, else `fallback`.
+    static func from(_ error: any Error, command: String, fallback: ExitCode = .device) -> CommandFailure {
+        if let failure = error as? CommandFailure { return failure }
+        if let error = error as? RTPSessionError { return CommandFailure(error, command: command) }
+        return CommandFailure(fallback, "vtk \(command): \(error)")
     }
 }
+
+extension LiveRTPFeed {
+    /// Starts receiving from `source` (see ``LiveRTPFeed/init(port:description:codec:settings:device:outputFormat:command:)``).
+    convenience init(source: RTPSource, settings: ReceiverSettings, device: VADeviceChoice, outputFormat: PixelFormat?, command: String) {
+        self.init(port: source.port, description: source.description, codec: source.videoCodec, settings: settings, device: device,
+                  outputFormat: outputFormat, command: command)
+    }
+}
+
+extension LiveRTPFeed.Outcome {
+    /// The receiver or decoder failed (exit code and message as `vtk receive` gives them).
+    var failure: CommandFailure? { error.map { CommandFailure($0, command: command) } }
+}
+
+/// The live input `vtk play` shows (RTPSession's), by the name the player knows.
+typealias LiveRTPFeed = RTPSession.LiveRTPFeed

@@ -2,6 +2,7 @@ import DecompressionSession
 import H264Bitstream
 import JSONText
 import RTP
+import RTPSession
 import VideoAcceleration
 import VTKMedia
 
@@ -105,68 +106,71 @@ enum ReceiveCommand {
         do { connection = try VADisplayConnection.open(device) } catch {
             throw CommandFailure(.device, "vtk receive: cannot open VA device '\(device)': \(error)")
         }
-        do {
-            switch source.codec {
-            case .h264:
-                let decoder = try H264RTPDecoder(connection: connection)
-                defer { decoder.invalidate() }
-                return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
-                                   y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
-            case .h265:
-                let decoder = H265RTPDecoder(connection: connection)
-                defer { decoder.invalidate() }
-                return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
-                                   y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
-            }
-        } catch let failure as CommandFailure { throw failure } catch {
-            throw CommandFailure(.device, "vtk receive: \(error)")
-        }
+        let reception = Reception(parsed: parsed, source: source, settings: settings, connection: connection, sinks: sinks,
+                                  y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
+        do { return try RTPCodecs.run(reception, for: source.videoCodec) } catch { throw CommandFailure.from(error, command: name) }
     }
 
-    /// Receives into `decoder` and writes the frames to the sinks; raw and Y4M outputs take the layout of the
-    /// first frame (I420, or yuv420p10 for 10-bit H.265).
-    private static func receive<Decoder: RTPPictureDecoder>(_ parsed: ParsedArguments, source: RTPSource, settings: ReceiverSettings,
-                                                            decoder: Decoder, sinks: [FrameSink], y4mOutput: String?,
-                                                            rawOutput: OutputFile?, recorder: StreamRecorder?) throws(CommandFailure) -> ExitCode {
-        var sinks = sinks
-        let receiver = try RTPReceiver(port: source.port, description: source.description, settings: settings, decoder: decoder, recorder: recorder,
-                                       command: name)
-        if !parsed.has("quiet") || parsed.has("stats") {
-            StandardStreams.error("vtk receive: listening on rtp://@:\(receiver.port) (RTCP on \(receiver.port + 1))\n")
-        }
-        var y4m: Y4MFrameSink?
-        var raw: RawFrameSink?
-        var index = 0
-        try receiver.run { frame throws(CommandFailure) in
-            if let path = y4mOutput, y4m == nil {
-                let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: decoder.frameRate, sampleAspectRatio: decoder.sampleAspectRatio, command: name)
-                y4m = sink
-                sinks.append(sink)
-            }
-            if let rawOutput, raw == nil {
-                let sink = RawFrameSink(file: rawOutput, format: frame.pixelBuffer.format.planarLayout)
-                raw = sink
-                sinks.append(sink)
-            }
-            // Frames are numbered by RTP time: a frame lost whole leaves a gap in --framemd5.
-            let number = max(index, receiver.displayIndex(frame) ?? index)
-            for sink in sinks { try sink.take(frame.pixelBuffer, index: number) }
-            index = number + 1
-        }
-        for sink in sinks { try sink.finish() }
-        try recorder?.finish()
+    /// One reception, with the codec's static type: the decoder, the receiver, the sinks and the report.
+    private struct Reception: RTPCodecWork {
+        let parsed: ParsedArguments
+        let source: RTPSource
+        let settings: ReceiverSettings
+        let connection: VADisplayConnection
+        let sinks: [FrameSink]
+        let y4mOutput: String?
+        let rawOutput: OutputFile?
+        let recorder: StreamRecorder?
 
-        let report = receiver.report
-        if parsed.has("stats") {
-            let text = parsed.has("json") ? report.json.text + "\n" : report.text
-            if parsed["output"] == "-" { StandardStreams.error(text) } else { StandardStreams.out(text) }
-        } else if !parsed.has("quiet") {
-            let frames = recorder.map { _ in "\(report.framesRecorded) frames recorded to \(parsed["output"] ?? "")" } ?? "\(report.framesDecoded) frames"
-            StandardStreams.error("vtk receive: \(frames), \(report.packets) packets, \(report.lost) lost\n")
+        func run<Codec: RTPCodec>(_ codec: Codec.Type) throws -> ExitCode {
+            let decoder = try RTPPictureDecoder<Codec>(connection: connection)
+            defer { decoder.invalidate() }
+            return try receive(decoder: decoder)
         }
-        if Interruption.requested { return Interruption.report(name, "\(report.framesDecoded) frames decoded from \(report.packets) packets") }
-        guard report.packets > 0 else { throw CommandFailure(.input, "vtk receive: no RTP packets arrived on port \(receiver.port)") }
-        if let failure = report.damage(decoder.statistics, command: name) { throw failure }
-        return .success
+
+        /// Receives into `decoder` and writes the frames to the sinks; raw and Y4M outputs take the layout of the
+        /// first frame (I420, or yuv420p10 for 10-bit H.265).
+        private func receive<Codec: RTPCodec>(decoder: RTPPictureDecoder<Codec>) throws -> ExitCode {
+            let name = ReceiveCommand.name
+            var sinks = sinks
+            let receiver = try RTPReceiver(port: source.port, description: source.description, settings: settings, decoder: decoder, recorder: recorder)
+            if !parsed.has("quiet") || parsed.has("stats") {
+                StandardStreams.error("vtk receive: listening on rtp://@:\(receiver.port) (RTCP on \(receiver.port + 1))\n")
+            }
+            var y4m: Y4MFrameSink?
+            var raw: RawFrameSink?
+            var index = 0
+            try receiver.run { frame in
+                if let path = y4mOutput, y4m == nil {
+                    let sink = try Y4MFrameSink(path: path, frame: frame.pixelBuffer, frameRate: decoder.frameRate, sampleAspectRatio: decoder.sampleAspectRatio, command: name)
+                    y4m = sink
+                    sinks.append(sink)
+                }
+                if let rawOutput, raw == nil {
+                    let sink = RawFrameSink(file: rawOutput, format: frame.pixelBuffer.format.planarLayout)
+                    raw = sink
+                    sinks.append(sink)
+                }
+                // Frames are numbered by RTP time: a frame lost whole leaves a gap in --framemd5.
+                let number = max(index, receiver.displayIndex(frame) ?? index)
+                for sink in sinks { try sink.take(frame.pixelBuffer, index: number) }
+                index = number + 1
+            }
+            for sink in sinks { try sink.finish() }
+            try recorder?.finish()
+
+            let report = receiver.report
+            if parsed.has("stats") {
+                let text = parsed.has("json") ? report.json.text + "\n" : report.text
+                if parsed["output"] == "-" { StandardStreams.error(text) } else { StandardStreams.out(text) }
+            } else if !parsed.has("quiet") {
+                let frames = recorder.map { _ in "\(report.framesRecorded) frames recorded to \(parsed["output"] ?? "")" } ?? "\(report.framesDecoded) frames"
+                StandardStreams.error("vtk receive: \(frames), \(report.packets) packets, \(report.lost) lost\n")
+            }
+            if Interruption.requested { return Interruption.report(name, "\(report.framesDecoded) frames decoded from \(report.packets) packets") }
+            guard report.packets > 0 else { throw CommandFailure(.input, "vtk receive: no RTP packets arrived on port \(receiver.port)") }
+            if let failure = report.damage(decoder.statistics, command: name) { throw failure }
+            return .success
+        }
     }
 }

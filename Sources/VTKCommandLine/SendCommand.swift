@@ -5,6 +5,7 @@ import H265Bitstream
 import H265Decoding
 import MP4
 import RTP
+import RTPSession
 import VideoAcceleration
 import VTKMedia
 
@@ -64,7 +65,7 @@ enum SendCommand {
         let live = inputPath.lowercased().hasSuffix(".y4m") || options.size != nil
         // A file: its codec from the MP4 sample description, --codec, or the NAL unit headers of Annex B.
         var file: (input: InputFile, mp4: MP4Input?)?
-        var codec = SessionDescription.Codec.h264
+        var codec = VideoCodec.h264
         if !live {
             // A coded file is sent as it is: encode options would be ignored, so they are refused.
             if let option = EncodeOptions.encodingOptions.first(where: parsed.has) {
@@ -82,13 +83,17 @@ enum SendCommand {
                 codec = VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265 ? .h265 : .h264
             }
         }
-        let sender = try RTPSender(url: url, codec: codec, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
-                                   seed: seed, command: name)
+        let sender: RTPSender
+        do {
+            sender = try RTPSender(url: url, codec: codec.videoCodec, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
+                                   seed: seed, realTime: !fast)
+        } catch { throw CommandFailure(error, command: name) }
         var sdpWritten = false
         func writeSDP(_ parameterSets: [[UInt8]]) throws(CommandFailure) {
             guard let path = parsed["sdp"], !sdpWritten else { return }
             sdpWritten = true
-            let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, codec: codec, parameterSets: parameterSets)
+            let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, codec: RTPCodecs.sessionCodec(codec.videoCodec),
+                                         parameterSets: parameterSets)
             let file = try OutputFile(path, command: name)
             try file.write(Array(sdp.text.utf8))
         }
@@ -96,15 +101,12 @@ enum SendCommand {
             if !quiet { StandardStreams.error("vtk send: SDP written to \(parsed["sdp"] ?? ""); nothing sent (--sdp-only)\n") }
             return .success
         }
-        var started = WallClock.now()
-        var firstTicks: Int64?
         /// Sends one access unit with RTP time `ticks` (90 kHz) when its decoding time `due` comes (unless --fast).
         func send(_ units: [[UInt8]], ticks: Int64, due: Int64? = nil) throws(CommandFailure) {
-            let base = firstTicks ?? ticks
-            firstTicks = base
-            let time = started + Double((due ?? ticks) - base) / 90000
-            if !fast { WallClock.sleep(until: time) }
-            try sender.send(units, ticks: ticks - base, wallClock: fast ? WallClock.now() : started + Double(ticks - base) / 90000)
+            do { try sender.send(units, ticks: ticks, due: due) } catch { throw CommandFailure(error, command: name) }
+        }
+        func finish() throws(CommandFailure) {
+            do { try sender.finish() } catch { throw CommandFailure(error, command: name) }
         }
 
         if live {
@@ -142,10 +144,10 @@ enum SendCommand {
                 }
             }
             let frameSeconds = Double(source.frameRate.1) / Double(source.frameRate.0)
-            started = WallClock.now()  // the capture clock starts with the first frame, not with the device's set-up
+            sender.startClock()  // the capture clock starts with the first frame, not with the device's set-up
             while frameLimit.map({ index < $0 }) ?? true, !Interruption.requested, !(sdpOnly && sdpWritten), let frame = try source.next() {
                 // A live source: frame N is captured at N frame intervals after the start.
-                if !fast && !sdpOnly { WallClock.sleep(until: started + Double(index) * frameSeconds) }
+                if !fast && !sdpOnly { WallClock.sleep(until: sender.clockStart + Double(index) * frameSeconds) }
                 let keyFrame = sender.takeKeyFrameRequest()
                 if keyFrame { forced += 1 }
                 let time = MediaTime(value: Int64(index) * Int64(source.frameRate.1), timescale: Int32(source.frameRate.0))
@@ -160,7 +162,7 @@ enum SendCommand {
                 throw CommandFailure(.device, "vtk send: \(error)")
             }
             if sdpOnly { return sdpWrittenOnly() }
-            try sender.finish()
+            try finish()
             if !quiet {
                 StandardStreams.error("vtk send: \(sender.frames) frames encoded live and sent as \(sender.packets) packets to \(parsed.positionals[1]); "
                                       + "\(sender.pliReceived) PLI received, \(forced) IDR forced; \(sender.simulatedDrops) packets dropped (simulated)\n")
@@ -199,58 +201,28 @@ enum SendCommand {
                 index += 1
             }
         } else {
-            var bytes: [UInt8] = []
-            while true { let chunk = try input.read(); if chunk.isEmpty { break }; bytes += chunk }
-            let stream = codec == .h265 ? AnnexBAccessUnits(h265: bytes) : AnnexBAccessUnits(h264: bytes)
-            guard stream.units.contains(where: { $0.hasPicture }) else {
-                throw CommandFailure(.input, "vtk send: no \(codec == .h265 ? "H.265" : "H.264") pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")
+            // Read in chunks and sent as the display positions become known: the file is never held whole.
+            let transmission = AnnexBTransmission(read: { () throws(CommandFailure) in try input.read() }, sender: sender, frameRate: fps, frameLimit: frameLimit,
+                                                  shouldStop: { Interruption.requested }) { sets throws(CommandFailure) in
+                try writeSDP(sets)
+                return !sdpOnly
             }
-            let rate = fps ?? stream.frameRate ?? 25
-            try writeSDP(stream.parameterSets)
-            if sdpOnly { return sdpWrittenOnly() }
-            var index = 0
-            for unit in stream.units where frameLimit.map({ index < $0 }) ?? true && !Interruption.requested {
-                // Paced in decoding order; stamped with the sampling (display) time, RFC 6184 5.1, RFC 7798 4.1.
-                let shown = unit.hasPicture ? stream.displayOrder[index] ?? index : index
-                try send(unit.nalUnits, ticks: Int64((Double(shown) * 90000 / rate).rounded()), due: Int64((Double(index) * 90000 / rate).rounded()))
-                if unit.hasPicture { index += 1 }
+            let result: AnnexBTransmission.Result
+            do { result = try RTPCodecs.run(transmission, for: codec.videoCodec) } catch { throw CommandFailure.from(error, command: name, fallback: .input) }
+            switch result {
+            case .noPictures:
+                throw CommandFailure(.input, "vtk send: no \(codec == .h265 ? "H.265" : "H.264") pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")
+            case .describedOnly:
+                return sdpWrittenOnly()
+            case .sent:
+                break
             }
         }
-        try sender.finish()
+        try finish()
         if !quiet {
             StandardStreams.error("vtk send: \(sender.frames) access units sent as \(sender.packets) packets to \(parsed.positionals[1]); "
                                   + "\(sender.simulatedDrops) packets dropped (simulated)\n")
         }
         return Interruption.requested ? Interruption.report(name, "RTCP BYE sent after \(sender.frames) access units") : .success
-    }
-}
-
-/// The access units of an Annex B stream held in memory, with what sending needs: the parameter sets of the
-/// first picture (for the SDP), the VUI frame rate, and each picture's display position.
-struct AnnexBAccessUnits {
-    var units: [(nalUnits: [[UInt8]], hasPicture: Bool)]
-    var parameterSets: [[UInt8]] = []
-    var frameRate: Double?
-    /// The display position of each picture, by its decoding position.
-    var displayOrder: [Int: Int]
-
-    init(h264 bytes: [UInt8]) {
-        let units = AccessUnitAssembler.accessUnits(in: bytes)
-        self.units = units.map { ($0.nalUnits.map { Array($0.bytes) }, $0.hasPicture) }
-        if let sets = units.first(where: { $0.hasPicture })?.parameterSets, let format = try? H264FormatDescription(parameterSets: sets) {
-            parameterSets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
-            frameRate = format.frameRate.map { Double($0.numerator) / Double($0.denominator) }
-        }
-        displayOrder = DisplayOrder.of(h264: units.filter(\.hasPicture))
-    }
-
-    init(h265 bytes: [UInt8]) {
-        let units = H265AccessUnitAssembler.accessUnits(in: bytes)
-        self.units = units.map { ($0.nalUnits.map { Array($0.bytes) }, $0.hasPicture) }
-        if let sets = units.first(where: { $0.hasPicture })?.parameterSets, let format = try? H265FormatDescription(parameterSets: sets) {
-            parameterSets = (format.videoParameterSets + format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
-            frameRate = format.frameRate.map { Double($0.numerator) / Double($0.denominator) }
-        }
-        displayOrder = DisplayOrder.of(h265: units.filter(\.hasPicture))
     }
 }

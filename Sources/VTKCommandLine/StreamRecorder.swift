@@ -2,12 +2,13 @@ import H264Bitstream
 import H265Bitstream
 import MP4
 import RTP
+import RTPSession
 import VTKMedia
 
 /// `vtk receive --copy`: the access units as they came, without decoding, as `ffmpeg -c copy` records: an
 /// Annex B stream (.h264/.264, .h265/.265), or an MP4 (avc1 with avcC, hvc1 with hvcC, from the parameter
 /// sets of the SDP and of the stream; decode order is arrival order, presentation times are the RTP timestamps).
-final class StreamRecorder {
+final class StreamRecorder: AccessUnitRecorder {
     private var annexB: OutputFile?
     private var mp4: MP4Writer?
     private let mp4Path: String?

@@ -1,30 +1,37 @@
-import H264Bitstream
+import DecompressionSession
+import NALStream
 import RTP
 
-/// The sending end of `vtk send`: packetises access units (H.264 or H.265), paces them, sends SRs and BYE, hears PLIs.
-final class RTPSender {
+/// The sending end of an RTP session: packetises access units by the codec's payload format (RFC 6184,
+/// RFC 7798), paces them by their times, sends SRs and the closing BYE, and hears PLIs.
+public final class RTPSender {
     private let socket: UDPSocket
     private let rtcpSocket: UDPSocket
     private let destination: SocketAddress
     private let rtcpDestination: SocketAddress
-    /// The access unit's NAL units -> RTP payloads (RFC 6184 or RFC 7798).
+    /// The access unit's NAL units -> RTP payloads.
     private let packetize: ([[UInt8]]) -> [[UInt8]]
     private var simulator: LossSimulator
-    private let command: String
-    let payloadType: UInt8 = 96
-    let ssrc: UInt32
+    /// Pace packets by their times; false sends as fast as possible.
+    public let realTime: Bool
+    public let payloadType: UInt8 = 96
+    public let ssrc: UInt32
     private var sequence: UInt16
     private let timestampBase: UInt32
-    private(set) var packets = 0
-    private(set) var octets = 0
-    private(set) var frames = 0
-    private(set) var pliReceived = 0
+    public private(set) var packets = 0
+    public private(set) var octets = 0
+    public private(set) var frames = 0
+    public private(set) var pliReceived = 0
     private var lastSenderReport = -Double.infinity
     /// A PLI arrived since the last call of ``takeKeyFrameRequest()``.
     private var keyFrameRequested = false
+    /// Wall-clock time of the first access unit's RTP time (see ``startClock()``).
+    public private(set) var clockStart = WallClock.now()
+    private var firstTicks: Int64?
 
-    init(url: RTPURL, codec: SessionDescription.Codec, mtu: Int, simulator: LossSimulator, seed: UInt64?, command: String) throws(CommandFailure) {
-        self.command = command
+    /// Sends to `url` (RTCP to its port + 1). `seed` fixes the random SSRC, sequence number and timestamp
+    /// (RFC 3550 5.1), for repeatable tests.
+    public init(url: RTPURL, codec: VideoCodec, mtu: Int, simulator: LossSimulator, seed: UInt64?, realTime: Bool = true) throws(RTPSessionError) {
         do {
             destination = try SocketAddress.resolve(host: url.host, port: url.port)
             var rtcpAddress = destination
@@ -34,24 +41,40 @@ final class RTPSender {
             socket = try UDPSocket(binding: local, receiveBufferBytes: 1 << 16)
             rtcpSocket = try UDPSocket(binding: local, receiveBufferBytes: 1 << 16)
         } catch {
-            throw CommandFailure(.usage, "vtk \(command): \(error)")
+            throw RTPSessionError(.usage, "\(error)")
         }
-        switch codec {
-        case .h264: let packetizer = H264Packetizer(mtu: mtu); packetize = { packetizer.payloads(for: $0) }
-        case .h265: let packetizer = H265Packetizer(mtu: mtu); packetize = { packetizer.payloads(for: $0) }
-        }
+        let binding: any RTPCodec.Type = RTPCodecs.binding(for: codec) ?? H264Codec.self
+        packetize = Self.packetizer(binding, mtu: mtu)
         self.simulator = simulator
-        // RFC 3550 5.1: random initial sequence number and timestamp (fixed by --seed, for repeatable tests).
+        self.realTime = realTime
         var generator = SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max))
         ssrc = UInt32.random(in: 1...UInt32.max, using: &generator)
         sequence = UInt16.random(in: 0...UInt16.max, using: &generator)
         timestampBase = UInt32.random(in: 0...UInt32.max, using: &generator)
     }
 
-    var simulatedDrops: Int { simulator.dropped }
+    private static func packetizer<Codec: RTPCodec>(_ codec: Codec.Type, mtu: Int) -> ([[UInt8]]) -> [[UInt8]] {
+        let packetizer = NALUnitPacketizer<Codec.PayloadFormat>(mtu: mtu)
+        return { packetizer.payloads(for: $0) }
+    }
 
-    /// Sends one access unit (its NAL units without start codes) with RTP time `ticks` (90 kHz from the start).
-    func send(_ nalUnits: [[UInt8]], ticks: Int64, wallClock: Double) throws(CommandFailure) {
+    public var simulatedDrops: Int { simulator.dropped }
+
+    /// The capture clock starts now (a live source's first frame), not when the sender was made.
+    public func startClock() { clockStart = WallClock.now() }
+
+    /// Sends one access unit with RTP time `ticks` (90 kHz) when its decoding time `due` (default `ticks`)
+    /// comes, both counted from the first access unit's RTP time; at once when not in real time.
+    public func send(_ nalUnits: [[UInt8]], ticks: Int64, due: Int64? = nil) throws(RTPSessionError) {
+        let base = firstTicks ?? ticks
+        firstTicks = base
+        if realTime { WallClock.sleep(until: clockStart + Double((due ?? ticks) - base) / 90000) }
+        try send(nalUnits, ticks: ticks - base, wallClock: realTime ? clockStart + Double(ticks - base) / 90000 : WallClock.now())
+    }
+
+    /// Sends one access unit (its NAL units without start codes) with RTP time `ticks` (90 kHz from the
+    /// start), captured at `wallClock`.
+    private func send(_ nalUnits: [[UInt8]], ticks: Int64, wallClock: Double) throws(RTPSessionError) {
         pollRTCP()
         let timestamp = timestampBase &+ UInt32(truncatingIfNeeded: ticks)
         let now = WallClock.now()
@@ -77,7 +100,7 @@ final class RTPSender {
     /// Sends what the reorder simulation held back, then SR and BYE (6.6). The BYE goes to the RTP port, in
     /// order after the last media packet (RTCP there is told apart by its packet type, RFC 5761 4): on the
     /// RTCP port it could overtake packets still queued, and FFmpeg ends its input at a BYE.
-    func finish() throws(CommandFailure) {
+    public func finish() throws(RTPSessionError) {
         for datagram in simulator.flush() { try transmit(datagram) }
         pollRTCP()
         try transmit(RTCPPacket.compound([.senderReport(ssrc: ssrc, ntpTime: NTPTime.from(unixSeconds: WallClock.now()), rtpTimestamp: timestampBase,
@@ -86,14 +109,14 @@ final class RTPSender {
     }
 
     /// True once after each PLI (RFC 4585 6.3.1) addressed to this stream.
-    func takeKeyFrameRequest() -> Bool {
+    public func takeKeyFrameRequest() -> Bool {
         pollRTCP()
         defer { keyFrameRequested = false }
         return keyFrameRequested
     }
 
-    private func transmit(_ datagram: [UInt8]) throws(CommandFailure) {
-        do { try socket.send(datagram, to: destination) } catch { throw CommandFailure(.output, "vtk \(command): \(error)") }
+    private func transmit(_ datagram: [UInt8]) throws(RTPSessionError) {
+        do { try socket.send(datagram, to: destination) } catch { throw RTPSessionError(.output, "\(error)") }
     }
 
     private func sendRTCP(_ packets: [RTCPPacket]) {
@@ -112,4 +135,3 @@ final class RTPSender {
         }
     }
 }
-
