@@ -9,6 +9,12 @@ public struct FeedbackPolicy {
         public var frames: Int
         public var seconds: Double
         public var lossSeen: Double
+
+        public init(frames: Int, seconds: Double, lossSeen: Double) {
+            self.frames = frames
+            self.seconds = seconds
+            self.lossSeen = lossSeen
+        }
     }
 
     private let clock: ReceiverClock

@@ -24,7 +24,8 @@ struct RTPStreamAssemblerTests {
         #expect(assembler.take([1, 2], at: 0) == [.problem(.truncated(what: "RTP packet", length: 2, needed: 12))])
         #expect(assembler.take(Self.packet(10, payloadType: 33), at: 0) == [.problem(.wrongPayloadType(got: 33, expected: 96))],
                 "a static payload type is not taken for video")
-        #expect(assembler.take(Self.packet(11, payloadType: 100), at: 0).first == .accepted(sequence: 11 + 65536, timestamp: 0, size: 15),
+        let step1 = assembler.take(Self.packet(11, payloadType: 100), at: 0)
+        #expect(step1.first == .accepted(sequence: 11 + 65536, timestamp: 0, size: 15),
                 "sequence numbers are extended with room below the first")
         #expect(assembler.payloadType == 100)
         #expect(assembler.senderSSRC == 7)
@@ -46,7 +47,8 @@ struct RTPStreamAssemblerTests {
         var assembler = Assembler(payloadType: nil, latency: 0.05)
         _ = assembler.take(Self.packet(100, timestamp: 0), at: 1.0)
         _ = assembler.take(Self.packet(103, timestamp: 9000, payload: [0x01, 0x88]), at: 1.01)  // NRI 0
-        #expect(assembler.release(now: 1.02).isEmpty, "the first packet waits out the latency")
+        let step2 = assembler.release(now: 1.02)
+        #expect(step2.isEmpty, "the first packet waits out the latency")
         #expect(assembler.release(now: 1.05).map(\.packet.sequenceNumber) == [100], "103 waits for 101 and 102")
         #expect(abs((assembler.nextDeadline ?? 0) - 1.06) < 1e-9)
         let late = assembler.release(now: 1.06)
