@@ -49,7 +49,7 @@ struct AnnexBSendQueueTests {
         var shown = Array(repeating: "", count: pictures.count)
         for (index, picture) in pictures.enumerated() { shown[picture.displayPosition ?? index] = types[index] }
         let probe = try ProcessRunner.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pict_type", "-of", "csv=p=0", url.path])
-        let oracle = probe.stdoutText.split(whereSeparator: \.isNewline).map { String($0).trimmingCharacters(in: .whitespaces) }
+        let oracle = probe.stdoutText.split(whereSeparator: \.isNewline).map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ", ")) }
         #expect(shown == oracle)
         #expect(oracle.contains("B"), "the stream has B-frames, so display order differs from decoding order")
 
