@@ -13,7 +13,7 @@ public final class RTPSender {
     private let packetize: ([[UInt8]]) -> [[UInt8]]
     private var simulator: LossSimulator
     /// Pace packets by their times; false sends as fast as possible.
-    public let realTime: Bool
+    public let paced: Bool
     public let payloadType: UInt8 = 96
     public let ssrc: UInt32
     private var sequence: UInt16
@@ -31,7 +31,7 @@ public final class RTPSender {
 
     /// Sends to `url` (RTCP to its port + 1). `seed` fixes the random SSRC, sequence number and timestamp
     /// (RFC 3550 5.1), for repeatable tests.
-    public init(url: RTPURL, codec: VideoCodec, mtu: Int, simulator: LossSimulator, seed: UInt64?, realTime: Bool = true) throws(RTPSessionError) {
+    public init(url: RTPURL, codec: VideoCodec, mtu: Int, simulator: LossSimulator, seed: UInt64?, paced: Bool = true) throws(RTPSessionError) {
         do {
             destination = try SocketAddress.resolve(host: url.host, port: url.port)
             var rtcpAddress = destination
@@ -46,7 +46,7 @@ public final class RTPSender {
         let binding: any RTPCodec.Type = RTPCodecs.binding(for: codec) ?? H264Codec.self
         packetize = Self.packetizer(binding, mtu: mtu)
         self.simulator = simulator
-        self.realTime = realTime
+        self.paced = paced
         var generator = SplitMix64(seed: seed ?? UInt64.random(in: 0...UInt64.max))
         ssrc = UInt32.random(in: 1...UInt32.max, using: &generator)
         sequence = UInt16.random(in: 0...UInt16.max, using: &generator)
@@ -68,8 +68,8 @@ public final class RTPSender {
     public func send(_ nalUnits: [[UInt8]], ticks: Int64, due: Int64? = nil) throws(RTPSessionError) {
         let base = firstTicks ?? ticks
         firstTicks = base
-        if realTime { WallClock.sleep(until: clockStart + Double((due ?? ticks) - base) / 90000) }
-        try send(nalUnits, ticks: ticks - base, wallClock: realTime ? clockStart + Double(ticks - base) / 90000 : WallClock.now())
+        if paced { WallClock.sleep(until: clockStart + Double((due ?? ticks) - base) / 90000) }
+        try send(nalUnits, ticks: ticks - base, wallClock: paced ? clockStart + Double(ticks - base) / 90000 : WallClock.now())
     }
 
     /// Sends one access unit (its NAL units without start codes) with RTP time `ticks` (90 kHz from the

@@ -1,4 +1,6 @@
 import DecompressionSession
+import H264Bitstream
+import H265Bitstream
 import NALStream
 import RTP
 import RTPSession
@@ -60,7 +62,8 @@ extension RTPSource {
     }
 }
 
-// The CLI's codec enum and the library's codec value, until the enum goes (CodecDetection.swift).
+// The CLI's codec enum and the library's codec value, until the enum goes (CodecDetection.swift). Written so
+// that it still compiles, as the identity, once `VideoCodec` here is NALStream's (Equatable by name).
 extension VideoCodec {
     init(_ codec: NALStream.VideoCodec) { self = codec.name == NALStream.VideoCodec.h265.name ? .h265 : .h264 }
     var videoCodec: NALStream.VideoCodec { self == .h265 ? .h265 : .h264 }

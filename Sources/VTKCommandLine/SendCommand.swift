@@ -86,7 +86,7 @@ enum SendCommand {
         let sender: RTPSender
         do {
             sender = try RTPSender(url: url, codec: codec.videoCodec, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
-                                   seed: seed, realTime: !fast)
+                                   seed: seed, paced: !fast)
         } catch { throw CommandFailure(error, command: name) }
         var sdpWritten = false
         func writeSDP(_ parameterSets: [[UInt8]]) throws(CommandFailure) {
