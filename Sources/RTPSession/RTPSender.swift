@@ -63,6 +63,9 @@ public final class RTPSender {
     /// The capture clock starts now (a live source's first frame), not when the sender was made.
     public func startClock() { clockStart = WallClock.now() }
 
+    /// Waits until `seconds` after the clock's start (a live source's capture time of a frame).
+    public func wait(untilSecondsFromStart seconds: Double) { WallClock.sleep(until: clockStart + seconds) }
+
     /// Sends one access unit with RTP time `ticks` (90 kHz) when its decoding time `due` (default `ticks`)
     /// comes, both counted from the first access unit's RTP time; at once when not in real time.
     public func send(_ nalUnits: [[UInt8]], ticks: Int64, due: Int64? = nil) throws(RTPSessionError) {

@@ -147,7 +147,7 @@ enum SendCommand {
             sender.startClock()  // the capture clock starts with the first frame, not with the device's set-up
             while frameLimit.map({ index < $0 }) ?? true, !Interruption.requested, !(sdpOnly && sdpWritten), let frame = try source.next() {
                 // A live source: frame N is captured at N frame intervals after the start.
-                if !fast && !sdpOnly { WallClock.sleep(until: sender.clockStart + Double(index) * frameSeconds) }
+                if !fast && !sdpOnly { sender.wait(untilSecondsFromStart: Double(index) * frameSeconds) }
                 let keyFrame = sender.takeKeyFrameRequest()
                 if keyFrame { forced += 1 }
                 let time = MediaTime(value: Int64(index) * Int64(source.frameRate.1), timescale: Int32(source.frameRate.0))
