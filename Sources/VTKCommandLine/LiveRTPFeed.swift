@@ -1,4 +1,6 @@
 import DecompressionSession
+import H264Bitstream
+import H265Bitstream
 import Dispatch
 import Foundation
 import VideoAcceleration
@@ -81,7 +83,7 @@ final class LiveRTPFeed: Sendable {
                 let decoder = try H264RTPDecoder(connection: connection, outputFormat: outputFormat ?? .i420)
                 defer { decoder.invalidate() }
                 return receive(source: source, settings: settings, decoder: decoder, command: command, listening: listening)
-            case .h265:
+            default:
                 let decoder = H265RTPDecoder(connection: connection, outputFormat: outputFormat)
                 defer { decoder.invalidate() }
                 return receive(source: source, settings: settings, decoder: decoder, command: command, listening: listening)

@@ -48,8 +48,8 @@ enum ProbeCommand {
         let values = OptionValues(parsed: parsed, command: name)
         let limit = try values.int("frames", range: 1...Int(Int32.max)) ?? Int.max
         let input = try InputFile(parsed.positionals[0], command: name)
-        if try H265DecodeCommand.isH265(parsed, input: input, command: name) { return try H265ProbeCommand.run(parsed, input: input, limit: limit) }
-        if let message = input.signature?.notH264Message(input.displayName) { throw CommandFailure(.input, "vtk probe: \(message)") }
+        if try CodecDetection.codec(of: input, parsed, command: name) == .h265 { return try H265ProbeCommand.run(parsed, input: input, limit: limit) }
+        if let message = input.signature?.notMessage(input.displayName, codec: .h264) { throw CommandFailure(.input, "vtk probe: \(message)") }
         let mp4 = try MP4Input.open(input, command: name)
         var assembler = AccessUnitAssembler()
         var process = H264DecodingProcess()
@@ -115,7 +115,7 @@ enum ProbeCommand {
             while frames.count < limit {
                 let chunk = try input.read()
                 if chunk.isEmpty { break }
-                if input.bytesRead == chunk.count, let message = InputSignature(head: chunk).notH264Message(input.displayName) {
+                if input.bytesRead == chunk.count, let message = InputSignature(head: chunk).notMessage(input.displayName, codec: .h264) {
                     throw CommandFailure(.input, "vtk probe: \(message)")
                 }
                 handle(assembler.append(chunk))

@@ -1,4 +1,6 @@
 import DecompressionSession
+import H264Bitstream
+import H265Bitstream
 import RTP
 
 /// Where `vtk receive` and `vtk play` listen: `rtp://@:PORT` (the codec from --codec, H.264 by default) or
@@ -12,7 +14,7 @@ struct RTPSource {
     static func isLive(_ text: String) -> Bool { text.hasPrefix("rtp://") || text.lowercased().hasSuffix(".sdp") }
 
     init(_ text: String, values: OptionValues, command: String) throws(CommandFailure) {
-        let forced = try VideoCodec.forced(values)
+        let forced = try CodecDetection.forced(values)
         if text.hasPrefix("rtp://") {
             do { port = try RTPURL(text).port } catch { throw CommandFailure(.usage, "vtk \(command): \(error)") }
             description = nil

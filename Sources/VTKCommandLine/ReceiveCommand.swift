@@ -112,7 +112,7 @@ enum ReceiveCommand {
                 defer { decoder.invalidate() }
                 return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,
                                    y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
-            case .h265:
+            default:
                 let decoder = H265RTPDecoder(connection: connection)
                 defer { decoder.invalidate() }
                 return try receive(parsed, source: source, settings: settings, decoder: decoder, sinks: sinks,

@@ -76,10 +76,10 @@ enum SendCommand {
             file = (input, mp4)
             if let mp4 {
                 codec = mp4.reader.isHEVC ? .h265 : .h264
-            } else if let forced = try VideoCodec.forced(values) {
+            } else if let forced = try CodecDetection.forced(values) {
                 codec = forced == .h265 ? .h265 : .h264
             } else {
-                codec = VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265 ? .h265 : .h264
+                codec = CodecDetection.detect(annexB: try input.peek(1 << 16)) == .h265 ? .h265 : .h264
             }
         }
         let sender = try RTPSender(url: url, codec: codec, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
