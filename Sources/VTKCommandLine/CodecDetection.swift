@@ -15,6 +15,10 @@ enum CodecDetection {
     /// The `--codec` value that names `codec`.
     static func option(_ codec: VideoCodec) -> String { choices.first { $0.codec == codec }?.option ?? codec.name }
 
+    /// The `--codec` value ("h264") of the codec a name ("H.264", as test suites give it) names; nil for a codec vtk
+    /// does not decode.
+    static func option(named name: String) -> String? { choices.first { $0.codec.name == name }?.option }
+
     /// The codec of `input`: an MP4's track decides (`--codec` must not contradict it), else `--codec`, else
     /// the NAL unit headers of the first bytes.
     static func codec(of input: InputFile, _ parsed: ParsedArguments, command: String) throws(CommandFailure) -> VideoCodec {

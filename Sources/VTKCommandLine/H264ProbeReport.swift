@@ -10,14 +10,9 @@ struct H264ProbeReport: ProbeReport {
     typealias Codec = H264Codec
 
     struct Frame: ProbeFrame {
-        var decodeIndex: Int
-        var displayIndex = -1
-        var offset: Int
-        var bytes: Int
+        var row: ProbeRow
         var idr: Bool
         var reference: Bool
-        var sliceTypes: [String]
-        var poc = 0
         var frameNum: Int
         var width: Int
         var height: Int
@@ -34,8 +29,8 @@ struct H264ProbeReport: ProbeReport {
         guard let header = unit.primarySliceHeader else { return nil }
         if format == nil { format = try? H264FormatDescription(parameterSets: unit.parameterSets) }
         let sps = unit.parameterSets.pps[header.picParameterSetId].flatMap { unit.parameterSets.sps[$0.seqParameterSetId] }
-        return Frame(decodeIndex: index, offset: unit.offset, bytes: unit.byteCount, idr: unit.isIDR, reference: header.nalRefIdc != 0,
-                     sliceTypes: unit.slices.map { $0.header.sliceType.description }, frameNum: header.frameNum,
+        let row = ProbeRow(decodeIndex: index, offset: unit.offset, bytes: unit.byteCount, sliceTypes: unit.slices.map { $0.header.sliceType.description })
+        return Frame(row: row, idr: unit.isIDR, reference: header.nalRefIdc != 0, frameNum: header.frameNum,
                      width: sps?.displayWidth ?? 0, height: sps?.displayHeight ?? 0)
     }
 

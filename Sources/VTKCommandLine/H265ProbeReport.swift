@@ -9,14 +9,9 @@ struct H265ProbeReport: ProbeReport {
     typealias Codec = H265Codec
 
     struct Frame: ProbeFrame {
-        var decodeIndex: Int
-        var displayIndex = -1
-        var offset: Int
-        var bytes: Int
+        var row: ProbeRow
         var nalType: H265NALUnitType
         var temporalID: Int
-        var sliceTypes: [String]
-        var poc = 0
         var startsGOP: Bool { nalType.isIRAP }
     }
 
@@ -26,8 +21,8 @@ struct H265ProbeReport: ProbeReport {
         guard let first = unit.slices.first else { return nil }
         if format == nil { format = try? H265FormatDescription(parameterSets: unit.parameterSets) }
         let types = unit.slices.filter { !$0.header.dependentSliceSegmentFlag }.map { "\($0.header.sliceType)".uppercased() }
-        return Frame(decodeIndex: index, offset: unit.offset, bytes: unit.nalUnits.reduce(0) { $0 + $1.bytes.count },
-                     nalType: first.header.nalUnitType, temporalID: first.header.temporalID, sliceTypes: types)
+        let row = ProbeRow(decodeIndex: index, offset: unit.offset, bytes: unit.nalUnits.reduce(0) { $0 + $1.bytes.count }, sliceTypes: types)
+        return Frame(row: row, nalType: first.header.nalUnitType, temporalID: first.header.temporalID)
     }
 
     mutating func decoded(_ request: H265PictureDecodeRequest, into frame: inout Frame) { frame.poc = request.picture.poc }

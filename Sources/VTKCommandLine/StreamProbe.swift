@@ -4,13 +4,31 @@ import JSONText
 import MP4
 import VideoDecoding
 
-/// One row of `vtk probe`'s table: a picture (an access unit), in decoding order.
-protocol ProbeFrame {
-    var decodeIndex: Int { get }
+/// What every codec's row of `vtk probe`'s table holds: a picture (an access unit), in decoding order.
+struct ProbeRow {
+    var decodeIndex: Int
     /// Where the picture is output; -1 until it is (never, for a picture skipped or dropped).
-    var displayIndex: Int { get set }
+    var displayIndex = -1
+    /// Byte offset and size of the access unit.
+    var offset: Int
+    var bytes: Int
+    var sliceTypes: [String]
+    var poc = 0
+}
+
+/// One codec's row: the common ``ProbeRow`` (its fields read as the frame's own) and the codec's columns.
+@dynamicMemberLookup
+protocol ProbeFrame {
+    var row: ProbeRow { get set }
     /// True for a picture that starts a GOP (H.264 IDR, H.265 IRAP).
     var startsGOP: Bool { get }
+}
+
+extension ProbeFrame {
+    subscript<T>(dynamicMember key: WritableKeyPath<ProbeRow, T>) -> T {
+        get { row[keyPath: key] }
+        set { row[keyPath: key] = newValue }
+    }
 }
 
 /// One codec's part of `vtk probe`: the row of each access unit, what its decoding adds to the row, and how
@@ -124,7 +142,7 @@ enum StreamProbe<Report: ProbeReport> {
             throw CommandFailure(.input, "vtk probe: no decodable \(Codec.videoCodec.name) pictures in \(input.displayName)"
                                  + (problems.first.map { ": \($0)" } ?? ""))
         }
-        let starts = frames.filter(\.startsGOP).map(\.decodeIndex)
+        let starts = frames.filter(\.startsGOP).map { $0.decodeIndex }
         let result = Result(input: input, frames: frames, problems: problems, problemCount: problemCount, displayCount: displayIndex,
                             gopStarts: starts, gopLengths: zip(starts, starts.dropFirst() + [frames.count]).map { $1 - $0 },
                             rate: (containerRate ?? format.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) }).map { ($0.0, $0.1) })
