@@ -45,7 +45,6 @@ enum DecodeCommand {
                                  : "vtk decode: one INPUT expected, got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
         }
         let options = try DecodeOptions(parsed, values: values)
-        if let output = options.output { try OutputFile.refuseOverwriting(input: parsed.positionals[0], output: output, command: name) }
         let input = try InputFile(parsed.positionals[0], command: name)
         let codec = try CodecDetection.codec(of: input, parsed, command: name)
         let decoders: [(VideoCodec, (DecodeOptions, InputFile) throws(CommandFailure) -> ExitCode)] = [
@@ -96,6 +95,7 @@ struct DecodeOptions {
         self.frameLimit = frameLimit
         output = parsed["output"]
         device = VADeviceChoice(parsed["device"] ?? "auto")
+        if let output, let input = parsed.positionals.first { try OutputFile.refuseOverwriting(input: input, output: output, command: name) }
         var y4mOutput: String?
         if frameMD5 && json { throw CommandFailure(.usage, "vtk decode: --framemd5 and --json would both write to standard output") }
         if let output {
