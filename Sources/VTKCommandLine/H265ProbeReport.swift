@@ -8,11 +8,11 @@ import JSONText
 struct H265ProbeReport: ProbeReport {
     typealias Codec = H265Codec
 
+    /// A picture's row: the common columns, and its first slice segment's header (NAL unit type, temporal id).
     struct Frame: ProbeFrame {
         var row: ProbeRow
-        var nalType: H265NALUnitType
-        var temporalID: Int
-        var startsGOP: Bool { nalType.isIRAP }
+        let firstSlice: H265SliceSegmentHeader
+        var startsGOP: Bool { firstSlice.nalUnitType.isIRAP }
     }
 
     private(set) var format: H265FormatDescription?
@@ -22,7 +22,7 @@ struct H265ProbeReport: ProbeReport {
         if format == nil { format = try? H265FormatDescription(parameterSets: unit.parameterSets) }
         let types = unit.slices.filter { !$0.header.dependentSliceSegmentFlag }.map { "\($0.header.sliceType)".uppercased() }
         let row = ProbeRow(decodeIndex: index, offset: unit.offset, bytes: unit.nalUnits.reduce(0) { $0 + $1.bytes.count }, sliceTypes: types)
-        return Frame(row: row, nalType: first.header.nalUnitType, temporalID: first.header.temporalID)
+        return Frame(row: row, firstSlice: first.header)
     }
 
     mutating func decoded(_ request: H265PictureDecodeRequest, into frame: inout Frame) { frame.poc = request.picture.poc }
@@ -45,7 +45,7 @@ struct H265ProbeReport: ProbeReport {
             ("gop", .object([("irap_count", .int(probe.gopStarts.count)), ("lengths", .array(probe.gopLengths.map(JSONValue.int)))])),
             ("per_frame", .array(probe.frames.map { f in
                 .object([("decode_index", .int(f.decodeIndex)), ("display_index", .int(f.displayIndex)), ("offset", .int(f.offset)),
-                         ("bytes", .int(f.bytes)), ("nal_unit_type", .string(f.nalType.description)), ("temporal_id", .int(f.temporalID)),
+                         ("bytes", .int(f.bytes)), ("nal_unit_type", .string(f.firstSlice.nalUnitType.description)), ("temporal_id", .int(f.firstSlice.temporalID)),
                          ("slice_types", .array(f.sliceTypes.map(JSONValue.string))), ("poc", .int(f.poc))])
             })),
         ] + probe.problemsJSON(leftOut: false)
@@ -64,7 +64,7 @@ struct H265ProbeReport: ProbeReport {
         text += "frames:      \(probe.frames.count) (\(probe.gopStarts.count) IRAP)\n\n"
         text += "decode display  type        tid  slices  POC    bytes\n"
         for f in probe.frames {
-            text += "\(String(f.decodeIndex).padding(6)) \(String(f.displayIndex).padding(7)) \(f.nalType.description.padding(11)) \(String(f.temporalID).padding(4)) \(Set(f.sliceTypes).sorted().joined(separator: "/").padding(7)) \(String(f.poc).padding(6)) \(f.bytes)\n"
+            text += "\(String(f.decodeIndex).padding(6)) \(String(f.displayIndex).padding(7)) \(f.firstSlice.nalUnitType.description.padding(11)) \(String(f.firstSlice.temporalID).padding(4)) \(Set(f.sliceTypes).sorted().joined(separator: "/").padding(7)) \(String(f.poc).padding(6)) \(f.bytes)\n"
         }
         return text + probe.problemsText(leftOut: false)
     }
