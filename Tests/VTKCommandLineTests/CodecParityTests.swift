@@ -85,4 +85,25 @@ struct CodecParityTests {
         #expect(!problems.contains { $0.contains("picture 3") }, "\(problems)")
         #expect(failed.stderrText.contains("of them possibly wrong"), "\(failed.stderrText)")
     }
+
+    /// Rules: a pipe has no file name to look at, so its first bytes are read for what it is; with `--codec`, what
+    /// is not that codec's Annex B stream (a Y4M file, an MP4, the other codec) is refused with what it is, exit 3.
+    @Test("from a pipe, what is not the codec's stream is named and refused",
+          .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"),
+          arguments: Codec.all)
+    func pipeSignature(_ codec: Codec) throws {
+        let dir = try Fixture.folder("parity-pipe")
+        let option = codec.muxer == "hevc" ? "h265" : "h264"
+        let y4m = dir.appendingPathComponent("raw.y4m"), mp4 = dir.appendingPathComponent("coded.mp4")
+        try Fixture.ffmpeg(Fixture.testsrc("64x48", frames: 2) + [y4m.path])
+        try Fixture.ffmpeg(Fixture.testsrc("64x48", frames: 2) + codec.encoder + [mp4.path])
+        let other = try Codec.all.first { $0.name != codec.name }.map { try $0.stream("64x48", frames: 2, in: dir, name: "other") }
+        for (input, expected) in [(y4m, "is a Y4M file of raw frames, not \(codec.name)"), (mp4, "is an MP4 file; MP4 needs seeking"),
+                                  (try #require(other), "stream, not \(codec.name): leave out --codec \(option)")] {
+            let result = try VTKBinary.run(["decode", "-", "--codec", option, "--md5", "--device", "soft"], stdin: input)
+            #expect(result.status == 3, "\(input.lastPathComponent): \(result.stderrText)")
+            #expect(result.stderrText.contains(expected), "\(input.lastPathComponent): \(result.stderrText)")
+            #expect(!result.stdoutText.contains("MD5="))
+        }
+    }
 }
