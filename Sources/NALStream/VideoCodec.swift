@@ -3,7 +3,7 @@
 /// (`VideoCodec.h264` in H264Bitstream, `VideoCodec.h265` in H265Bitstream); the next codec adds one more.
 ///
 /// The VA profiles and the decoding process stay with the VA and decoding layers, which know their types.
-public struct VideoCodec: Sendable, CustomStringConvertible {
+public struct VideoCodec: Sendable, Equatable, CustomStringConvertible {
     /// "H.264", "H.265".
     public let name: String
     /// Bytes of the NAL unit header: 1 for H.264 (7.3.1), 2 for H.265 (7.3.1.2).
@@ -64,4 +64,7 @@ public struct VideoCodec: Sendable, CustomStringConvertible {
     }
 
     public var description: String { name }
+
+    /// One value per codec: two are the same codec when their names are.
+    public static func == (a: VideoCodec, b: VideoCodec) -> Bool { a.name == b.name }
 }

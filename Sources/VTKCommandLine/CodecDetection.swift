@@ -1,13 +1,37 @@
 import H264Bitstream
 import H265Bitstream
 
-/// The video codecs vtk decodes.
-enum VideoCodec: String {
-    case h264, h265
+/// Which codec an input is, as NALStream's ``VideoCodec``: an MP4 says it in its sample entry, `--codec`
+/// forces it for Annex B, and otherwise the NAL unit headers tell.
+enum CodecDetection {
+    /// The codecs `--codec` names, by their option value.
+    static let choices: [(option: String, codec: VideoCodec)] = [("h264", .h264), ("h265", .h265)]
 
     /// `--codec h264|h265`, or nil when not given.
     static func forced(_ values: OptionValues) throws(CommandFailure) -> VideoCodec? {
-        try values.choice("codec", ["h264", "h265"]).flatMap(VideoCodec.init(rawValue:))
+        try values.choice("codec", choices.map(\.option)).flatMap { option in choices.first { $0.option == option }?.codec }
+    }
+
+    /// The `--codec` value that names `codec`.
+    static func option(_ codec: VideoCodec) -> String { choices.first { $0.codec == codec }?.option ?? codec.name }
+
+    /// The `--codec` value ("h264") of the codec a name ("H.264", as test suites give it) names; nil for a codec vtk
+    /// does not decode.
+    static func option(named name: String) -> String? { choices.first { $0.codec.name == name }?.option }
+
+    /// The codec of `input`: an MP4's track decides (`--codec` must not contradict it), else `--codec`, else
+    /// the NAL unit headers of the first bytes.
+    static func codec(of input: InputFile, _ parsed: ParsedArguments, command: String) throws(CommandFailure) -> VideoCodec {
+        let forced = try forced(OptionValues(parsed: parsed, command: command))
+        if let mp4 = try MP4Input.open(input, command: command) {
+            if let forced, forced != mp4.codec {
+                throw CommandFailure(.usage, "vtk \(command): --codec \(option(forced)) contradicts \(input.displayName), whose MP4 track is "
+                                     + "\(mp4.reader.track.sampleDescription.format) (\(mp4.codec.name)); --codec is for Annex B input, an MP4 says its codec itself")
+            }
+            return mp4.codec
+        }
+        if let forced { return forced }
+        return detect(annexB: try input.peek(1 << 16))
     }
 
     /// Tells H.264 from H.265 in the first bytes of an Annex B stream by the NAL unit headers: each NAL

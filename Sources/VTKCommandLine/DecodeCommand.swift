@@ -1,11 +1,10 @@
 import DecompressionSession
 import H264Bitstream
-import MP4
+import H265Bitstream
 import VideoAcceleration
 import VTKMedia
-import Y4M
 
-/// `vtk decode`: H.264 -> frames, MD5s, pictures.
+/// `vtk decode`: H.264 or H.265 -> frames, MD5s, pictures (``StreamDecode`` does the work, once for every codec).
 enum DecodeCommand {
     static let name = "decode"
     static let summary = "H.264/H.265 -> NV12/I420 (P010/yuv420p10le) frames, MD5s, PNG pictures"
@@ -45,205 +44,16 @@ enum DecodeCommand {
             throw CommandFailure(.usage, parsed.positionals.isEmpty ? "vtk decode: no INPUT given\nusage: \(usage)"
                                  : "vtk decode: one INPUT expected, got \(parsed.positionals.count): \(parsed.positionals.joined(separator: " "))")
         }
-        // The 10-bit layouts are checked here too (they are for H.265 Main 10, see H265DecodeCommand).
-        let format: PixelFormat = try values.choice("pix-fmt", ["nv12", "i420", "p010", "yuv420p10le"]).flatMap { PixelFormat(rawValue: $0 == "yuv420p10le" ? "yuv420p10" : $0) } ?? .i420
-        let json = parsed.has("json")
-        let quiet = parsed.has("quiet") || json
-        // --frames DIR was the PNG folder before --png-dir; a value that is not a number still means that.
-        var pngDirectory = parsed["png-dir"]
-        var frameLimit: Int?
-        if let text = parsed["frames"] {
-            if Int(text) == nil && pngDirectory == nil && !text.hasPrefix("-") {
-                pngDirectory = text
-            } else {
-                frameLimit = try values.int("frames", range: 1...Int(Int32.max))
-            }
+        let options = try DecodeOptions(parsed, values: values)
+        let input = try InputFile(parsed.positionals[0], command: name)
+        let codec = try CodecDetection.codec(of: input, parsed, command: name)
+        let decoders: [(VideoCodec, (DecodeOptions, InputFile) throws(CommandFailure) -> ExitCode)] = [
+            (.h264, StreamDecode<H264Codec>.run), (.h265, StreamDecode<H265Codec>.run),
+        ]
+        guard let decode = decoders.first(where: { $0.0 == codec })?.1 else {
+            throw CommandFailure(.input, "vtk decode: \(input.displayName): vtk does not decode \(codec.name)")
         }
-        let inputPath = parsed.positionals[0]
-        if let output = parsed["output"] { try OutputFile.refuseOverwriting(input: inputPath, output: output, command: name) }
-        let input = try InputFile(inputPath, command: name)
-        if try H265DecodeCommand.isH265(parsed, input: input) { return try H265DecodeCommand.run(parsed, input: input) }
-        if let message = input.signature?.notH264Message(input.displayName) { throw CommandFailure(.input, "vtk decode: \(message)") }
-        if format.is10Bit { throw CommandFailure(.usage, "vtk decode: --pix-fmt \(parsed["pix-fmt"] ?? "") is a 10-bit layout, for H.265 Main 10 streams; \(input.displayName) is H.264") }
-        let device = VADeviceChoice(parsed["device"] ?? "auto")
-
-        var sinks: [FrameSink] = []
-        let md5Sink = parsed.has("md5") ? WholeMD5Sink(print: !json) : nil
-        if let md5Sink { sinks.append(md5Sink) }
-        if parsed.has("framemd5") {
-            if json { throw CommandFailure(.usage, "vtk decode: --framemd5 and --json would both write to standard output") }
-            sinks.append(FrameMD5Sink())
-        }
-        var y4mOutput: String?
-        if let output = parsed["output"] {
-            let toStandardOutput = output == "-" || output.lowercased() == "-.y4m"
-            if parsed.has("md5") && !json || parsed.has("framemd5") || json, toStandardOutput {
-                throw CommandFailure(.usage, "vtk decode: -o \(output) and --md5/--framemd5/--json would all write to standard output")
-            }
-            if output.lowercased().hasSuffix(".y4m") {
-                if parsed["pix-fmt"] == "nv12" { throw CommandFailure(.usage, "vtk decode: Y4M output is I420; --pix-fmt nv12 cannot go with a .y4m OUTPUT") }
-                y4mOutput = toStandardOutput ? "-" : output  // opened once the frame size is known
-            } else if let ext = output.split(separator: "/").last?.split(separator: ".").dropFirst().last?.lowercased(),
-                      ["mp4", "mov", "mkv", "h264", "264", "png", "jpg", "avi", "webm"].contains(ext) {
-                throw CommandFailure(.usage, "vtk decode: -o writes raw frames (.yuv) or Y4M (.y4m), not .\(ext)"
-                                     + (ext == "png" ? "; for pictures use --png-dir DIR" : ""))
-            } else {
-                sinks.append(RawFrameSink(file: try OutputFile(output, command: name), format: format))
-            }
-        }
-        if let pngDirectory { sinks.append(try PNGFrameSink(directory: pngDirectory, command: name)) }
-
-        let mp4 = try MP4Input.open(input, command: name)
-        if let mp4, mp4.formatDescription == nil {
-            throw CommandFailure(.input, "vtk decode: \(input.displayName): the MP4 track has no parameter sets in its avcC")
-        }
-        if let sps = mp4?.formatDescription?.sps, let why = H264StreamSupport.refusal(for: sps) {
-            throw CommandFailure(.input, "vtk decode: \(input.displayName): unsupported format: \(why)")
-        }
-        let progress = ProgressLine(label: "decode", quiet: quiet)
-        // How many frames to expect (for the progress line), and whether the size changes (Y4M cannot).
-        var expectedFrames: Int?
-        if let mp4 {
-            expectedFrames = mp4.reader.isFragmented ? nil : mp4.reader.track.sampleCount
-        } else if input.path != "-" && (y4mOutput != nil || progress.isShown) {
-            let scan = try StreamScan(path: input.path, command: name)
-            expectedFrames = scan.pictures
-            if y4mOutput != nil, let change = scan.sizeChange, let before = scan.picturesBeforeChange, frameLimit ?? Int.max > before {
-                throw CommandFailure(.usage, "vtk decode: \(input.displayName) changes size (\(change)), and a Y4M file has one size; "
-                                     + "write raw frames (-o frames.yuv), pictures (--png-dir DIR), or the first \(before) frames (-n \(before))")
-            }
-        }
-        if let limit = frameLimit { expectedFrames = min(expectedFrames ?? limit, limit) }
-
-        let connection: VADisplayConnection
-        do { connection = try VADisplayConnection.open(device, for: .decode(nil)) } catch {
-            throw CommandFailure(.device, "vtk decode: cannot open VA device '\(device)': \(error)")
-        }
-        let session: H264DecompressionSession
-        do {
-            // An MP4's parameter sets are in its avcC, not in the samples.
-            // Frames are read back in the layout the sinks want, converted as they leave the surface: checksums,
-            // Y4M, PNG and raw I420 want I420; raw NV12, or no sink at all, want the surface's own NV12.
-            let wantsNV12 = sinks.isEmpty && y4mOutput == nil || (format == .nv12 && parsed["output"] != nil && y4mOutput == nil)
-            session = try H264DecompressionSession(formatDescription: mp4?.formatDescription, connection: connection,
-                                               outputFormat: wantsNV12 ? .nv12 : .i420)
-        } catch {
-            throw CommandFailure(.input, "vtk decode: \(input.displayName): \(error)")
-        }
-        defer { session.invalidate() }
-
-        let started = Clock.now()
-        var assembler = AccessUnitAssembler()
-        var frameIndex = 0
-        var sawNALUnits = false
-        var pictureUnits = 0
-        var y4m: Y4MFrameSink?
-        var sizes = FrameSizes()
-        /// The frame rate of an MP4 track: its timescale over the first sample's duration.
-        var containerFrameRate: (Int, Int)?
-        var limitReached: Bool { frameLimit.map { frameIndex >= $0 } ?? false }
-        // SIGINT/SIGTERM stops the reading; the pictures already in the decoder are still output, each whole.
-        var done: Bool { limitReached || Interruption.requested }
-        func deliver(_ frames: [DecodedFrame]) throws(CommandFailure) {
-            for frame in frames where !limitReached {
-                let picture = frame.pixelBuffer
-                if let path = y4mOutput, y4m == nil {
-                    let rate = containerFrameRate ?? session.formatDescription?.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) }
-                    // The field order of an interlaced stream, from its first frame (It/Ib).
-                    let interlace: Y4MHeader.Interlace = frame.fieldOrder.map { $0 == .topFieldFirst ? .topFieldFirst : .bottomFieldFirst } ?? .progressive
-                    let sink = try Y4MFrameSink(path: path, frame: picture, frameRate: rate, format: session.formatDescription,
-                                                interlace: interlace, command: name)
-                    y4m = sink
-                    sinks.append(sink)
-                }
-                if sizes.take(picture, index: frameIndex), let y4m {
-                    progress.finish()
-                    try? y4m.finish()
-                    throw CommandFailure(.output, "vtk decode: the picture size changes to \(picture.width)x\(picture.height) at frame \(frameIndex), "
-                                         + "and a Y4M file has one size: frames 0-\(frameIndex - 1) were written to \(y4m.path); "
-                                         + "write raw frames (-o frames.yuv) or pictures (--png-dir DIR) for the whole stream, or -n \(frameIndex)")
-                }
-                for sink in sinks { try sink.take(picture, index: frameIndex) }
-                frameIndex += 1
-            }
-            progress.update(frames: frameIndex, fraction: expectedFrames.map { Double(frameIndex) / Double(max($0, 1)) })
-        }
-        func decode(_ units: [AccessUnit]) throws(CommandFailure) {
-            for unit in units where !done {
-                sawNALUnits = true
-                // Streams VA or vtk cannot decode are refused in one line, before any picture of them.
-                if let why = H264StreamSupport.refusal(for: unit) {
-                    progress.finish()
-                    throw CommandFailure(.input, "vtk decode: \(input.displayName): unsupported format: \(why)")
-                }
-                if unit.hasPicture { pictureUnits += 1 }
-                do { try deliver(session.decode(accessUnit: unit)) } catch let failure as CommandFailure {
-                    throw failure
-                } catch {
-                    throw CommandFailure(.device, "vtk decode: access unit \(pictureUnits - 1) at byte \(unit.offset): \(error)")
-                }
-            }
-        }
-        if let mp4 {
-            var index = 0
-            while !done {
-                let sample: MP4Sample?
-                do { sample = try mp4.reader.nextSample() } catch {
-                    // Keep what was decoded; report where the file went wrong.
-                    session.noteProblem("sample \(index): \(error)")
-                    break
-                }
-                guard let sample else { break }
-                if containerFrameRate == nil { containerFrameRate = FrameRate.ofSamples(duration: sample.duration.value, timescale: sample.duration.timescale) }
-                sawNALUnits = true
-                pictureUnits += 1
-                let buffer = sample.sampleBuffer(nalUnitLengthSize: mp4.reader.nalUnitLengthSize)
-                do { try deliver(session.decode(buffer)) } catch let failure as CommandFailure { throw failure } catch {
-                    throw CommandFailure(.device, "vtk decode: sample \(index) at byte \(sample.fileOffset): \(error)")
-                }
-                index += 1
-            }
-        } else {
-            while !done {
-                let chunk = try input.read()
-                if chunk.isEmpty { break }
-                if input.bytesRead == chunk.count {
-                    let signature = InputSignature(head: chunk)
-                    if signature == .mp4 {
-                        throw CommandFailure(.input, "vtk decode: \(input.displayName) is an MP4 file; MP4 needs seeking, so give its file name instead of a pipe")
-                    }
-                    if let message = signature.notH264Message(input.displayName) { throw CommandFailure(.input, "vtk decode: \(message)") }
-                }
-                try decode(assembler.append(chunk))
-            }
-            if !done { try decode(assembler.finish()) }
-        }
-        if !limitReached {
-            do { try deliver(session.finishDelayedFrames()) } catch let failure as CommandFailure { throw failure } catch {
-                throw CommandFailure(.device, "vtk decode: \(error)")
-            }
-        }
-        progress.finish()
-        // No "MD5=" of nothing: with no frame decoded there is no output to sum.
-        for sink in sinks where frameIndex > 0 || !(sink === md5Sink) { try sink.finish() }
-
-        let stats = session.statistics
-        let elapsed = Clock.now() - started
-        let summary = DecodeSummary(input: input, frames: frameIndex, sizes: sizes, device: session.deviceDescription, seconds: elapsed,
-                                    md5: md5Sink?.digest, statistics: stats)
-        if !quiet && frameIndex > 0 { StandardStreams.error(summary.line) }
-        var failure: CommandFailure?
-        if !sawNALUnits {
-            failure = CommandFailure(.input, "vtk decode: no H.264 NAL units in \(input.displayName) (is it an Annex B byte stream?)")
-        } else if pictureUnits == 0 {
-            failure = CommandFailure(.input, "vtk decode: no coded pictures in \(input.displayName)" + (stats.problems.first.map { ": \($0)" } ?? ""))
-        } else if stats.problemCount > 0 {
-            failure = CommandFailure(.input, summary.problemReport)
-        }
-        if json { StandardStreams.out(summary.json(exitCode: Interruption.requested ? .interrupted : failure?.code ?? .success).text + "\n") }
-        if Interruption.requested { return Interruption.report(name, "\(frameIndex) frames decoded" + (parsed["output"].map { " and written to \($0)" } ?? "")) }
-        if let failure { throw failure }
-        return .success
+        return try decode(options, input)
     }
 }
 

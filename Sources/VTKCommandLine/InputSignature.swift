@@ -1,3 +1,6 @@
+import H264Bitstream
+import H265Bitstream
+
 /// What a file is, told by its first bytes rather than its name: the containers and codecs vtk does not
 /// read get a message that names them and says what to do instead.
 enum InputSignature: Equatable {
@@ -57,18 +60,20 @@ enum InputSignature: Equatable {
         header & 0x80 == 0 && [1, 5, 6, 7, 9].contains(header & 0x1F)
     }
 
-    /// Why vtk does not read this as H.264, and what to do instead; nil for what it reads.
-    func notH264Message(_ name: String) -> String? {
+    /// Why vtk does not read this as `codec`, and what to do instead; nil for what it reads.
+    func notMessage(_ name: String, codec: VideoCodec) -> String? {
         switch self {
-        case .hevcAnnexB:
-            return "\(name) is an H.265 (HEVC) stream, not H.264: leave out --codec h264"
+        case .hevcAnnexB where codec != .h265:
+            return "\(name) is an H.265 (HEVC) stream, not \(codec.name): leave out --codec \(CodecDetection.option(codec))"
+        case .h264AnnexB where codec != .h264:
+            return "\(name) is an H.264 (AVC) stream, not \(codec.name): leave out --codec \(CodecDetection.option(codec))"
         case .mpegTransportStream:
-            return "\(name) is an MPEG transport stream; vtk reads H.264 as Annex B or MP4 (to rewrap: ffmpeg -i \(name) -c copy out.mp4)"
+            return "\(name) is an MPEG transport stream; vtk reads \(codec.name) as Annex B or MP4 (to rewrap: ffmpeg -i \(name) -c copy out.mp4)"
         case .matroska:
-            return "\(name) is a Matroska/WebM file; vtk reads H.264 as Annex B or MP4 (to rewrap: ffmpeg -i \(name) -c copy out.mp4)"
+            return "\(name) is a Matroska/WebM file; vtk reads \(codec.name) as Annex B or MP4 (to rewrap: ffmpeg -i \(name) -c copy out.mp4)"
         case .y4m:
-            return "\(name) is a Y4M file of raw frames, not H.264 (to encode it: vtk encode \(name) -o out.264)"
-        case .mp4, .h264AnnexB, .unknown:
+            return "\(name) is a Y4M file of raw frames, not \(codec.name) (to encode it: vtk encode \(name) -o out.264)"
+        case .mp4, .h264AnnexB, .hevcAnnexB, .unknown:
             return nil
         }
     }

@@ -154,7 +154,7 @@ enum PlayCommand {
             decoder = SessionSampleDecoder(frameDuration: file.frameDuration, delay: delay, deinterlace: deinterlace, clock: clock) { () throws -> any VideoDecompressionSession in
                 switch file.codec {
                 case .h264: return try H264DecompressionSession(formatDescription: file.formatDescription?.avc, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
-                case .h265: return try H265DecompressionSession(formatDescription: file.formatDescription?.hevc, connection: connection, outputFormat: .nv12)
+                default: return try H265DecompressionSession(formatDescription: file.formatDescription?.hevc, connection: connection, outputFormat: .nv12)
                 }
             }
             input = .file(file)
@@ -199,7 +199,7 @@ enum PlaybackInput {
     var codec: VideoCodec {
         switch self {
         case .file(let source): source.codec
-        case .live(let feed): VideoCodec(feed.codec)
+        case .live(let feed): feed.codec
         }
     }
 }
@@ -395,7 +395,7 @@ private final class Player {
             if !announced && !quiet {
                 announced = true
                 StandardStreams.error("vtk play: window 0x\(String(window.windowID, radix: 16)) on \(window.displayName) (\(window.method)), "
-                                      + "\(frame.pixelBuffer.width)x\(frame.pixelBuffer.height), \(input.codec.rawValue)\n")
+                                      + "\(frame.pixelBuffer.width)x\(frame.pixelBuffer.height), \(CodecDetection.option(input.codec))\n")
             }
         case .dropped(let frame, _):
             dropped += 1

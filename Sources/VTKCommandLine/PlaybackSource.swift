@@ -42,7 +42,7 @@ final class PlaybackSource {
                 if chunk.isEmpty { break }
                 bytes += chunk
             }
-            codec = VideoCodec.detect(annexB: Array(bytes.prefix(1 << 16)))
+            codec = CodecDetection.detect(annexB: Array(bytes.prefix(1 << 16)))
             formatDescription = nil
             var units: [(data: [UInt8], isSync: Bool)] = []
             var streamRate: (numerator: Int, denominator: Int)?
@@ -58,7 +58,7 @@ final class PlaybackSource {
                     units.append((AnnexBScanner.byteStream(head + unit.nalUnits), isSync))
                 }
                 displayOrder = DisplayOrder.of(h264: pictures)
-            case .h265:
+            default:
                 let pictures = H265AccessUnitAssembler.accessUnits(in: bytes).filter(\.hasPicture)
                 for unit in pictures {
                     let isSync = unit.slices[0].header.nalUnitType.isIRAP || unit.recoveryPocCount != nil

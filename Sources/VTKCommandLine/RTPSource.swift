@@ -18,7 +18,7 @@ struct RTPSource {
     static func isLive(_ text: String) -> Bool { text.hasPrefix("rtp://") || text.lowercased().hasSuffix(".sdp") }
 
     init(_ text: String, values: OptionValues, command: String) throws(CommandFailure) {
-        let forced = try VideoCodec.forced(values)
+        let forced = try CodecDetection.forced(values)
         if text.hasPrefix("rtp://") {
             do { port = try RTPURL(text).port } catch { throw CommandFailure(.usage, "vtk \(command): \(error)") }
             description = nil
@@ -39,11 +39,8 @@ struct RTPSource {
         }
         description = parsed
         port = parsed.port
-        codec = VideoCodec(RTPCodecs.codec(of: parsed))
+        codec = RTPCodecs.codec(of: parsed)
     }
-
-    /// The codec as the library names it.
-    var videoCodec: NALStream.VideoCodec { codec.videoCodec }
 }
 
 extension RTPSource {
@@ -60,13 +57,6 @@ extension RTPSource {
         settings.shouldStop = { Interruption.requested }
         return settings
     }
-}
-
-// The CLI's codec enum and the library's codec value, until the enum goes (CodecDetection.swift). Written so
-// that it still compiles, as the identity, once `VideoCodec` here is NALStream's (Equatable by name).
-extension VideoCodec {
-    init(_ codec: NALStream.VideoCodec) { self = codec.name == NALStream.VideoCodec.h265.name ? .h265 : .h264 }
-    var videoCodec: NALStream.VideoCodec { self == .h265 ? .h265 : .h264 }
 }
 
 extension CommandFailure {
@@ -92,7 +82,7 @@ extension CommandFailure {
 extension LiveRTPFeed {
     /// Starts receiving from `source` (see ``LiveRTPFeed/init(port:description:codec:settings:device:outputFormat:command:)``).
     convenience init(source: RTPSource, settings: ReceiverSettings, device: VADeviceChoice, outputFormat: PixelFormat?, command: String) {
-        self.init(port: source.port, description: source.description, codec: source.videoCodec, settings: settings, device: device,
+        self.init(port: source.port, description: source.description, codec: source.codec, settings: settings, device: device,
                   outputFormat: outputFormat, command: command)
     }
 }

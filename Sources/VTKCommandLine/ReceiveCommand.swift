@@ -108,7 +108,7 @@ enum ReceiveCommand {
         }
         let reception = Reception(parsed: parsed, source: source, settings: settings, connection: connection, sinks: sinks,
                                   y4mOutput: y4mOutput, rawOutput: rawOutput, recorder: recorder)
-        do { return try RTPCodecs.run(reception, for: source.videoCodec) } catch { throw CommandFailure.from(error, command: name) }
+        do { return try RTPCodecs.run(reception, for: source.codec) } catch { throw CommandFailure.from(error, command: name) }
     }
 
     /// One reception, with the codec's static type: the decoder, the receiver, the sinks and the report.

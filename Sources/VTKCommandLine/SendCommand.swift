@@ -77,22 +77,22 @@ enum SendCommand {
             file = (input, mp4)
             if let mp4 {
                 codec = mp4.reader.isHEVC ? .h265 : .h264
-            } else if let forced = try VideoCodec.forced(values) {
+            } else if let forced = try CodecDetection.forced(values) {
                 codec = forced == .h265 ? .h265 : .h264
             } else {
-                codec = VideoCodec.detect(annexB: try input.peek(1 << 16)) == .h265 ? .h265 : .h264
+                codec = CodecDetection.detect(annexB: try input.peek(1 << 16)) == .h265 ? .h265 : .h264
             }
         }
         let sender: RTPSender
         do {
-            sender = try RTPSender(url: url, codec: codec.videoCodec, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
+            sender = try RTPSender(url: url, codec: codec, mtu: mtu, simulator: LossSimulator(lossPercent: loss, reorderPercent: reorder, seed: seed ?? 0),
                                    seed: seed, paced: !fast)
         } catch { throw CommandFailure(error, command: name) }
         var sdpWritten = false
         func writeSDP(_ parameterSets: [[UInt8]]) throws(CommandFailure) {
             guard let path = parsed["sdp"], !sdpWritten else { return }
             sdpWritten = true
-            let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, codec: RTPCodecs.sessionCodec(codec.videoCodec),
+            let sdp = SessionDescription(address: url.host, port: url.port, payloadType: sender.payloadType, codec: RTPCodecs.sessionCodec(codec),
                                          parameterSets: parameterSets)
             let file = try OutputFile(path, command: name)
             try file.write(Array(sdp.text.utf8))
@@ -208,7 +208,7 @@ enum SendCommand {
                 return !sdpOnly
             }
             let result: AnnexBTransmission.Result
-            do { result = try RTPCodecs.run(transmission, for: codec.videoCodec) } catch { throw CommandFailure.from(error, command: name, fallback: .input) }
+            do { result = try RTPCodecs.run(transmission, for: codec) } catch { throw CommandFailure.from(error, command: name, fallback: .input) }
             switch result {
             case .noPictures:
                 throw CommandFailure(.input, "vtk send: no \(codec == .h265 ? "H.265" : "H.264") pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")

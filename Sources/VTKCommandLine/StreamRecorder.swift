@@ -88,7 +88,7 @@ final class StreamRecorder: AccessUnitRecorder {
             case .h264:
                 let format = try H264FormatDescription(sequenceParameterSets: sets(7), pictureParameterSets: sets(8))
                 return try MP4Writer(path: path, formatDescription: format, timescale: 90000)
-            case .h265:
+            default:
                 let format = try H265FormatDescription(videoParameterSets: sets(32), sequenceParameterSets: sets(33), pictureParameterSets: sets(34))
                 return try MP4Writer(path: path, formatDescription: format, timescale: 90000)
             }

@@ -1,8 +1,9 @@
+import DecompressionSession
 import H264Bitstream
 
 /// A quick pass over an Annex B file before decoding it: the display sizes its SPSs give, in stream
-/// order, and how many pictures it holds. Only SPSs are parsed; a picture is a slice NAL unit with
-/// first_mb_in_slice 0 (its ue(v) code is the single bit 1, 7.3.3), so no slice header is read.
+/// order, and how many pictures it holds. Only SPSs are parsed; a picture is a slice NAL unit that the
+/// codec says starts one (first_mb_in_slice 0, first_slice_segment_in_pic_flag), so no slice header is read.
 struct StreamScan {
     private(set) var sizes: [(width: Int, height: Int)] = []
     private(set) var pictures = 0
@@ -10,30 +11,22 @@ struct StreamScan {
     /// order too); nil when the size never changes.
     private(set) var picturesBeforeChange: Int?
 
-    init(path: String, command: String) throws(CommandFailure) {
+    init(path: String, codec: any StreamDecodingCodec.Type, command: String) throws(CommandFailure) {
         let input = try InputFile(path, command: command)
         var reader = AnnexBStreamReader()
         while true {
             let chunk = try input.read()
-            for unit in chunk.isEmpty ? reader.finish() : reader.append(chunk) { take(unit) }
+            for unit in chunk.isEmpty ? reader.finish() : reader.append(chunk) { take(unit, codec: codec) }
             if chunk.isEmpty { break }
         }
     }
 
-    private mutating func take(_ unit: NALUnit) {
-        let bytes = unit.bytes
-        guard let first = bytes.first else { return }
-        switch first & 0x1F {
-        case 1, 5:
-            if bytes.count > 1, bytes[bytes.startIndex + 1] & 0x80 != 0 { pictures += 1 }
-        case 7:
-            guard let sps = try? SequenceParameterSet(nalUnit: unit) else { return }
-            if sizes.last.map({ $0 != (sps.displayWidth, sps.displayHeight) }) ?? true {
-                if !sizes.isEmpty && picturesBeforeChange == nil { picturesBeforeChange = pictures }
-                sizes.append((sps.displayWidth, sps.displayHeight))
-            }
-        default:
-            break
+    private mutating func take(_ unit: NALUnit, codec: any StreamDecodingCodec.Type) {
+        if codec.startsPicture(unit) {
+            pictures += 1
+        } else if let size = codec.displaySize(ofSequenceParameterSet: unit), sizes.last.map({ $0 != size }) ?? true {
+            if !sizes.isEmpty && picturesBeforeChange == nil { picturesBeforeChange = pictures }
+            sizes.append(size)
         }
     }
 

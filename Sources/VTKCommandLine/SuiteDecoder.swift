@@ -84,7 +84,8 @@ final class SuiteDecoderHost: Sendable {
         var unavailable: String?
         var vtkExecutable: String?
         var gstTestSink = false
-        let hevc = codec == "H.265"
+        // GStreamer names its elements after the codec: h264parse, vaapih264dec.
+        let gstCodec = CodecDetection.option(named: codec) ?? "h264"
         switch decoder {
         case .vtk(let device, let persona):
             vtkExecutable = ProgramPath.currentExecutable
@@ -114,8 +115,8 @@ final class SuiteDecoderHost: Sendable {
                     environment = va.environment
                     environment["GST_VAAPI_ALL_DRIVERS"] = "1"  // gstreamer-vaapi otherwise refuses drivers not on its list (vtksoft)
                     if va.device.hasPrefix("/") { environment["GST_VAAPI_DRM_DEVICE"] = va.device }
-                    if (try? TimedProcess.run("gst-inspect-1.0", [hevc ? "vaapih265dec" : "vaapih264dec"], environment: environment, timeout: 30))?.status != 0 {
-                        unavailable = "GStreamer has no \(hevc ? "vaapih265dec" : "vaapih264dec") (gstreamer1.0-vaapi)"
+                    if (try? TimedProcess.run("gst-inspect-1.0", ["vaapi\(gstCodec)dec"], environment: environment, timeout: 30))?.status != 0 {
+                        unavailable = "GStreamer has no vaapi\(gstCodec)dec (gstreamer1.0-vaapi)"
                     }
                     gstTestSink = (try? TimedProcess.run("gst-inspect-1.0", ["videocodectestsink"], timeout: 30))?.status == 0
                 case .failure(let why): unavailable = why.reason
@@ -150,7 +151,7 @@ final class SuiteDecoderHost: Sendable {
     /// Decodes `vector` to the MD5 of all its frames.
     func decode(_ vector: SuiteTestVector, codec: String, timeout: Double) -> SuiteDecoder.Outcome {
         if let unavailable { return .init(status: .notSupported, detail: "not available: \(unavailable)", seconds: 0) }
-        if codec != "H.264" && codec != "H.265", decoder.takesOnlyH264AndH265 {
+        if CodecDetection.option(named: codec) == nil, decoder.takesOnlyH264AndH265 {
             return .init(status: .notSupported, detail: "this decoder takes H.264 and H.265, not \(codec)", seconds: 0)
         }
         guard !vector.md5.isEmpty else {
@@ -225,12 +226,12 @@ final class SuiteDecoderHost: Sendable {
         default:
             return .init(status: .notSupported, detail: "gst-vaapi: output format \(vector.outputFormat) is not supported here", seconds: 0)
         }
-        let hevc = codec == "H.265"
+        let gstCodec = CodecDetection.option(named: codec) ?? "h264"
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-suite-\(getpid())-\(UUID().uuidString).yuv")
         defer { try? FileManager.default.removeItem(at: output) }
         let sink = gstTestSink ? ["videocodectestsink", "location=\(output.path)"] : ["filesink", "location=\(output.path)"]
-        let pipeline = [gstTestSink ? "-q" : "-v", "filesrc", "location=\(vector.input)", "!", hevc ? "h265parse" : "h264parse", "!",
-                        hevc ? "vaapih265dec" : "vaapih264dec", "!", "videoconvert", "dither=none", "!", "video/x-raw,format=\(format)", "!"] + sink
+        let pipeline = [gstTestSink ? "-q" : "-v", "filesrc", "location=\(vector.input)", "!", "\(gstCodec)parse", "!",
+                        "vaapi\(gstCodec)dec", "!", "videoconvert", "dither=none", "!", "video/x-raw,format=\(format)", "!"] + sink
         let result: TimedProcess.Result
         do { result = try TimedProcess.run("gst-launch-1.0", pipeline, environment: environment, timeout: timeout) } catch {
             return .init(status: .error, detail: error.description, seconds: 0)

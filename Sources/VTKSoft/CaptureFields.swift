@@ -3,8 +3,24 @@ import CLibVA
 
 /// Every field of the VA H.264 parameter structs as JSON, named as in libva's headers, plus what they
 /// mean where a flag word or two fields say it together: each picture's "field", and the picture's
-/// MbaffFrameFlag.
-enum CaptureFields {
+/// MbaffFrameFlag. The misc and packed-header encode buffers are VA's own, not H.264's: every codec's capture
+/// writes them with these.
+enum CaptureFields: CodecCaptureFields {
+    static func value(of buffer: RenderedBuffer) -> JSONValue? {
+        let elements = 0..<buffer.elementCount
+        switch buffer.type {
+        case VAPictureParameterBufferType: return picture(buffer.element(as: VAPictureParameterBufferH264.self))
+        case VAIQMatrixBufferType: return iqMatrix(buffer.element(as: VAIQMatrixBufferH264.self))
+        case VASliceParameterBufferType:
+            return .array(elements.map { slice(buffer.element($0, as: VASliceParameterBufferH264.self)) })
+        case VAEncSequenceParameterBufferType: return encodeSequence(buffer.element(as: VAEncSequenceParameterBufferH264.self))
+        case VAEncPictureParameterBufferType: return encodePicture(buffer.element(as: VAEncPictureParameterBufferH264.self))
+        case VAEncSliceParameterBufferType:
+            return .array(elements.map { encodeSlice(buffer.element($0, as: VAEncSliceParameterBufferH264.self)) })
+        default: return nil
+        }
+    }
+
     static func picture(_ p: VAPictureH264) -> JSONValue {
         .object([
             ("picture_id", .int(Int(p.picture_id))),
@@ -27,8 +43,7 @@ enum CaptureFields {
     }
 
     static func pictures<Tuple>(_ tuple: Tuple, count: Int) -> JSONValue {
-        let list = withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: VAPictureH264.self).prefix(count)) }
-        return .array(list.map(picture))
+        .array(CArray.elements(tuple, as: VAPictureH264.self, count: count).map(picture))
     }
 
     static func picture(_ p: VAPictureParameterBufferH264) -> JSONValue {

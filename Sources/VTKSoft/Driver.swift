@@ -286,6 +286,7 @@ final class Driver: @unchecked Sendable {
                 defer { picture.record() }
                 surface.reconstruction = nil
                 try session.decode(unit, into: surface)
+                DecodeFaultInjection.pictureDecoded(into: surface)
             }
         case .encode(let session):
             let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)

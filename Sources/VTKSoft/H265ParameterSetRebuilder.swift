@@ -1,5 +1,5 @@
 import CLibVA
-import H264Bitstream
+import NALStream
 import H265Bitstream
 
 /// Rebuilds the VPS, SPS and PPS that a VA decoder never sees from VAPictureParameterBufferHEVC and
@@ -140,8 +140,8 @@ struct H265ParameterSetRebuilder {
             w.ue(Int(p.num_tile_columns_minus1))
             w.ue(Int(p.num_tile_rows_minus1))
             w.flag(false)  // uniform_spacing_flag: VA gives every width and height
-            let columns = withUnsafeBytes(of: p.column_width_minus1) { Array($0.bindMemory(to: UInt16.self)) }
-            let rows = withUnsafeBytes(of: p.row_height_minus1) { Array($0.bindMemory(to: UInt16.self)) }
+            let columns = CArray.elements(p.column_width_minus1, as: UInt16.self)
+            let rows = CArray.elements(p.row_height_minus1, as: UInt16.self)
             for i in 0..<Int(p.num_tile_columns_minus1) { w.ue(Int(columns[i])) }
             for i in 0..<Int(p.num_tile_rows_minus1) { w.ue(Int(rows[i])) }
             w.flag(f.loop_filter_across_tiles_enabled_flag != 0)
@@ -168,12 +168,12 @@ struct H265ParameterSetRebuilder {
     /// scaling_list_data() (7.3.4), every list explicit. VA keeps them in raster order; the bitstream
     /// codes them in up-right diagonal order (6.5.3).
     static func writeScalingListData(_ m: VAIQMatrixBufferHEVC, into w: inout BitWriter) {
-        let l4 = withUnsafeBytes(of: m.ScalingList4x4) { Array($0) }
-        let l8 = withUnsafeBytes(of: m.ScalingList8x8) { Array($0) }
-        let l16 = withUnsafeBytes(of: m.ScalingList16x16) { Array($0) }
-        let l32 = withUnsafeBytes(of: m.ScalingList32x32) { Array($0) }
-        let dc16 = withUnsafeBytes(of: m.ScalingListDC16x16) { Array($0) }
-        let dc32 = withUnsafeBytes(of: m.ScalingListDC32x32) { Array($0) }
+        let l4 = CArray.elements(m.ScalingList4x4, as: UInt8.self)
+        let l8 = CArray.elements(m.ScalingList8x8, as: UInt8.self)
+        let l16 = CArray.elements(m.ScalingList16x16, as: UInt8.self)
+        let l32 = CArray.elements(m.ScalingList32x32, as: UInt8.self)
+        let dc16 = CArray.elements(m.ScalingListDC16x16, as: UInt8.self)
+        let dc32 = CArray.elements(m.ScalingListDC32x32, as: UInt8.self)
         let scan4 = H265ScalingList.diagonalScan(4).map { $0.y * 4 + $0.x }
         let scan8 = H265ScalingList.diagonalScan(8).map { $0.y * 8 + $0.x }
         for sizeId in 0..<4 {

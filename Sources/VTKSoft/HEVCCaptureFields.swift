@@ -2,37 +2,24 @@ import CLibVA
 import JSONText
 
 /// Every field of the VA H.265 decode parameter structs as JSON, named as in va_dec_hevc.h.
-enum HEVCCaptureFields {
-    static func describe(_ buffer: RenderedBuffer) -> JSONValue {
-        var fields: [(String, JSONValue)] = [
-            ("type", .string(String(cString: vaBufferTypeStr(buffer.type)))),
-            ("num_elements", .int(buffer.elementCount)),
-            ("size", .int(buffer.elementSize)),
-        ]
+enum HEVCCaptureFields: CodecCaptureFields {
+    static func value(of buffer: RenderedBuffer) -> JSONValue? {
         switch buffer.type {
-        case VAPictureParameterBufferType:
-            fields.append(("value", picture(buffer.element(as: VAPictureParameterBufferHEVC.self))))
-        case VAIQMatrixBufferType:
-            fields.append(("value", iqMatrix(buffer.element(as: VAIQMatrixBufferHEVC.self))))
+        case VAPictureParameterBufferType: return picture(buffer.element(as: VAPictureParameterBufferHEVC.self))
+        case VAIQMatrixBufferType: return iqMatrix(buffer.element(as: VAIQMatrixBufferHEVC.self))
         case VASliceParameterBufferType:
-            fields.append(("value", .array((0..<buffer.elementCount).map { slice(buffer.element($0, as: VASliceParameterBufferHEVC.self)) })))
-        default:
-            break
+            return .array((0..<buffer.elementCount).map { slice(buffer.element($0, as: VASliceParameterBufferHEVC.self)) })
+        default: return nil
         }
-        return .object(fields)
     }
 
     static func picture(_ p: VAPictureHEVC) -> JSONValue {
         .object([("picture_id", .int(Int(p.picture_id))), ("pic_order_cnt", .int(Int(p.pic_order_cnt))), ("flags", .int(Int(p.flags)))])
     }
 
-    static func ints<Tuple, T: BinaryInteger>(_ tuple: Tuple, _: T.Type) -> JSONValue {
-        .array(withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: T.self)) }.map { .int(Int($0)) })
-    }
-
     static func picture(_ p: VAPictureParameterBufferHEVC) -> JSONValue {
         let f = p.pic_fields.bits, s = p.slice_parsing_fields.bits
-        let references = withUnsafeBytes(of: p.ReferenceFrames) { Array($0.bindMemory(to: VAPictureHEVC.self)) }
+        let references = CArray.elements(p.ReferenceFrames, as: VAPictureHEVC.self)
         return .object([
             ("CurrPic", picture(p.CurrPic)),
             ("ReferenceFrames", .array(references.map(picture))),
@@ -80,8 +67,8 @@ enum HEVCCaptureFields {
             ("log2_parallel_merge_level_minus2", .int(Int(p.log2_parallel_merge_level_minus2))),
             ("num_tile_columns_minus1", .int(Int(p.num_tile_columns_minus1))),
             ("num_tile_rows_minus1", .int(Int(p.num_tile_rows_minus1))),
-            ("column_width_minus1", ints(p.column_width_minus1, UInt16.self)),
-            ("row_height_minus1", ints(p.row_height_minus1, UInt16.self)),
+            ("column_width_minus1", .ints(tuple: p.column_width_minus1, of: UInt16.self)),
+            ("row_height_minus1", .ints(tuple: p.row_height_minus1, of: UInt16.self)),
             ("slice_parsing_fields", .object([
                 ("lists_modification_present_flag", .int(Int(s.lists_modification_present_flag))),
                 ("long_term_ref_pics_present_flag", .int(Int(s.long_term_ref_pics_present_flag))),
@@ -112,12 +99,12 @@ enum HEVCCaptureFields {
 
     static func iqMatrix(_ m: VAIQMatrixBufferHEVC) -> JSONValue {
         .object([
-            ("ScalingList4x4", ints(m.ScalingList4x4, UInt8.self)),
-            ("ScalingList8x8", ints(m.ScalingList8x8, UInt8.self)),
-            ("ScalingList16x16", ints(m.ScalingList16x16, UInt8.self)),
-            ("ScalingList32x32", ints(m.ScalingList32x32, UInt8.self)),
-            ("ScalingListDC16x16", ints(m.ScalingListDC16x16, UInt8.self)),
-            ("ScalingListDC32x32", ints(m.ScalingListDC32x32, UInt8.self)),
+            ("ScalingList4x4", .ints(tuple: m.ScalingList4x4, of: UInt8.self)),
+            ("ScalingList8x8", .ints(tuple: m.ScalingList8x8, of: UInt8.self)),
+            ("ScalingList16x16", .ints(tuple: m.ScalingList16x16, of: UInt8.self)),
+            ("ScalingList32x32", .ints(tuple: m.ScalingList32x32, of: UInt8.self)),
+            ("ScalingListDC16x16", .ints(tuple: m.ScalingListDC16x16, of: UInt8.self)),
+            ("ScalingListDC32x32", .ints(tuple: m.ScalingListDC32x32, of: UInt8.self)),
         ])
     }
 
@@ -129,7 +116,7 @@ enum HEVCCaptureFields {
             ("slice_data_flag", .int(Int(s.slice_data_flag))),
             ("slice_data_byte_offset", .int(Int(s.slice_data_byte_offset))),
             ("slice_segment_address", .int(Int(s.slice_segment_address))),
-            ("RefPicList", ints(s.RefPicList, UInt8.self)),
+            ("RefPicList", .ints(tuple: s.RefPicList, of: UInt8.self)),
             ("LongSliceFlags", .object([
                 ("LastSliceOfPic", .int(Int(f.LastSliceOfPic))),
                 ("dependent_slice_segment_flag", .int(Int(f.dependent_slice_segment_flag))),
@@ -154,14 +141,14 @@ enum HEVCCaptureFields {
             ("slice_tc_offset_div2", .int(Int(s.slice_tc_offset_div2))),
             ("luma_log2_weight_denom", .int(Int(s.luma_log2_weight_denom))),
             ("delta_chroma_log2_weight_denom", .int(Int(s.delta_chroma_log2_weight_denom))),
-            ("delta_luma_weight_l0", ints(s.delta_luma_weight_l0, Int8.self)),
-            ("luma_offset_l0", ints(s.luma_offset_l0, Int8.self)),
-            ("delta_chroma_weight_l0", ints(s.delta_chroma_weight_l0, Int8.self)),
-            ("ChromaOffsetL0", ints(s.ChromaOffsetL0, Int8.self)),
-            ("delta_luma_weight_l1", ints(s.delta_luma_weight_l1, Int8.self)),
-            ("luma_offset_l1", ints(s.luma_offset_l1, Int8.self)),
-            ("delta_chroma_weight_l1", ints(s.delta_chroma_weight_l1, Int8.self)),
-            ("ChromaOffsetL1", ints(s.ChromaOffsetL1, Int8.self)),
+            ("delta_luma_weight_l0", .ints(tuple: s.delta_luma_weight_l0, of: Int8.self)),
+            ("luma_offset_l0", .ints(tuple: s.luma_offset_l0, of: Int8.self)),
+            ("delta_chroma_weight_l0", .ints(tuple: s.delta_chroma_weight_l0, of: Int8.self)),
+            ("ChromaOffsetL0", .ints(tuple: s.ChromaOffsetL0, of: Int8.self)),
+            ("delta_luma_weight_l1", .ints(tuple: s.delta_luma_weight_l1, of: Int8.self)),
+            ("luma_offset_l1", .ints(tuple: s.luma_offset_l1, of: Int8.self)),
+            ("delta_chroma_weight_l1", .ints(tuple: s.delta_chroma_weight_l1, of: Int8.self)),
+            ("ChromaOffsetL1", .ints(tuple: s.ChromaOffsetL1, of: Int8.self)),
             ("five_minus_max_num_merge_cand", .int(Int(s.five_minus_max_num_merge_cand))),
             ("num_entry_point_offsets", .int(Int(s.num_entry_point_offsets))),
             ("entry_offset_to_subset_array", .int(Int(s.entry_offset_to_subset_array))),

@@ -25,7 +25,7 @@ final class ParameterCapture {
             ("context", .int(Int(context))),
             ("render_target", .int(Int(surface))),
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
-            ("buffers", .array(buffers.map { hevc ? HEVCCaptureFields.describe($0) : Self.describe($0) })),
+            ("buffers", .array(buffers.map { Self.describe($0, fields: hevc ? HEVCCaptureFields.self : CaptureFields.self) })),
         ]
         if !encode.isEmpty { fields.append(("encode", .object(encode))) }
         if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
@@ -37,26 +37,19 @@ final class ParameterCapture {
         fclose(file)
     }
 
-    static func describe(_ buffer: RenderedBuffer) -> JSONValue {
+    /// A rendered buffer's entry: its type, count and size, then what it holds, as the codec's struct or as one
+    /// of the codec-neutral encode buffers.
+    static func describe(_ buffer: RenderedBuffer, fields codec: any CodecCaptureFields.Type) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string(String(cString: vaBufferTypeStr(buffer.type)))),
             ("num_elements", .int(buffer.elementCount)),
             ("size", .int(buffer.elementSize)),
         ]
-        let elements = 0..<buffer.elementCount
+        if let value = codec.value(of: buffer) {
+            fields.append(("value", value))
+            return .object(fields)
+        }
         switch buffer.type {
-        case VAPictureParameterBufferType:
-            fields.append(("value", CaptureFields.picture(buffer.element(as: VAPictureParameterBufferH264.self))))
-        case VAIQMatrixBufferType:
-            fields.append(("value", CaptureFields.iqMatrix(buffer.element(as: VAIQMatrixBufferH264.self))))
-        case VASliceParameterBufferType:
-            fields.append(("value", .array(elements.map { CaptureFields.slice(buffer.element($0, as: VASliceParameterBufferH264.self)) })))
-        case VAEncSequenceParameterBufferType:
-            fields.append(("value", CaptureFields.encodeSequence(buffer.element(as: VAEncSequenceParameterBufferH264.self))))
-        case VAEncPictureParameterBufferType:
-            fields.append(("value", CaptureFields.encodePicture(buffer.element(as: VAEncPictureParameterBufferH264.self))))
-        case VAEncSliceParameterBufferType:
-            fields.append(("value", .array(elements.map { CaptureFields.encodeSlice(buffer.element($0, as: VAEncSliceParameterBufferH264.self)) })))
         case VAEncMiscParameterBufferType:
             fields.append(("value", CaptureFields.misc(buffer.bytes)))
         case VAEncPackedHeaderParameterBufferType:
