@@ -76,11 +76,11 @@ enum SendCommand {
             let mp4 = try MP4Input.open(input, command: name)
             file = (input, mp4)
             if let mp4 {
-                codec = mp4.reader.isHEVC ? .h265 : .h264
+                codec = mp4.codec
             } else if let forced = try CodecDetection.forced(values) {
-                codec = forced == .h265 ? .h265 : .h264
+                codec = forced
             } else {
-                codec = CodecDetection.detect(annexB: try input.peek(1 << 16)) == .h265 ? .h265 : .h264
+                codec = CodecDetection.detect(annexB: try input.peek(1 << 16))
             }
         }
         let sender: RTPSender
@@ -211,7 +211,7 @@ enum SendCommand {
             do { result = try RTPCodecs.run(transmission, for: codec) } catch { throw CommandFailure.from(error, command: name, fallback: .input) }
             switch result {
             case .noPictures:
-                throw CommandFailure(.input, "vtk send: no \(codec == .h265 ? "H.265" : "H.264") pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")
+                throw CommandFailure(.input, "vtk send: no \(codec.name) pictures in \(input.displayName) (an Annex B stream, an MP4, raw frames with --size, or .y4m)")
             case .describedOnly:
                 return sdpWrittenOnly()
             case .sent:

@@ -30,7 +30,7 @@ final class StreamRecorder: AccessUnitRecorder {
         let ext = Self.ext(path)
         let wanted: VideoCodec? = ["h264", "264"].contains(ext) ? .h264 : ["h265", "265", "hevc"].contains(ext) ? .h265 : nil
         if let wanted, wanted != codec {
-            throw CommandFailure(.usage, "vtk \(command): -o \(path) is \(wanted == .h264 ? "H.264" : "H.265"), and the stream is \(codec == .h264 ? "H.264" : "H.265")")
+            throw CommandFailure(.usage, "vtk \(command): -o \(path) is \(wanted.name), and the stream is \(codec.name)")
         }
         if ext == "mp4" {
             mp4Path = path
@@ -41,12 +41,9 @@ final class StreamRecorder: AccessUnitRecorder {
     }
 
     /// NAL unit types of the parameter sets: SPS 7, PPS 8 (H.264 7.4.1); VPS 32, SPS 33, PPS 34 (H.265 7.4.2.2).
-    private var parameterSetTypes: [UInt8] { codec == .h264 ? [7, 8] : [32, 33, 34] }
+    private var parameterSetTypes: [UInt8] { codec.parameterSetTypes }
 
-    private func nalType(_ unit: NALUnit) -> UInt8 {
-        guard let first = unit.bytes.first else { return 0 }
-        return codec == .h264 ? first & 0x1F : first >> 1 & 0x3F
-    }
+    private func nalType(_ unit: NALUnit) -> UInt8 { unit.bytes.isEmpty ? 0 : codec.nalUnitType(unit) }
 
     /// Writes one access unit; `ticks` is its RTP time (90 kHz) from the first frame.
     func record(_ nalUnits: [NALUnit], ticks: Int64?, isKeyframe: Bool, hasPicture: Bool) throws(CommandFailure) {
