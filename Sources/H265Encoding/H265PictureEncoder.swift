@@ -27,6 +27,10 @@ public struct H265PictureEncoder {
         guard !pps.weightedPredFlag, !pps.weightedBipredFlag else { throw .unsupported("weighted prediction") }
         guard sps.log2CtbSize >= 4, sps.log2CtbSize <= 6 else { throw .unsupported("CTB size \(sps.ctbSize)") }
         let w = sps.picWidthInLumaSamples, h = sps.picHeightInLumaSamples
+        guard w % sps.minCbSize == 0, h % sps.minCbSize == 0, sps.log2MinTransformBlockSize < sps.log2MinCbSize,
+              sps.log2MaxTransformBlockSize <= min(sps.log2CtbSize, 5), sps.log2MinTransformBlockSize <= sps.log2MaxTransformBlockSize else {
+            throw .inconsistent("\(w)x\(h) with coding blocks \(sps.minCbSize)...\(sps.ctbSize) and transform blocks \(1 << sps.log2MinTransformBlockSize)...\(1 << sps.log2MaxTransformBlockSize)")
+        }
         let s = request.source
         guard s.width == w, s.height == h, s.hasConsistentPlanes else {
             throw .inconsistent("source is \(s.width)x\(s.height), the SPS codes \(w)x\(h)")

@@ -66,6 +66,7 @@ struct H265EngineOracleTests {
         c.tcOffsetDiv2 = 4
         try Self.check(c, label: "I 8x8 TBs")
         c.deblockingDisabled = true
+        c.height = 48
         c.log2MinTb = 3
         c.log2MinCb = 4
         c.log2MaxTb = 4
@@ -87,5 +88,13 @@ struct H265EngineOracleTests {
         c.laterType = type
         c.cabacInitFlag = type == .b
         try Self.check(c, label: "\(type) pictures")
+    }
+
+    @Test func sizesThatAreNotWholeMinimumCodingBlocksAreRefused() throws {
+        var c = H265EngineHarness.Config()
+        c.height = 40
+        c.log2MinCb = 4
+        c.log2MinTb = 3
+        #expect(throws: H265EncodingError.self) { try H265EngineHarness.encode(c) }
     }
 }
