@@ -103,6 +103,7 @@ let package = Package(
                           path: "Tools/Bench"),
         .executableTarget(name: "encode-bench", dependencies: ["BenchSupport", "CompressionSession", "H264Bitstream", "VTKTestSupport", "VideoAcceleration", "VTKMedia"],
                           path: "Tools/EncodeBench"),
+        .executableTarget(name: "h265-engine-bench", dependencies: ["H265Encoding", "H265Bitstream"], path: "Tools/H265EngineBench"),
         .executableTarget(name: "engine-bench", dependencies: ["BenchSupport", "H264Encoding", "H264Bitstream"], path: "Tools/EngineBench"),
 
         // MARK: Tests

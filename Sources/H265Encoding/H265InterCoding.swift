@@ -18,9 +18,14 @@ extension H265PictureCoder {
         // Merge candidates.
         var best: InterChoice?
         let merge = mergeCandidates(x0, y0, size: n)
-        for (i, candidate) in merge.enumerated() {
+        for (i, candidate) in merge.enumerated() where !merge[..<i].contains(where: { $0.sameMotion(candidate) }) {
             let cost = Double(lumaCost(x0, y0, n: n, motion: candidate)) + lambda * Double(i + 1)
             if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: candidate, mergeIndex: i, cost: cost) }
+        }
+        // A merge candidate that leaves only noise is taken without searching further.
+        if let merged = best, merged.cost < Double(n * n) * 2.5 {
+            codeInterCU(x0, y0, log2: log2, depth: depth, choice: merged, skipCtx: skipContext(x0, y0))
+            return
         }
         // AMVP with a motion search in each list, and their average in B slices.
         var uni: [InterChoice?] = [nil, nil]
@@ -54,9 +59,13 @@ extension H265PictureCoder {
             let cost = Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * (mvBits(l0) + mvBits(l1) + 2)
             if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: m, mvpIndex: mvpIndex, cost: cost) }
         }
-        // Intra.
-        let intraChoice = chooseLumaMode(x0, y0, log2: min(log2, maxTbLog2), candidates: mostProbableModes(x0, y0))
+        // Intra, unless inter prediction is already good.
         let skipCtx = skipContext(x0, y0)
+        if let inter = best, inter.cost < Double(n * n) * 6 {
+            codeInterCU(x0, y0, log2: log2, depth: depth, choice: inter, skipCtx: skipCtx)
+            return
+        }
+        let intraChoice = chooseLumaMode(x0, y0, log2: min(log2, maxTbLog2), candidates: mostProbableModes(x0, y0))
         guard let inter = best, inter.cost < intraChoice.cost + lambda * 4 else {
             writer.cuSkipFlag(false, ctxInc: skipCtx)
             writer.predModeFlag(intra: true)
@@ -69,6 +78,16 @@ extension H265PictureCoder {
     }
 
     func mvBits(_ c: InterChoice) -> Double { 6 }
+
+    /// Whether a CU of 2^log2 at (x0, y0) should stay whole: a merge candidate predicts it to noise level.
+    func mergeSuffices(_ x0: Int, _ y0: Int, log2: Int) -> Bool {
+        let n = 1 << log2
+        let merge = mergeCandidates(x0, y0, size: n)
+        for (i, candidate) in merge.prefix(2).enumerated() where i == 0 || !merge[0].sameMotion(candidate) {
+            if lumaCost(x0, y0, n: n, motion: candidate) < n * n { return true }
+        }
+        return false
+    }
 
     /// The index of the predictor nearest `mv` (fewest MVD bits).
     static func closest(_ predictors: [(Int32, Int32)], to mv: (Int32, Int32)) -> Int {
@@ -169,17 +188,28 @@ extension H265PictureCoder {
         let ref = references[list][refIdx].picture.luma
         let lambda = self.lambda
         let range = 64
+        let width = self.width, height = self.height
         func sad(_ ix: Int, _ iy: Int) -> Int {
-            var total = 0
-            for j in 0..<n {
-                let sy = min(max(y0 + iy + j, 0), height - 1)
-                let row = (y0 + j) * width
-                for i in 0..<n {
-                    let sx = min(max(x0 + ix + i, 0), width - 1)
-                    total += abs(Int(source.luma[row + x0 + i]) - Int(ref[sy * width + sx]))
+            source.luma.withUnsafeBufferPointer { src in
+                ref.withUnsafeBufferPointer { r in
+                    var total: Int32 = 0
+                    let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n <= width && y0 + iy + n <= height
+                    for j in 0..<n {
+                        let row = (y0 + j) * width + x0
+                        if inside {
+                            let refRow = (y0 + iy + j) * width + x0 + ix
+                            for i in 0..<n { total += abs(Int32(src[row + i]) - Int32(r[refRow + i])) }
+                        } else {
+                            let sy = min(max(y0 + iy + j, 0), height - 1)
+                            for i in 0..<n {
+                                let sx = min(max(x0 + ix + i, 0), width - 1)
+                                total += abs(Int32(src[row + i]) - Int32(r[sy * width + sx]))
+                            }
+                        }
+                    }
+                    return Int(total)
                 }
             }
-            return total
         }
         func rate(_ mv: (Int32, Int32)) -> Double {
             let p = predictors[Self.closest(predictors, to: mv)]
@@ -223,7 +253,7 @@ extension H265PictureCoder {
         var bestFractional = fractionalCost(best)
         for step: Int32 in [2, 1] {
             let centre = best
-            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)] {
+            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step)] {
                 let mv = (centre.0 + dx, centre.1 + dy)
                 let c = fractionalCost(mv)
                 if c < bestFractional { bestFractional = c; best = mv }

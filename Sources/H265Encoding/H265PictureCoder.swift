@@ -191,9 +191,12 @@ struct H265PictureCoder {
         }
     }
 
-    /// The CU size the encoder wants here: 16x16 (within the SPS's limits).
+    /// The CU size the encoder wants here: 16x16 (within the SPS's limits), or 32x32 in P and B slices where
+    /// a merge candidate already predicts the whole block well.
     func targetCULog2(_ x0: Int, _ y0: Int, log2: Int) -> Int {
-        min(max(4, minCbLog2), log2Ctb)
+        let base = min(max(4, minCbLog2), log2Ctb)
+        if sliceType != .i && log2 == 5 && base < 5 && mergeSuffices(x0, y0, log2: 5) { return 5 }
+        return base
     }
 
     /// Marks a CU's blocks (depth, prediction, QP, skip).
@@ -293,7 +296,8 @@ struct H265PictureCoder {
             let c = cost(m)
             if c < bestCost { bestCost = c; best = m }
         }
-        for m in [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] + candidates { consider(m) }
+        let coarse = sliceType == .i ? [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] : [0, 1, 10, 26]
+        for m in coarse + candidates { consider(m) }
         if best >= 2 {
             let centre = best
             for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
@@ -311,28 +315,31 @@ struct H265PictureCoder {
 
     /// Sum of 4x4 Hadamard-transformed differences between the source luma at (x0, y0) and `pred`.
     func satd(_ x0: Int, _ y0: Int, n: Int, pred: [Int32]) -> Int {
-        var total = 0
-        var d = [Int32](repeating: 0, count: 16)
-        for by in stride(from: 0, to: n, by: 4) {
-            for bx in stride(from: 0, to: n, by: 4) {
-                for y in 0..<4 {
-                    for x in 0..<4 {
-                        d[y * 4 + x] = Int32(source.luma[(y0 + by + y) * width + x0 + bx + x]) - pred[(by + y) * n + bx + x]
+        let width = self.width
+        return source.luma.withUnsafeBufferPointer { src in
+            pred.withUnsafeBufferPointer { p in
+                var total: Int32 = 0
+                @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
+                    let d0 = Int32(src[s]) - p[q], d1 = Int32(src[s + 1]) - p[q + 1]
+                    let d2 = Int32(src[s + 2]) - p[q + 2], d3 = Int32(src[s + 3]) - p[q + 3]
+                    let a0 = d0 + d3, a1 = d1 + d2, a2 = d1 - d2, a3 = d0 - d3
+                    return (a0 + a1, a3 + a2, a0 - a1, a3 - a2)
+                }
+                @inline(__always) func column(_ r0: Int32, _ r1: Int32, _ r2: Int32, _ r3: Int32) -> Int32 {
+                    let a0 = r0 + r3, a1 = r1 + r2, a2 = r1 - r2, a3 = r0 - r3
+                    return abs(a0 + a1) + abs(a3 + a2) + abs(a0 - a1) + abs(a3 - a2)
+                }
+                for by in stride(from: 0, to: n, by: 4) {
+                    for bx in stride(from: 0, to: n, by: 4) {
+                        let s = (y0 + by) * width + x0 + bx, q = by * n + bx
+                        let r0 = row(s, q), r1 = row(s + width, q + n), r2 = row(s + 2 * width, q + 2 * n), r3 = row(s + 3 * width, q + 3 * n)
+                        total += column(r0.0, r1.0, r2.0, r3.0) + column(r0.1, r1.1, r2.1, r3.1)
+                            + column(r0.2, r1.2, r2.2, r3.2) + column(r0.3, r1.3, r2.3, r3.3)
                     }
                 }
-                for y in 0..<4 {
-                    let a0 = d[y * 4] + d[y * 4 + 3], a1 = d[y * 4 + 1] + d[y * 4 + 2]
-                    let a2 = d[y * 4 + 1] - d[y * 4 + 2], a3 = d[y * 4] - d[y * 4 + 3]
-                    d[y * 4] = a0 + a1; d[y * 4 + 1] = a3 + a2; d[y * 4 + 2] = a0 - a1; d[y * 4 + 3] = a3 - a2
-                }
-                for x in 0..<4 {
-                    let a0 = d[x] + d[12 + x], a1 = d[4 + x] + d[8 + x]
-                    let a2 = d[4 + x] - d[8 + x], a3 = d[x] - d[12 + x]
-                    total += Int(abs(a0 + a1) + abs(a3 + a2) + abs(a0 - a1) + abs(a3 - a2))
-                }
+                return Int(total) / 2
             }
         }
-        return total / 2
     }
 
     // MARK: Intra prediction from the reconstruction

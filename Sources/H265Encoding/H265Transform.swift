@@ -56,29 +56,34 @@ enum H265Transform {
             return
         }
         let m = useDST ? dst : matrices[log2 - 2]
-        // Columns (vertical 1-D transforms), then clip to 16 bits.
+        // Columns (vertical 1-D transforms), then clip to 16 bits; rows of d that are all zero are skipped.
         var g = [Int32](repeating: 0, count: n * n)
-        for x in 0..<n {
-            for y in 0..<n {
-                var sum: Int64 = 0
-                for k in 0..<n {
-                    let coefficient = d[k * n + x]
-                    if coefficient != 0 { sum += Int64(m[k * n + y]) * Int64(coefficient) }
-                }
-                g[y * n + x] = Int32(min(max((sum + 64) >> 7, -32768), 32767))
-            }
-        }
-        // Rows (horizontal), then bdShift 20 - BitDepth.
+        var rowUsed = [Bool](repeating: false, count: n)
+        for k in 0..<n { for x in 0..<n where d[k * n + x] != 0 { rowUsed[k] = true; break } }
         let shift2 = Int64(20 - bitDepth)
         let add2 = Int64(1) << (shift2 - 1)
-        for y in 0..<n {
-            for x in 0..<n {
-                var sum: Int64 = 0
-                for k in 0..<n {
-                    let coefficient = g[y * n + k]
-                    if coefficient != 0 { sum += Int64(m[k * n + x]) * Int64(coefficient) }
+        m.withUnsafeBufferPointer { mat in
+            d.withUnsafeBufferPointer { dd in
+                g.withUnsafeMutableBufferPointer { gg in
+                    for x in 0..<n {
+                        for y in 0..<n {
+                            var sum: Int64 = 0
+                            for k in 0..<n where rowUsed[k] { sum += Int64(mat[k * n + y]) * Int64(dd[k * n + x]) }
+                            gg[y * n + x] = Int32(min(max((sum + 64) >> 7, -32768), 32767))
+                        }
+                    }
                 }
-                r[y * n + x] = Int32((sum + add2) >> shift2)
+            }
+            g.withUnsafeBufferPointer { gg in
+                r.withUnsafeMutableBufferPointer { rr in
+                    for y in 0..<n {
+                        for x in 0..<n {
+                            var sum: Int64 = 0
+                            for k in 0..<n { sum += Int64(mat[k * n + x]) * Int64(gg[y * n + k]) }
+                            rr[y * n + x] = Int32((sum + add2) >> shift2)
+                        }
+                    }
+                }
             }
         }
     }
@@ -87,22 +92,32 @@ enum H265Transform {
     static func forward(_ r: [Int32], log2: Int, bitDepth: Int, dst useDST: Bool) -> [Int32] {
         let n = 1 << log2
         let m = useDST ? dst : matrices[log2 - 2]
-        let shift1 = Int64(log2 + bitDepth - 9), shift2 = Int64(log2 + 6)
+        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
         var t = [Int32](repeating: 0, count: n * n)
-        // Rows: t[y][k] = Σ_x m[k][x] r[y][x]
-        for y in 0..<n {
-            for k in 0..<n {
-                var sum: Int64 = 0
-                for x in 0..<n { sum += Int64(m[k * n + x]) * Int64(r[y * n + x]) }
-                t[y * n + k] = Int32((sum + (1 << (shift1 - 1))) >> shift1)
-            }
-        }
         var out = [Int32](repeating: 0, count: n * n)
-        for x in 0..<n {
-            for k in 0..<n {
-                var sum: Int64 = 0
-                for y in 0..<n { sum += Int64(m[k * n + y]) * Int64(t[y * n + x]) }
-                out[k * n + x] = Int32((sum + (1 << (shift2 - 1))) >> shift2)
+        m.withUnsafeBufferPointer { mat in
+            r.withUnsafeBufferPointer { rr in
+                t.withUnsafeMutableBufferPointer { tt in
+                    // Rows: t[y][k] = Σ_x m[k][x] r[y][x] (fits 32 bits: |r| < 2^11, |m| < 2^7, n <= 2^5).
+                    for y in 0..<n {
+                        for k in 0..<n {
+                            var sum: Int32 = 0
+                            for x in 0..<n { sum &+= mat[k * n + x] &* rr[y * n + x] }
+                            tt[y * n + k] = (sum + (1 << (shift1 - 1))) >> shift1
+                        }
+                    }
+                }
+            }
+            t.withUnsafeBufferPointer { tt in
+                out.withUnsafeMutableBufferPointer { o in
+                    for x in 0..<n {
+                        for k in 0..<n {
+                            var sum: Int64 = 0
+                            for y in 0..<n { sum += Int64(mat[k * n + y]) * Int64(tt[y * n + x]) }
+                            o[k * n + x] = Int32((sum + (1 << Int64(shift2 - 1))) >> Int64(shift2))
+                        }
+                    }
+                }
             }
         }
         return out
