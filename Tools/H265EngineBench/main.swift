@@ -3,6 +3,7 @@
 // decoder's output (the oracle tests check it), so PSNR is measured on it directly.
 //
 //   swift run -c release h265-engine-bench [--frames N] [--qp Q] [--bframes] [--ctb 16|32|64] [--output out.265]
+//                                          [--input stream | --yuv file.yuv --size WxH]
 import Foundation
 import H265Bitstream
 import H265Encoding
@@ -14,6 +15,8 @@ struct Options {
     var log2Ctb = 5
     var output: String? = nil
     var input = "../shared/conformance/h264/VID_1280x720_cavlc_temporal_direct.264"
+    /// Raw I420 input instead of a stream to decode.
+    var yuv: String? = nil
     var width = 1280, height = 720
 }
 
@@ -27,6 +30,10 @@ while let a = args.next() {
     case "--ctb": options.log2Ctb = (Int(args.next() ?? "") ?? 32).trailingZeroBitCount
     case "--input": options.input = args.next() ?? options.input
     case "--output": options.output = args.next()
+    case "--yuv": options.yuv = args.next()
+    case "--size":
+        let parts = (args.next() ?? "").split(separator: "x").compactMap { Int($0) }
+        if parts.count == 2 { options.width = parts[0]; options.height = parts[1] }
     default:
         FileHandle.standardError.write(Data("unknown option \(a)\n".utf8))
         exit(2)
@@ -41,6 +48,9 @@ func cpuSeconds() -> Double {
 
 /// The input decoded by ffmpeg into I420 frames.
 @MainActor func decodeInput() -> Data {
+    if let yuv = options.yuv {
+        return ((try? Data(contentsOf: URL(fileURLWithPath: yuv))) ?? Data()).prefix(options.frames * options.width * options.height * 3 / 2)
+    }
     let out = FileManager.default.temporaryDirectory.appendingPathComponent("h265-engine-bench-\(getpid()).yuv")
     defer { try? FileManager.default.removeItem(at: out) }
     let p = Process()
