@@ -463,8 +463,15 @@ struct H265PictureCoder {
         }
         let qp = cIdx == 0 ? sliceQP : chromaQP(cIdx)
         let useDST = intraCU && cIdx == 0 && log2 == 2
-        let coefficients = H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST)
-        var levels = H265Transform.quantise(coefficients, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU)
+        var sumOfMagnitudes = 0
+        for v in residual { sumOfMagnitudes += Int(abs(v)) }
+        var levels: [Int32]
+        if H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU) {
+            levels = []
+        } else {
+            let coefficients = H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST)
+            levels = H265Transform.quantise(coefficients, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU)
+        }
         let nonZero = levels.contains { $0 != 0 }
         if nonZero && pps.signDataHidingEnabledFlag {
             H265SyntaxWriter.hideSigns(&levels, log2: log2, scanIdx: scanIndex(log2: log2, cIdx: cIdx, mode: mode, intraCU: intraCU))

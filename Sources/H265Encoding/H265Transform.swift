@@ -123,6 +123,18 @@ enum H265Transform {
         return out
     }
 
+    /// Whether quantisation would leave every level of these residuals zero, judged from their sum of
+    /// magnitudes alone (no coefficient can exceed 90 · 90 · Σ|r| scaled by the two transform shifts), so
+    /// that the transform can be skipped without changing the result.
+    static func quantisesToZero(sumOfMagnitudes: Int, log2: Int, qp: Int, bitDepth: Int, intra: Bool) -> Bool {
+        let shifts = (log2 + bitDepth - 9) + (log2 + 6)
+        let bound = ((8100 * sumOfMagnitudes) >> shifts) + 2
+        let transformShift = 15 - bitDepth - log2
+        let qBits = 14 + qp / 6 + transformShift
+        let offset = (intra ? 171 : 85) << (qBits - 9)
+        return bound * Int(quantScale[qp % 6]) + offset < (1 << qBits)
+    }
+
     /// Dead-zone quantisation of forward-transform output to levels; `intra` rounds by 1/3, inter by 1/6.
     static func quantise(_ coefficients: [Int32], log2: Int, qp: Int, bitDepth: Int, intra: Bool) -> [Int32] {
         let transformShift = 15 - bitDepth - log2
