@@ -241,25 +241,56 @@ extension H265PictureCoder {
             }
             step >>= 1
         }
-        // Fractional refinement with SATD.
-        var m = H265Motion()
+        // Fractional refinement, costed by SAD against a bilinear estimate of the fractional samples (the
+        // coded prediction uses the real filters; the search only ranks vectors).
         func fractionalCost(_ mv: (Int32, Int32)) -> Double {
-            if list == 0 { m.interDir = 1; m.mv0x = mv.0; m.mv0y = mv.1; m.refIdx0 = Int8(refIdx) } else {
-                m.interDir = 2; m.mv1x = mv.0; m.mv1y = mv.1; m.refIdx1 = Int8(refIdx)
+            let ix = Int(mv.0 >> 2), iy = Int(mv.1 >> 2)
+            let fx = Int32(mv.0 & 3), fy = Int32(mv.1 & 3)
+            let w00 = (4 - fx) * (4 - fy), w10 = fx * (4 - fy), w01 = (4 - fx) * fy, w11 = fx * fy
+            let total: Int32 = source.luma.withUnsafeBufferPointer { src in
+                ref.withUnsafeBufferPointer { r in
+                    var total: Int32 = 0
+                    let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n + 1 <= width && y0 + iy + n + 1 <= height
+                    for j in 0..<n {
+                        let row = (y0 + j) * width + x0
+                        if inside {
+                            let a = (y0 + iy + j) * width + x0 + ix
+                            for i in 0..<n {
+                                let p = (w00 * Int32(r[a + i]) + w10 * Int32(r[a + i + 1]) + w01 * Int32(r[a + i + width])
+                                         + w11 * Int32(r[a + i + width + 1]) + 8) >> 4
+                                total += abs(Int32(src[row + i]) - p)
+                            }
+                        } else {
+                            let y0c = min(max(y0 + iy + j, 0), height - 1), y1c = min(max(y0 + iy + j + 1, 0), height - 1)
+                            for i in 0..<n {
+                                let x0c = min(max(x0 + ix + i, 0), width - 1), x1c = min(max(x0 + ix + i + 1, 0), width - 1)
+                                let p = (w00 * Int32(r[y0c * width + x0c]) + w10 * Int32(r[y0c * width + x1c]) + w01 * Int32(r[y1c * width + x0c])
+                                         + w11 * Int32(r[y1c * width + x1c]) + 8) >> 4
+                                total += abs(Int32(src[row + i]) - p)
+                            }
+                        }
+                    }
+                    return total
+                }
             }
-            return Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(mv)
+            return Double(total) + lambda * rate(mv)
         }
         var best = (Int32(bestX * 4), Int32(bestY * 4))
         var bestFractional = fractionalCost(best)
         for step: Int32 in [2, 1] {
             let centre = best
-            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step)] {
+            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)] {
                 let mv = (centre.0 + dx, centre.1 + dy)
                 let c = fractionalCost(mv)
                 if c < bestFractional { bestFractional = c; best = mv }
             }
         }
-        return (best, bestFractional)
+        // The chosen vector's real prediction, costed as the other candidates are.
+        var m = H265Motion()
+        if list == 0 { m.interDir = 1; m.mv0x = best.0; m.mv0y = best.1; m.refIdx0 = Int8(refIdx) } else {
+            m.interDir = 2; m.mv1x = best.0; m.mv1y = best.1; m.refIdx1 = Int8(refIdx)
+        }
+        return (best, Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(best))
     }
 
     // MARK: Deblocking
