@@ -18,9 +18,24 @@ extension H265PictureCoder {
         // Merge candidates.
         var best: InterChoice?
         let merge = mergeCandidates(x0, y0, size: n)
+        // Ranked by a bilinear SAD estimate (bi-predicted ones by their real prediction); the best two costed exactly.
+        var ranked: [(index: Int, estimate: Double)] = []
         for (i, candidate) in merge.enumerated() where !merge[..<i].contains(where: { $0.sameMotion(candidate) }) {
-            let cost = Double(lumaCost(x0, y0, n: n, motion: candidate)) + lambda * Double(i + 1)
-            if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: candidate, mergeIndex: i, cost: cost) }
+            let estimate: Double
+            if candidate.interDir == 3 {
+                estimate = Double(lumaCost(x0, y0, n: n, motion: candidate))
+            } else {
+                let list = candidate.predL0 ? 0 : 1
+                let mv = list == 0 ? (candidate.mv0x, candidate.mv0y) : (candidate.mv1x, candidate.mv1y)
+                let refIdx = Int(list == 0 ? candidate.refIdx0 : candidate.refIdx1)
+                estimate = Double(bilinearSAD(x0, y0, n: n, mv: mv, reference: references[list][refIdx].picture.luma))
+            }
+            ranked.append((i, estimate + lambda * Double(i + 1)))
+        }
+        for entry in ranked.sorted(by: { $0.estimate < $1.estimate }).prefix(2) {
+            let candidate = merge[entry.index]
+            let cost = Double(lumaCost(x0, y0, n: n, motion: candidate)) + lambda * Double(entry.index + 1)
+            if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: candidate, mergeIndex: entry.index, cost: cost) }
         }
         // A merge candidate that leaves only noise is taken without searching further.
         if let merged = best, merged.cost < Double(n * n) * 2.5 {
@@ -244,36 +259,7 @@ extension H265PictureCoder {
         // Fractional refinement, costed by SAD against a bilinear estimate of the fractional samples (the
         // coded prediction uses the real filters; the search only ranks vectors).
         func fractionalCost(_ mv: (Int32, Int32)) -> Double {
-            let ix = Int(mv.0 >> 2), iy = Int(mv.1 >> 2)
-            let fx = Int32(mv.0 & 3), fy = Int32(mv.1 & 3)
-            let w00 = (4 - fx) * (4 - fy), w10 = fx * (4 - fy), w01 = (4 - fx) * fy, w11 = fx * fy
-            let total: Int32 = source.luma.withUnsafeBufferPointer { src in
-                ref.withUnsafeBufferPointer { r in
-                    var total: Int32 = 0
-                    let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n + 1 <= width && y0 + iy + n + 1 <= height
-                    for j in 0..<n {
-                        let row = (y0 + j) * width + x0
-                        if inside {
-                            let a = (y0 + iy + j) * width + x0 + ix
-                            for i in 0..<n {
-                                let p = (w00 * Int32(r[a + i]) + w10 * Int32(r[a + i + 1]) + w01 * Int32(r[a + i + width])
-                                         + w11 * Int32(r[a + i + width + 1]) + 8) >> 4
-                                total += abs(Int32(src[row + i]) - p)
-                            }
-                        } else {
-                            let y0c = min(max(y0 + iy + j, 0), height - 1), y1c = min(max(y0 + iy + j + 1, 0), height - 1)
-                            for i in 0..<n {
-                                let x0c = min(max(x0 + ix + i, 0), width - 1), x1c = min(max(x0 + ix + i + 1, 0), width - 1)
-                                let p = (w00 * Int32(r[y0c * width + x0c]) + w10 * Int32(r[y0c * width + x1c]) + w01 * Int32(r[y1c * width + x0c])
-                                         + w11 * Int32(r[y1c * width + x1c]) + 8) >> 4
-                                total += abs(Int32(src[row + i]) - p)
-                            }
-                        }
-                    }
-                    return total
-                }
-            }
-            return Double(total) + lambda * rate(mv)
+            Double(bilinearSAD(x0, y0, n: n, mv: mv, reference: ref)) + lambda * rate(mv)
         }
         var best = (Int32(bestX * 4), Int32(bestY * 4))
         var bestFractional = fractionalCost(best)
@@ -291,6 +277,40 @@ extension H265PictureCoder {
             m.interDir = 2; m.mv1x = best.0; m.mv1y = best.1; m.refIdx1 = Int8(refIdx)
         }
         return (best, Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(best))
+    }
+
+    /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`.
+    func bilinearSAD(_ x0: Int, _ y0: Int, n: Int, mv: (Int32, Int32), reference ref: [UInt16]) -> Int {
+        let width = self.width, height = self.height
+        let ix = Int(mv.0 >> 2), iy = Int(mv.1 >> 2)
+        let fx = Int32(mv.0 & 3), fy = Int32(mv.1 & 3)
+        let w00 = (4 - fx) * (4 - fy), w10 = fx * (4 - fy), w01 = (4 - fx) * fy, w11 = fx * fy
+        return source.luma.withUnsafeBufferPointer { src in
+            ref.withUnsafeBufferPointer { r in
+                var total: Int32 = 0
+                let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n + 1 <= width && y0 + iy + n + 1 <= height
+                for j in 0..<n {
+                    let row = (y0 + j) * width + x0
+                    if inside {
+                        let a = (y0 + iy + j) * width + x0 + ix
+                        for i in 0..<n {
+                            let p = (w00 * Int32(r[a + i]) + w10 * Int32(r[a + i + 1]) + w01 * Int32(r[a + i + width])
+                                     + w11 * Int32(r[a + i + width + 1]) + 8) >> 4
+                            total += abs(Int32(src[row + i]) - p)
+                        }
+                    } else {
+                        let y0c = min(max(y0 + iy + j, 0), height - 1), y1c = min(max(y0 + iy + j + 1, 0), height - 1)
+                        for i in 0..<n {
+                            let x0c = min(max(x0 + ix + i, 0), width - 1), x1c = min(max(x0 + ix + i + 1, 0), width - 1)
+                            let p = (w00 * Int32(r[y0c * width + x0c]) + w10 * Int32(r[y0c * width + x1c]) + w01 * Int32(r[y1c * width + x0c])
+                                     + w11 * Int32(r[y1c * width + x1c]) + 8) >> 4
+                            total += abs(Int32(src[row + i]) - p)
+                        }
+                    }
+                }
+                return Int(total)
+            }
+        }
     }
 
     // MARK: Deblocking
