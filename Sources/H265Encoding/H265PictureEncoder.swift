@@ -32,7 +32,8 @@ public struct H265PictureEncoder {
         guard sps.log2CtbSize >= 4, sps.log2CtbSize <= 6 else { throw .unsupported("CTB size \(sps.ctbSize)") }
         let w = sps.picWidthInLumaSamples, h = sps.picHeightInLumaSamples
         guard w % sps.minCbSize == 0, h % sps.minCbSize == 0, sps.log2MinTransformBlockSize < sps.log2MinCbSize,
-              sps.log2MaxTransformBlockSize <= min(sps.log2CtbSize, 5), sps.log2MinTransformBlockSize <= sps.log2MaxTransformBlockSize else {
+              sps.log2MaxTransformBlockSize <= min(sps.log2CtbSize, 5), sps.log2MinTransformBlockSize <= sps.log2MaxTransformBlockSize,
+              max(sps.maxTransformHierarchyDepthIntra, sps.maxTransformHierarchyDepthInter) <= sps.log2CtbSize - sps.log2MinTransformBlockSize else {
             throw .inconsistent("\(w)x\(h) with coding blocks \(sps.minCbSize)...\(sps.ctbSize) and transform blocks \(1 << sps.log2MinTransformBlockSize)...\(1 << sps.log2MaxTransformBlockSize)")
         }
         let s = request.source

@@ -163,4 +163,43 @@ struct H265EngineOracleTests {
         c.log2MinTb = 3
         #expect(throws: H265EncodingError.self) { try H265EngineHarness.encode(c) }
     }
+
+    /// Configurations drawn from a fixed seed: sizes, block size limits, QPs, slices, tools and picture types
+    /// in combinations no hand-written case covers.
+    @Test("Random configurations", arguments: 0..<16)
+    func randomConfigurations(_ seed: Int) throws {
+        var rng = SeededRandom(seed: UInt64(77 + seed))
+        func pick<T>(_ values: [T]) -> T { values[Int(rng.next() % UInt64(values.count))] }
+        var c = H265EngineHarness.Config()
+        c.log2Ctb = pick([4, 5, 6])
+        c.log2MinCb = pick(Array(3...c.log2Ctb))
+        c.log2MinTb = pick(Array(2..<c.log2MinCb))
+        c.log2MaxTb = pick(Array(c.log2MinTb...min(c.log2Ctb, 5)))
+        c.maxTransformDepthIntra = pick(Array(0...min(2, c.log2Ctb - c.log2MinTb)))
+        c.maxTransformDepthInter = pick(Array(0...min(2, c.log2Ctb - c.log2MinTb)))
+        let unit = 1 << c.log2MinCb
+        c.width = unit * pick([3, 5, 8, 9]) * (unit == 8 ? 2 : 1)
+        c.height = unit * pick([2, 4, 5, 7])
+        c.qp = pick([12, 22, 30, 38, 45])
+        c.sao = pick([false, true])
+        c.signDataHiding = pick([false, true])
+        c.cuQpDelta = pick([false, true])
+        c.cbQpOffset = pick([-4, 0, 5])
+        c.crQpOffset = pick([-3, 0, 2])
+        c.betaOffsetDiv2 = pick([-2, 0, 3])
+        c.tcOffsetDiv2 = pick([-3, 0, 2])
+        c.ctbsPerSlice = pick([0, 1, 3])
+        c.frames = 3
+        c.laterType = pick([.p, .b])
+        c.refs = pick([1, 2])
+        c.tmvp = pick([false, true])
+        c.collocatedFromL0 = pick([false, true])
+        c.maxMergeCand = pick([1, 2, 5])
+        c.mvdL1Zero = pick([false, true])
+        c.parallelMergeLevelMinus2 = pick([0, 1, 2])
+        c.cabacInitFlag = pick([false, true])
+        c.bitDepth = pick([8, 8, 10])
+        c.randomAccessB = pick([false, false, true])
+        try Self.check(c, minPSNR: c.qp >= 38 ? 15 : 24, label: "random \(seed): \(c)")
+    }
 }
