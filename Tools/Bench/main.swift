@@ -74,7 +74,7 @@ let outDir = argv.firstIndex(of: "--out").map { argv.index(after: $0) < argv.cou
 /// `--only rtp-latency` (section 6), `--only encode-speed` (the 720p encode speed row, EncodeSpeed.swift) or `--only play-timing`
 /// (vtk play in real time, PlayTiming.swift) runs one section alone.
 let onlySection = argv.firstIndex(of: "--only").map { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }
-if let onlySection, !["rtp-latency", "encode-speed", "play-timing"].contains(onlySection) {
+if let onlySection, !["rtp-latency", "encode-speed", "play-timing", "h265-engine"].contains(onlySection) {
     FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency, encode-speed or play-timing, not '\(onlySection)'\n".utf8)); exit(2)
 }
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -341,6 +341,14 @@ let streams = section("inputs") { () throws -> (main: BenchStream, cif: BenchStr
 let speedInput = EncodeSpeedInput(vtk: vtk, ffmpeg: ffmpeg, bench: selfPath, nv12: rawNV12, i420: rawI420,
                                   output: work.appendingPathComponent("speed.h264").path,
                                   width: width, height: height, frames: frames, keyint: keyint, qp: qp)
+if onlySection == "h265-engine" {  // H265EngineCompression.swift
+    section("H.265 engine") {
+        FileHandle.standardOutput.write(Data(try h265EngineSection(H265EngineInput(
+            engine: binDir.appendingPathComponent("h265-engine-bench").path, ffmpeg: ffmpeg, i420: rawI420, work: work,
+            width: width, height: height, frames: min(frames, 60), qps: [22, 27, 32, 37])).utf8))
+    }
+    finish()
+}
 if onlySection == "encode-speed" {
     section("encode speed") {
         let rows = try encodeSpeedRows(speedInput)
@@ -467,6 +475,10 @@ let encodeSpeed = section("encode speed") { () throws -> [EncodeSpeedRow]? in
     emit(encodeSpeedTable(rows))
     return rows
 } ?? nil
+section("H.265 engine") {  // H265EngineCompression.swift
+    emit(try h265EngineSection(H265EngineInput(engine: binDir.appendingPathComponent("h265-engine-bench").path, ffmpeg: ffmpeg, i420: rawI420,
+                                               work: work, width: width, height: height, frames: min(frames, 60), qps: [22, 27, 32, 37])))
+}
 
 // MARK: 3. Round trip
 
