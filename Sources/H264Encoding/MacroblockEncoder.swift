@@ -303,6 +303,7 @@ struct MacroblockEncoder {
                                 predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
+            var score: Int32 = 0, componentAC = false
             for blk in 0..<4 {
                 let coef = s.coefMB + 16 * (4 * c + blk)
                 s.chromaDCCoef[4 * c + blk] = coef[0]
@@ -310,8 +311,18 @@ struct MacroblockEncoder {
                 levels[0] = 0
                 let count = Transform.quantize4x4(coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
                 s.counts[16 + 4 * c + blk] = Int32(count)
-                if count > 0 { anyAC = true }
+                if count > 0 {
+                    componentAC = true
+                    if !intra { score += Self.decimateScore(levels, first: 1) }
+                }
             }
+            // Inter: a component's AC levels cost more than they give when they are a few lone ±1s (score
+            // below 7, as x264's chroma decimation): dropped, the DC kept.
+            if componentAC && !intra && score < 7 {
+                for blk in 0..<4 { s.counts[16 + 4 * c + blk] = 0 }
+                componentAC = false
+            }
+            if componentAC { anyAC = true }
             Transform.hadamard2x2(s.chromaDCCoef + 4 * c)
             if Transform.quantizeDC(s.chromaDCCoef + 4 * c, levels: s.chromaDCLevels + 4 * c, count: 4, qp: cqp, deadZone: dz) > 0 { anyDC = true }
         }
@@ -386,13 +397,13 @@ struct MacroblockEncoder {
 
     /// How much a block's levels are worth keeping: 9 when any |level| > 1, else the sum over ±1
     /// levels of a weight falling with the zeros before them.
-    @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>) -> Int32 {
+    @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>, first: Int = 0) -> Int32 {
         // 3, 2, 2, 1, 1, 1, then 0 (a vector literal here would be built from an array on every call)
         @inline(__always) func weight(_ run: Int) -> Int32 { run == 0 ? 3 : (run < 3 ? 2 : (run < 6 ? 1 : 0)) }
         var score: Int32 = 0
         var run = 0
         var seen = false
-        for k in (0..<16).reversed() {
+        for k in (first..<16).reversed() {
             let v = levels[BlockGeometry.zigzag4x4[k]]
             if v == 0 { if seen { run += 1 }; continue }
             if abs(v) > 1 { return 9 }
@@ -445,28 +456,45 @@ struct MacroblockEncoder {
             }
         }
         var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
-        best.cost += lambda * 1
+        best.cost += lambda * (1 + Self.refIdxBits(0, count: ctx.list0.count))
+        // Every other picture of the client's RefPicList0, each with its own prediction (8.4.1.3: the
+        // neighbours that use the same refIdx); the best cost including ref_idx_l0's bits wins.
+        var bestRef = 0, bestMVP = mvp
+        for r in 1..<max(ctx.list0.count, 1) {
+            let mvpR = MotionVectorPrediction.predict(refIdx: Int8(r), a, b, c)
+            var candidate = search(ctx.list0[r], mvp: mvpR, candidates: SIMD8(best.mv.x, best.mv.y, a.mv.x, a.mv.y, b.mv.x, b.mv.y, 0, 0))
+            candidate.cost += lambda * (1 + Self.refIdxBits(r, count: ctx.list0.count))
+            if candidate.cost < best.cost { best = candidate; bestRef = r; bestMVP = mvpR }
+        }
+        let bestPlanes = ctx.list0[bestRef]
         // Intra is tried only where the motion-compensated prediction is poor (the trial overwrites predY).
         let intraTried = best.cost > Self.intraTrialCost[qp]
         if intraTried, encodeIntra(&mb, &st, interCost: best.cost) { return }
         mb.reset(kind: .pL016x16)
-        mb.mvdL0 = (Int32(best.mv.x - mvp.x), Int32(best.mv.y - mvp.y))
-        if intraTried || best.mv != skipMV {
-            predictInterLuma(ref, mv: best.mv, into: s.predY)
+        mb.refIdxL0 = bestRef
+        mb.mvdL0 = (Int32(best.mv.x - bestMVP.x), Int32(best.mv.y - bestMVP.y))
+        if intraTried || best.mv != skipMV || bestRef != 0 {
+            predictInterLuma(bestPlanes, mv: best.mv, into: s.predY)
             chromaPredicted = false
             probedLumaCBP = nil
         }
-        if !chromaPredicted { predictInterChroma(ref, mv: best.mv, cb: s.predCb, cr: s.predCr) }
+        if !chromaPredicted { predictInterChroma(bestPlanes, mv: best.mv, cb: s.predCb, cr: s.predCr) }
         let lumaCBP = probedLumaCBP ?? quantizeLumaInter()
         let luma = (cbp: lumaCBP, nonZero: reconstructLumaInter(&mb, cbp: lumaCBP))
         mb.codedBlockPatternLuma = luma.cbp
         mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
-        if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV {
+        if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV && bestRef == 0 {
             mb.reset(kind: .pSkip)
             setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
             return
         }
-        setInter(&st, kind: .inter, refIdx: SIMD2(0, -1), mv: SIMD4(best.mv.x, best.mv.y, 0, 0), nonZero: luma.nonZero)
+        setInter(&st, kind: .inter, refIdx: SIMD2(Int8(bestRef), -1), mv: SIMD4(best.mv.x, best.mv.y, 0, 0), nonZero: luma.nonZero)
+    }
+
+    /// Bits of ref_idx_lX = `refIdx` as te(v) with range `count` − 1 (9.1.2): none with one picture, one
+    /// with two, ue(v) beyond.
+    @inline(__always) private static func refIdxBits(_ refIdx: Int, count: Int) -> Int32 {
+        count <= 1 ? 0 : (count == 2 ? 1 : MotionSearch.bitsUE(refIdx))
     }
 
     private func setInter(_ st: inout MacroblockState, kind: MacroblockState.Kind, refIdx: SIMD2<Int8>, mv: SIMD4<Int16>, nonZero: UInt16) {
