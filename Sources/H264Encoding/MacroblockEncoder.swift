@@ -303,7 +303,6 @@ struct MacroblockEncoder {
                                 predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
-            var score: Int32 = 0, componentAC = false
             for blk in 0..<4 {
                 let coef = s.coefMB + 16 * (4 * c + blk)
                 s.chromaDCCoef[4 * c + blk] = coef[0]
@@ -311,18 +310,8 @@ struct MacroblockEncoder {
                 levels[0] = 0
                 let count = Transform.quantize4x4(coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
                 s.counts[16 + 4 * c + blk] = Int32(count)
-                if count > 0 {
-                    componentAC = true
-                    if !intra { score += Self.decimateScore(levels, first: 1) }
-                }
+                if count > 0 { anyAC = true }
             }
-            // Inter: a component's AC levels cost more than they give when they are a few lone ±1s (score
-            // below 7, as x264's chroma decimation): dropped, the DC kept.
-            if componentAC && !intra && score < 7 {
-                for blk in 0..<4 { s.counts[16 + 4 * c + blk] = 0 }
-                componentAC = false
-            }
-            if componentAC { anyAC = true }
             Transform.hadamard2x2(s.chromaDCCoef + 4 * c)
             if Transform.quantizeDC(s.chromaDCCoef + 4 * c, levels: s.chromaDCLevels + 4 * c, count: 4, qp: cqp, deadZone: dz) > 0 { anyDC = true }
         }
@@ -397,13 +386,13 @@ struct MacroblockEncoder {
 
     /// How much a block's levels are worth keeping: 9 when any |level| > 1, else the sum over ±1
     /// levels of a weight falling with the zeros before them.
-    @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>, first: Int = 0) -> Int32 {
+    @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>) -> Int32 {
         // 3, 2, 2, 1, 1, 1, then 0 (a vector literal here would be built from an array on every call)
         @inline(__always) func weight(_ run: Int) -> Int32 { run == 0 ? 3 : (run < 3 ? 2 : (run < 6 ? 1 : 0)) }
         var score: Int32 = 0
         var run = 0
         var seen = false
-        for k in (first..<16).reversed() {
+        for k in (0..<16).reversed() {
             let v = levels[BlockGeometry.zigzag4x4[k]]
             if v == 0 { if seen { run += 1 }; continue }
             if abs(v) > 1 { return 9 }

@@ -57,6 +57,11 @@ func encoderTableEntries(keyint: Int) -> [EncoderTableEntry] {
             (vtk, ["encode", content.raw, "--size", "\(content.width)x\(content.height)", "--pix-fmt", "i420", "--keyint", "\(keyint)",
                    "--qp", "\(qp)"] + (bFrames ? ["--bframes", "3", "--b-pyramid"] : []) + ["-o", output, "-q"], ["VTKSOFT_ENCODER": "native"])
         },
+        // The same with a RefPicList0 of 3 (the engine searches every picture the client lists; x264 veryfast uses 1).
+        EncoderTableEntry(name: "native 3 refs", hasBFrames: true) { content, qp, bFrames, output in
+            (vtk, ["encode", content.raw, "--size", "\(content.width)x\(content.height)", "--pix-fmt", "i420", "--keyint", "\(keyint)",
+                   "--qp", "\(qp)", "--refs", "3"] + (bFrames ? ["--bframes", "3", "--b-pyramid"] : []) + ["-o", output, "-q"], ["VTKSOFT_ENCODER": "native"])
+        },
         EncoderTableEntry(name: "openh264", hasBFrames: false) { content, qp, _, output in
             (selfPath, ["--openh264-encode", content.raw, "\(content.width)", "\(content.height)", "\(content.frames)", "qp=\(qp)", "\(keyint)", output], [:])
         },
