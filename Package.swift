@@ -134,6 +134,7 @@ let package = Package(
         .testTarget(name: "VideoAccelerationTests", dependencies: ["VideoAcceleration", "VTKTestSupport", "VTKMedia", "CLibVA"]),
         .testTarget(name: "PixelConversionTests", dependencies: ["PixelConversion", "VTKMedia"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
+        .testTarget(name: "BenchSupportTests", dependencies: ["BenchSupport"]),
         .testTarget(name: "ProcessToolsTests", dependencies: ["ProcessTools"]),
         .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),
     ]

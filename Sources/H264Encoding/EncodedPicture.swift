@@ -3,6 +3,8 @@
 public struct EncodedPicture: Sendable {
     public var sliceNALUnits: [[UInt8]]
     public var reconstruction: EncoderPicture
+    /// The largest ref_idx_l0 a macroblock of the picture used (−1: none used list 0), for tests.
+    var maxRefIdxL0 = -1
     public init(sliceNALUnits: [[UInt8]], reconstruction: EncoderPicture) {
         self.sliceNALUnits = sliceNALUnits
         self.reconstruction = reconstruction

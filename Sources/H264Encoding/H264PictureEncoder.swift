@@ -234,6 +234,8 @@ public struct H264PictureEncoder {
         recon.replicateEdges()
         recon.colocatedZero = state.map(\.colocatedZero)
         recon.reconstructionToken = ReconstructionToken()
-        return EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
+        var encoded = EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
+        encoded.maxRefIdxL0 = Int(state.lazy.map { $0.refIdx[0] }.max() ?? -1)
+        return encoded
     }
 }

@@ -445,28 +445,45 @@ struct MacroblockEncoder {
             }
         }
         var best = search(ref, mvp: mvp, candidates: SIMD8(a.mv.x, a.mv.y, b.mv.x, b.mv.y, c.mv.x, c.mv.y, skipMV.x, skipMV.y))
-        best.cost += lambda * 1
+        best.cost += lambda * (1 + Self.refIdxBits(0, count: ctx.list0.count))
+        // Every other picture of the client's RefPicList0, each with its own prediction (8.4.1.3: the
+        // neighbours that use the same refIdx); the best cost including ref_idx_l0's bits wins.
+        var bestRef = 0, bestMVP = mvp
+        for r in 1..<max(ctx.list0.count, 1) {
+            let mvpR = MotionVectorPrediction.predict(refIdx: Int8(r), a, b, c)
+            var candidate = search(ctx.list0[r], mvp: mvpR, candidates: SIMD8(best.mv.x, best.mv.y, a.mv.x, a.mv.y, b.mv.x, b.mv.y, 0, 0))
+            candidate.cost += lambda * (1 + Self.refIdxBits(r, count: ctx.list0.count))
+            if candidate.cost < best.cost { best = candidate; bestRef = r; bestMVP = mvpR }
+        }
+        let bestPlanes = ctx.list0[bestRef]
         // Intra is tried only where the motion-compensated prediction is poor (the trial overwrites predY).
         let intraTried = best.cost > Self.intraTrialCost[qp]
         if intraTried, encodeIntra(&mb, &st, interCost: best.cost) { return }
         mb.reset(kind: .pL016x16)
-        mb.mvdL0 = (Int32(best.mv.x - mvp.x), Int32(best.mv.y - mvp.y))
-        if intraTried || best.mv != skipMV {
-            predictInterLuma(ref, mv: best.mv, into: s.predY)
+        mb.refIdxL0 = bestRef
+        mb.mvdL0 = (Int32(best.mv.x - bestMVP.x), Int32(best.mv.y - bestMVP.y))
+        if intraTried || best.mv != skipMV || bestRef != 0 {
+            predictInterLuma(bestPlanes, mv: best.mv, into: s.predY)
             chromaPredicted = false
             probedLumaCBP = nil
         }
-        if !chromaPredicted { predictInterChroma(ref, mv: best.mv, cb: s.predCb, cr: s.predCr) }
+        if !chromaPredicted { predictInterChroma(bestPlanes, mv: best.mv, cb: s.predCb, cr: s.predCr) }
         let lumaCBP = probedLumaCBP ?? quantizeLumaInter()
         let luma = (cbp: lumaCBP, nonZero: reconstructLumaInter(&mb, cbp: lumaCBP))
         mb.codedBlockPatternLuma = luma.cbp
         mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
-        if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV {
+        if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV && bestRef == 0 {
             mb.reset(kind: .pSkip)
             setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
             return
         }
-        setInter(&st, kind: .inter, refIdx: SIMD2(0, -1), mv: SIMD4(best.mv.x, best.mv.y, 0, 0), nonZero: luma.nonZero)
+        setInter(&st, kind: .inter, refIdx: SIMD2(Int8(bestRef), -1), mv: SIMD4(best.mv.x, best.mv.y, 0, 0), nonZero: luma.nonZero)
+    }
+
+    /// Bits of ref_idx_lX = `refIdx` as te(v) with range `count` − 1 (9.1.2): none with one picture, one
+    /// with two, ue(v) beyond.
+    @inline(__always) private static func refIdxBits(_ refIdx: Int, count: Int) -> Int32 {
+        count <= 1 ? 0 : (count == 2 ? 1 : MotionSearch.bitsUE(refIdx))
     }
 
     private func setInter(_ st: inout MacroblockState, kind: MacroblockState.Kind, refIdx: SIMD2<Int8>, mv: SIMD4<Int16>, nonZero: UInt16) {

@@ -67,6 +67,18 @@ struct EncoderOracleTests {
         try check(Self.cisco, c)
     }
 
+    @Test("P pictures with several references (the client's RefPicList0, ref_idx_l0 coded), CAVLC and CABAC", arguments: [true, false])
+    func predictedMultipleReferences(cavlc: Bool) throws {
+        var c = EngineHarness.Config()
+        c.cavlc = cavlc
+        c.referencesP = 3
+        c.pattern = [(.i, 0), (.p, 1), (.p, 2), (.p, 3), (.p, 4)]
+        try check(Self.ciscoAll, c)
+        // The search picks an older picture somewhere, or the test proves nothing about ref_idx_l0 > 0.
+        let result = try EngineHarness.encode(Self.ciscoAll, c)
+        #expect(result.maxRefIdxL0 > 0, "no macroblock used a reference other than RefPicList0[0]")
+    }
+
     @Test("P pictures: constrained intra prediction, slices, deblocking across slices off, High profile PPS (8x8 mode, Cr QP offset)")
     func predictedControls() throws {
         var c = EngineHarness.Config()

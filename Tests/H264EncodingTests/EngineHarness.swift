@@ -64,6 +64,9 @@ enum EngineHarness {
         /// Display indices of B pictures that are references (a pyramid): later B pictures then have a B
         /// picture as RefPicList1[0], whose motion their direct prediction reads (8.4.1.2.2).
         var referenceB: Set<Int> = []
+        /// RefPicList0 of P pictures: up to this many references, the most recent first (8.2.4.2.1);
+        /// num_ref_idx_l0_active_minus1 overridden in the slice header when more than one.
+        var referencesP = 1
     }
 
     static func parameterSets(width: Int, height: Int, _ c: Config) -> (SequenceParameterSet, PictureParameterSet) {
@@ -73,7 +76,7 @@ enum EngineHarness {
         sps.log2MaxFrameNumMinus4 = 4
         sps.picOrderCntType = 0
         sps.log2MaxPicOrderCntLsbMinus4 = 4
-        sps.maxNumRefFrames = c.referenceB.isEmpty ? 2 : 3
+        sps.maxNumRefFrames = max(c.referenceB.isEmpty ? 2 : 3, c.referencesP)
         sps.picWidthInMbsMinus1 = (width + 15) / 16 - 1
         sps.picHeightInMapUnitsMinus1 = (height + 15) / 16 - 1
         if width % 16 != 0 || height % 16 != 0 {
@@ -105,6 +108,8 @@ enum EngineHarness {
         /// Reconstructions in display order, cropped to the frame size.
         var reconstructions: [Frame]
         var bits: Int
+        /// The largest ref_idx_l0 any macroblock used.
+        var maxRefIdxL0 = -1
     }
 
     static func encode(_ frames: [Frame], _ c: Config) throws -> Result {
@@ -119,6 +124,7 @@ enum EngineHarness {
         var recons = [Frame?](repeating: nil, count: c.pattern.map { $0.1 }.max()! + 1)
         var frameNum = 0
         var bits = 0
+        var maxRefIdxL0 = -1
         let mbs = sps.picWidthInMbs * sps.frameHeightInMbs
         for (codingIndex, (type, display)) in c.pattern.enumerated() {
             let isReference = type != .b || c.referenceB.contains(display)
@@ -140,12 +146,16 @@ enum EngineHarness {
                 h.sliceAlphaC0OffsetDiv2 = c.alphaOffsetDiv2
                 h.sliceBetaOffsetDiv2 = c.betaOffsetDiv2
                 h.decRefPicMarking = DecRefPicMarking()
+                if type == .p && c.referencesP > 1 && references.count > 1 {
+                    h.numRefIdxActiveOverrideFlag = true
+                    h.numRefIdxL0ActiveMinus1 = min(c.referencesP, references.count) - 1
+                }
                 slices.append(SliceRequest(header: h, macroblockCount: count))
                 first += count
             }
             // Default lists (8.2.4.2): P by recency; B by POC before / after.
             var l0: [ReferencePicture] = [], l1: [ReferencePicture] = []
-            if type == .p, let last = references.last { l0 = [last] }
+            if type == .p { l0 = Array(references.reversed().prefix(c.referencesP)) }
             if type == .b {
                 l0 = [references.filter { $0.picOrderCnt < poc }.max { $0.picOrderCnt < $1.picOrderCnt }!]
                 l1 = [references.filter { $0.picOrderCnt > poc }.min { $0.picOrderCnt < $1.picOrderCnt }!]
@@ -154,6 +164,7 @@ enum EngineHarness {
                                         refPicList0: l0, refPicList1: l1, picOrderCnt: poc)
             let out = try encoder.encode(request)
             for nal in out.sliceNALUnits { append(nal); bits += nal.count * 8 }
+            maxRefIdxL0 = max(maxRefIdxL0, out.maxRefIdxL0)
             recons[display] = crop(out.reconstruction, width: width, height: height)
             if isReference {
                 references.append(ReferencePicture(picture: out.reconstruction, picOrderCnt: poc))
@@ -161,7 +172,7 @@ enum EngineHarness {
                 frameNum += 1
             }
         }
-        return Result(stream: stream, reconstructions: recons.compactMap { $0 }, bits: bits)
+        return Result(stream: stream, reconstructions: recons.compactMap { $0 }, bits: bits, maxRefIdxL0: maxRefIdxL0)
     }
 
     static func crop(_ p: EncoderPicture, width: Int, height: Int) -> Frame {

@@ -2,7 +2,7 @@
 // vtksoft wraps used directly, and beside FFmpeg's own software codecs, on this machine, now.
 //
 //     swift build -c release && .build/release/vtk-bench [--reps N] [--out DIR]     (make bench)
-//     .build/release/vtk-bench --only rtp-latency | encode-speed | play-timing       (one section alone)
+//     .build/release/vtk-bench --only rtp-latency | encode-speed | play-timing | encoder-table   (one section alone)
 //     .build/release/vtk-bench --smoke --out DIR                                      (make bench-smoke)
 //
 // --smoke runs every section once, without warm-up, on tiny inputs made here with ffmpeg (no ../shared
@@ -74,8 +74,9 @@ let outDir = argv.firstIndex(of: "--out").map { argv.index(after: $0) < argv.cou
 /// `--only rtp-latency` (section 6), `--only encode-speed` (the 720p encode speed row, EncodeSpeed.swift) or `--only play-timing`
 /// (vtk play in real time, PlayTiming.swift) runs one section alone.
 let onlySection = argv.firstIndex(of: "--only").map { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }
-if let onlySection, !["rtp-latency", "encode-speed", "play-timing", "h265-engine"].contains(onlySection) {
-    FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency, encode-speed or play-timing, not '\(onlySection)'\n".utf8)); exit(2)
+if let onlySection, !["rtp-latency", "encode-speed", "play-timing", "h265-engine", "encoder-table"].contains(onlySection) {
+    FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency, encode-speed, play-timing, h265-engine or encoder-table, not '\(onlySection)'
+".utf8)); exit(2)
 }
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 let binDir = URL(fileURLWithPath: selfPath).deletingLastPathComponent()
@@ -314,6 +315,10 @@ func latencySection() throws {
 }
 
 switch onlySection {
+case "encoder-table":  // EncoderTable.swift
+    runEncoderTable()
+    if !encoderTableTargets.isEmpty { emit("\n| target | measured | met |\n|---|---:|:-:|\n" + encoderTableTargets.joined()) }
+    finish()
 case "play-timing":
     // Needs neither ../shared nor the shared Xvfb: its input is made here, its X server is its own.
     section("vtk play timing") { emit(playTimingTable(try playTimingRows(vtk: vtk, ffmpeg: ffmpeg, work: work, frames: settings.playFrames))) }
@@ -479,6 +484,7 @@ section("H.265 engine") {  // H265EngineCompression.swift
     emit(try h265EngineSection(H265EngineInput(engine: binDir.appendingPathComponent("h265-engine-bench").path, ffmpeg: ffmpeg, i420: rawI420,
                                                work: work, width: width, height: height, frames: min(frames, 60), qps: [22, 27, 32, 37])))
 }
+runEncoderTable()  // EncoderTable.swift
 
 // MARK: 3. Round trip
 
@@ -632,6 +638,7 @@ for (label, rows) in [("encode CQP", encodeCQP), ("encode CBR", encodeCBR)] {
     emit("| \(label): vtk / openh264 direct ≤ 1.10 | \(inverse(oh)) | \(1 / oh.medianRatio <= 1.10 ? "yes" : "no") |\n")
 }
 if let encodeSpeed { emit(encodeSpeedTargets(encodeSpeed)) }
+emit(encoderTableTargets.joined())
 if let roundtrip, roundtrip.count > 1 {
     emit("| round trip: vtk / ffmpeg ≤ 1 | \(inverse(roundtrip[1])) | \(1 / roundtrip[1].medianRatio <= 1 ? "yes" : "no") |\n")
 }
