@@ -6,7 +6,9 @@ import VTKTestSupport
 /// `vtk roundtrip` decodes and measures on threads of their own while it encodes (issue 28). Rules of comparison:
 /// 1. The oracle is FFmpeg: its psnr filter on the stream `vtk encode` writes with the same options (the same
 ///    bytes: HonestNumbersTests checks that), against the same source, frame by frame in display order.
-///    FFmpeg prints each PSNR to two decimals, so a frame agrees within 0.01 dB.
+///    FFmpeg prints each PSNR to two decimals, so a frame agrees within 0.01 dB. Frames are paired by
+///    number (setpts=N/30/TB: a raw H.264 stream with B-frames has no timestamps to pair by), and `shortest=1`
+///    keeps the filter from repeating the stream's last frame against the source's end.
 /// 2. Order and figures do not depend on timing: a run whose every picture waits on the driver
 ///    (`VTKSOFT_PICTURE_DELAY_MS`, so the stages drift apart) reports the same per-frame figures.
 @Suite("roundtrip stages (issue 28)", .serialized,
@@ -36,7 +38,7 @@ struct RoundtripStagesTests {
         let encode = try VTKBinary.run(["encode", input.path, "-o", stream.path] + options)
         try #require(encode.status == 0, "\(encode.stderrText)")
         let stats = folder.appendingPathComponent("psnr.log")
-        try Fixture.ffmpeg(["-i", stream.path, "-i", input.path, "-lavfi", "[0:v][1:v]psnr=stats_file=\(stats.path)", "-f", "null", "-"])
+        try Fixture.ffmpeg(["-i", stream.path, "-i", input.path, "-lavfi", "[0:v]setpts=N/30/TB[a];[1:v]setpts=N/30/TB[b];[a][b]psnr=stats_file=\(stats.path):shortest=1", "-f", "null", "-"])
         let reference = try String(contentsOf: stats, encoding: .utf8).split(separator: "\n").compactMap { line in
             line.split(separator: " ").first { $0.hasPrefix("psnr_y:") }.flatMap { Double($0.dropFirst(7)) }
         }
