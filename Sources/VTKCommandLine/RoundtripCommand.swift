@@ -33,8 +33,8 @@ enum RoundtripCommand {
         reports it; identical planes give 100 dB (the cap), never infinity. The average is weighted 6:1:1
         (Y:U:V). SSIM is libyuv's, on the luma plane, averaged over frames.
         Speed: each stage is timed from submitting a picture until its data is back from the driver (the
-        coded data for encode, the decoded frame for decode), with one picture in flight and the two stages
-        one after the other on separate VA displays, so that neither is billed for the other's work. A
+        coded data for encode, the decoded frame for decode), with one picture in flight; the two stages
+        overlap, each on a thread and a VA display of its own, and PSNR/SSIM runs on a third thread. A
         decoder that holds decoded pictures for reordering finishes them out of sight: then no decode speed
         is given, and the report says why. 'vtk encode' reports the wall time of a whole run instead.
         --plot writes SVG only (a FILE not named .svg is refused before any work: exit 2).
@@ -89,70 +89,27 @@ enum RoundtripCommand {
             throw CommandFailure(.device, "vtk roundtrip: cannot open VA device '\(options.device)': \(error)")
         }
         let encoder: CompressionSession
-        // Made from the encoder's format description when the first sample comes back.
-        var decoder: H264DecompressionSession?
         do {
             encoder = try CompressionSession(width: source.width, height: source.height, properties: options.properties, connection: connection)
             try encoder.prepareToEncodeFrames()
         } catch {
             throw CommandFailure(error.isDeviceProblem ? .device : .usage, "vtk roundtrip: \(error)")
         }
+        // Decoding (its decoder made from the encoder's format description when the first sample comes back)
+        // and the comparison run on threads of their own while the next pictures encode.
+        let stages = RoundtripStages(decodeConnection: decodeConnection, ssim: wantSSIM)
         defer {
             encoder.invalidate()
-            decoder?.invalidate()
+            stages.invalidate()
         }
         try options.report(encoder.warnings, command: name, quiet: quiet)
 
         let progress = ProgressLine(label: "roundtrip", quiet: quiet)
-        var pending: [MediaTime: PixelBuffer] = [:]
-        var bitsOf: [MediaTime: Int] = [:]
-        var idrAt = Set<MediaTime>()
-        var typeOf: [MediaTime: Character] = [:]
-        var records: [FrameRecord] = []
-        var encodeSpeed = StageSpeed(), decodeSpeed = StageSpeed(), totalBytes = 0
+        var encodeSpeed = StageSpeed()
         var sourceFrames = 0
-
-        func compare(_ frames: [DecodedFrame]) throws(CommandFailure) {
-            for frame in frames {
-                guard let original = pending.removeValue(forKey: frame.presentationTime) else {
-                    throw CommandFailure(.internalError, "vtk roundtrip: decoded a frame at \(frame.presentationTime) that was never encoded")
-                }
-                let quality = FrameQuality(reference: original, decoded: frame.pixelBuffer, ssim: wantSSIM)
-                records.append(FrameRecord(index: records.count, bits: 8 * (bitsOf.removeValue(forKey: frame.presentationTime) ?? 0), quality: quality,
-                                           idr: idrAt.remove(frame.presentationTime) != nil,
-                                           type: typeOf.removeValue(forKey: frame.presentationTime) ?? "?"))
-            }
-        }
-        var samplesDecoded = 0
-        func decode(_ samples: [SampleBuffer]) throws(CommandFailure) {
-            for sample in samples {
-                totalBytes += sample.data.count
-                bitsOf[sample.presentationTime] = sample.data.count
-                if sample.isSync { idrAt.insert(sample.presentationTime) }
-                typeOf[sample.presentationTime] = PictureType.of(sample)
-                let frames: [DecodedFrame]
-                do {
-                    // The encoder's samples go over as they are: length-prefixed, with their format description.
-                    if decoder == nil {
-                        decoder = try H264DecompressionSession(formatDescription: sample.formatDescription?.avc, connection: decodeConnection, outputFormat: .i420)
-                    }
-                    frames = try decodeSpeed.time { () throws -> [DecodedFrame] in try decoder?.decode(sample) ?? [] }
-                } catch {
-                    throw CommandFailure(.device, "vtk roundtrip: decoding sample \(samplesDecoded): \(error)")
-                }
-                samplesDecoded += 1
-                decodeSpeed.frames += frames.count
-                // A picture decoded but held for reordering is read back (and waited for) by a later call,
-                // after other work ran: its decoding time was not seen.
-                if decodeSpeed.frames < samplesDecoded, decodeSpeed.unmeasured == nil {
-                    decodeSpeed.unmeasured = "the decoder held decoded pictures for reordering (B-frames, or no max_num_reorder_frames "
-                        + "in the stream), and finished them out of sight"
-                }
-                try compare(frames)
-            }
-        }
         while sourceFrames < frameLimit ?? Int.max, let frame = try source.next() {
-            pending[frame.presentationTime] = frame
+            if let failure = stages.failure { throw failure }
+            stages.encoded(frame, at: frame.presentationTime)
             sourceFrames += 1
             let samples: [SampleBuffer]
             do {
@@ -163,19 +120,18 @@ enum RoundtripCommand {
                 throw CommandFailure(error.isDeviceProblem ? .device : .input, "vtk roundtrip: encoding frame \(sourceFrames - 1): \(error)")
             }
             encodeSpeed.frames += samples.count
-            try decode(samples)
+            stages.decode(samples)
             progress.update(frames: sourceFrames, fraction: source.fractionDone)
         }
         do {
             let rest = try encodeSpeed.time { () throws(CompressionError) -> [SampleBuffer] in try encoder.completeFrames() }
             encodeSpeed.frames += rest.count
-            try decode(rest)
-            let delayed = try decodeSpeed.time { () throws -> [DecodedFrame] in try decoder?.finishDelayedFrames() ?? [] }
-            decodeSpeed.frames += delayed.count
-            try compare(delayed)
-        } catch let failure as CommandFailure { throw failure } catch {
+            stages.decode(rest)
+        } catch {
             throw CommandFailure(.device, "vtk roundtrip: \(error)")
         }
+        let results = try stages.finish()
+        let records = results.records, decodeSpeed = results.decodeSpeed, totalBytes = results.totalBytes
         progress.finish()
         guard !records.isEmpty else { throw CommandFailure(.input, "vtk roundtrip: no whole frame in \(source.displayName)") }
         if records.count != sourceFrames {

@@ -2,7 +2,7 @@
 ///
 /// True by construction only when each call returns with its pictures' data back from the driver (one
 /// picture in flight) and no other stage's work runs on the same engine meanwhile: `vtk roundtrip` sets
-/// both up. When the stage cannot be timed so (a decoder holding pictures it decoded for reordering, whose
+/// both up (its stages overlap, each on a thread and a VA display of its own). When the stage cannot be timed so (a decoder holding pictures it decoded for reordering, whose
 /// work then finishes out of sight), the figure is not given, and ``unmeasured`` says why.
 struct StageSpeed {
     private(set) var seconds = 0.0
@@ -12,7 +12,7 @@ struct StageSpeed {
 
     /// How `vtk roundtrip` measures both stages, as the report names it.
     static let roundtripMethod = "wall time from submitting each picture until its data is back from the driver "
-        + "(coded data for encode, the decoded frame for decode), one picture in flight, stages one after the other"
+        + "(coded data for encode, the decoded frame for decode), one picture in flight, stages overlapping on VA displays of their own"
 
     /// The same in a few words, for the text report.
     static let roundtripShortMethod = "wall time from submit until the data is back, one picture in flight"

@@ -11,7 +11,7 @@ final class OpenH264EncodeSession {
     private var rateControlParameters: VAEncMiscParameterRateControl?
     private var frameRateParameters: VAEncMiscParameterFrameRate?
     private var encoder: OpenH264Encoder?
-    /// I420 copy of the source: openh264 takes planar input.
+    /// The source's chroma as two planes: openh264 takes planar input.
     private var scratch: PlaneMemory?
 
     init(profile: VAProfile, rateControl: UInt32) {
@@ -50,14 +50,17 @@ final class OpenH264EncodeSession {
         if encoder?.settings != settings { encoder = OpenH264Encoder(settings) }
         guard let encoder else { throw .invalidParameter }
         let width = Int(settings.width), height = Int(settings.height)
-        let lumaSize = width * height, chromaStride = (width + 1) / 2, chromaSize = chromaStride * ((height + 1) / 2)
-        let scratch = self.scratch.flatMap { $0.size >= lumaSize + 2 * chromaSize ? $0 : nil } ?? PlaneMemory(size: lumaSize + 2 * chromaSize)
+        // openh264 reads the surface's luma where it is (it takes a stride and copies its input itself):
+        // only the interleaved chroma is split into planes, into scratch kept from picture to picture.
+        let chromaStride = (width + 1) / 2, chromaSize = chromaStride * ((height + 1) / 2)
+        let scratch = self.scratch.flatMap { $0.size >= 2 * chromaSize ? $0 : nil } ?? PlaneMemory(size: 2 * chromaSize)
         self.scratch = scratch
         let base = scratch.base.assumingMemoryBound(to: UInt8.self)
-        let planes = (base, base + lumaSize, base + lumaSize + chromaSize)
-        NV12ToI420(source.luma, Int32(source.pitch), source.chroma, Int32(source.pitch),
-                   planes.0, Int32(width), planes.1, Int32(chromaStride), planes.2, Int32(chromaStride), Int32(width), Int32(height))
-        guard let stream = encoder.encode(planes: planes, strides: (Int32(width), Int32(chromaStride), Int32(chromaStride)), forceIDR: prepared.intra) else {
+        let planes = (source.luma, base, base + chromaSize)
+        SplitUVPlane(source.chroma, Int32(source.pitch), planes.1, Int32(chromaStride), planes.2, Int32(chromaStride),
+                     Int32(chromaStride), Int32((height + 1) / 2))
+        guard let stream = encoder.encode(planes: planes, strides: (Int32(source.pitch), Int32(chromaStride), Int32(chromaStride)),
+                                          forceIDR: prepared.intra) else {
             throw .encodingError
         }
         return stream

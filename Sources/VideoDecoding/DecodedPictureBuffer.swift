@@ -21,9 +21,9 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
 
     public var isEmpty: Bool { pictures.isEmpty }
     public var isFull: Bool { pictures.count >= capacity }
-    public var referencePictures: [Picture] { pictures.filter(\.isReference) }
+    public var referencePictures: [Picture] { pictures.filter { $0.isReference } }  // A closure, not a key path: no key path made per call in generic code
     /// Pictures waiting for output, held back ones included.
-    public var waitingForOutput: [Picture] { pictures.filter(\.neededForOutput) }
+    public var waitingForOutput: [Picture] { pictures.filter { $0.neededForOutput } }
     /// Pictures waiting for output that may be output now.
     public var readyForOutput: [Picture] { pictures.filter { $0.neededForOutput && !rules.holdsBack($0) } }
 

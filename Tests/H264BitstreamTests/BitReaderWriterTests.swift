@@ -80,6 +80,22 @@ struct BitReaderWriterTests {
         #expect(!r.moreRBSPData())
     }
 
+    @Test("Emulation prevention removal: the contiguous path gives what the byte-by-byte one gives, positions included")
+    func emulationPreventionContiguousPath() {
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<500 {
+            // Payloads dense in 0x00 and 0x03, so that runs such as 00 00 03 03 and 00 00 03 00 00 03 occur.
+            let payload = (0..<Int(rng.next() % 120)).map { _ in [0, 0, 3, 1][Int(rng.next() % 4)] as UInt8 }
+            let fast = EmulationPrevention.removeWithPositions(payload[...])
+            let generic = EmulationPrevention.removeWithPositions(payload.lazy.map { $0 })  // not contiguous: the generic loop
+            #expect(fast.rbsp == generic.rbsp && fast.removed == generic.removed, "payload \(payload)")
+            // Independent of both: every removed offset holds 0x03 after two zero bytes of the payload.
+            #expect(fast.removed.allSatisfy { $0 >= 2 && payload[$0] == 3 && payload[$0 - 1] == 0 && payload[$0 - 2] == 0 })
+            #expect(fast.rbsp.count == payload.count - fast.removed.count)
+        }
+        #expect(EmulationPrevention.removeWithPositions([0, 0, 3, 0, 0, 3, 3][...]).removed == [2, 5])
+    }
+
     @Test("Emulation prevention: insert then remove gives the RBSP back, and no start code survives")
     func emulationPrevention() {
         #expect(EmulationPrevention.insert([0, 0, 0]) == [0, 0, 3, 0, 3])

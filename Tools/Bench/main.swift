@@ -2,7 +2,8 @@
 // vtksoft wraps used directly, and beside FFmpeg's own software codecs, on this machine, now.
 //
 //     swift build -c release && .build/release/vtk-bench [--reps N] [--out DIR]     (make bench)
-//     .build/release/vtk-bench --only rtp-latency | encode-speed | play-timing | encoder-table   (one section alone)
+//     .build/release/vtk-bench --only rtp-latency | encode-speed | play-timing | encoder-table | h265-engine   (one section alone)
+//     .build/release/vtk-bench --only 'decode 720p,decode CIF,round trip'             (these sections of the main run)
 //     .build/release/vtk-bench --smoke --out DIR                                      (make bench-smoke)
 //
 // --smoke runs every section once, without warm-up, on tiny inputs made here with ffmpeg (no ../shared
@@ -73,10 +74,14 @@ let reps = settings.reps
 let outDir = argv.firstIndex(of: "--out").map { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "bench-out" } ?? "bench-out"
 /// `--only rtp-latency` (section 6), `--only encode-speed` (the 720p encode speed row, EncodeSpeed.swift) or `--only play-timing`
 /// (vtk play in real time, PlayTiming.swift) runs one section alone.
-let onlySection = argv.firstIndex(of: "--only").map { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }
-if let onlySection, !["rtp-latency", "encode-speed", "play-timing", "h265-engine", "encoder-table"].contains(onlySection) {
-    FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency, encode-speed, play-timing, h265-engine or encoder-table, not '\(onlySection)'
-".utf8)); exit(2)
+/// Any other value is a comma-separated list of the main run's sections, by the start of their names
+/// ("decode" is every decode table; "decode 720p,round trip" two of them); the others are left out.
+let onlyArgument = argv.firstIndex(of: "--only").map { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : "" }
+let onlySection = onlyArgument.flatMap { ["rtp-latency", "encode-speed", "play-timing", "encoder-table", "h265-engine"].contains($0) ? $0 : nil }
+let selectedSections = onlyArgument.flatMap { onlySection == nil ? $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } : nil }
+if let selectedSections, selectedSections.isEmpty || selectedSections.contains("") {
+    FileHandle.standardError.write(Data("vtk-bench: --only takes rtp-latency, encode-speed, play-timing, encoder-table, h265-engine or section names, not '\(onlyArgument ?? "")'\n".utf8))
+    exit(2)
 }
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 let binDir = URL(fileURLWithPath: selfPath).deletingLastPathComponent()
@@ -109,6 +114,7 @@ let sectionMadeToFail = ProcessInfo.processInfo.environment["VTK_BENCH_FAIL_SECT
 /// Runs one section; when it fails, says so in the tables and the log, and the benchmark goes on.
 @discardableResult
 func section<T>(_ name: String, _ body: () throws -> T) -> T? {
+    if let selectedSections, name != "inputs", !selectedSections.contains(where: { name.hasPrefix($0) }) { return nil }
     do {
         if name == sectionMadeToFail { throw BenchFailure("made to fail (VTK_BENCH_FAIL_SECTION)") }
         return try body()

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import VTKTestSupport
+@testable import VTKCommandLine
+
+/// `vtk roundtrip` decodes and measures on threads of their own while it encodes (issue 28). Rules of comparison:
+/// 1. The oracle is FFmpeg: its psnr filter on the stream `vtk encode` writes with the same options (the same
+///    bytes: HonestNumbersTests checks that), against the same source, frame by frame in display order.
+///    FFmpeg prints each PSNR to two decimals, so a frame agrees within 0.01 dB. Frames are paired by
+///    number (setpts=N/30/TB: a raw H.264 stream with B-frames has no timestamps to pair by), and `shortest=1`
+///    keeps the filter from repeating the stream's last frame against the source's end.
+/// 2. Order and figures do not depend on timing: a run whose every picture waits on the driver
+///    (`VTKSOFT_PICTURE_DELAY_MS`, so the stages drift apart) reports the same per-frame figures.
+@Suite("roundtrip stages (issue 28)", .serialized,
+       .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed"))
+struct RoundtripStagesTests {
+    static func perFrame(_ result: ProcessRunner.Result) throws -> [[String: Any]] {
+        let report = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stdoutText) \(result.stderrText)")
+        return try #require(report["per_frame"] as? [[String: Any]], "\(report)")
+    }
+
+    static func lumaPSNR(_ frame: [String: Any]) -> Double? { (frame["psnr"] as? [String: Any])?["y"] as? Double }
+
+    @Test("per-frame figures, in display order, are FFmpeg's psnr of the stream vtk encode writes, whatever the timing",
+          arguments: [0, 2])
+    func perFrameFiguresMatchFFmpeg(bframes: Int) throws {
+        let frames = 10
+        let folder = try Fixture.folder("roundtrip-stages-\(bframes)")
+        let input = folder.appendingPathComponent("in.y4m"), stream = folder.appendingPathComponent("out.h264")
+        try Fixture.ffmpeg(Fixture.testsrc("96x64", frames: frames) + [input.path])
+        let options = ["--device", "soft", "--qp", "30", "--bframes", "\(bframes)"]
+        let run = try VTKBinary.run(["roundtrip", input.path, "--json"] + options)
+        #expect(run.status == 0, "\(run.stderrText)")
+        let measured = try Self.perFrame(run)
+        try #require(measured.count == frames)
+        #expect(measured.enumerated().allSatisfy { $0.element["index"] as? Int == $0.offset })
+
+        let encode = try VTKBinary.run(["encode", input.path, "-o", stream.path] + options)
+        try #require(encode.status == 0, "\(encode.stderrText)")
+        let stats = folder.appendingPathComponent("psnr.log")
+        try Fixture.ffmpeg(["-i", stream.path, "-i", input.path, "-lavfi", "[0:v]setpts=N/30/TB[a];[1:v]setpts=N/30/TB[b];[a][b]psnr=stats_file=\(stats.path):shortest=1", "-f", "null", "-"])
+        let reference = try String(contentsOf: stats, encoding: .utf8).split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("psnr_y:") }.flatMap { Double($0.dropFirst(7)) }
+        }
+        try #require(reference.count == frames, "\(reference)")
+        for (index, frame) in measured.enumerated() {
+            let psnr = try #require(Self.lumaPSNR(frame))
+            #expect(abs(psnr - reference[index]) < 0.01, "frame \(index): vtk \(psnr) dB, FFmpeg \(reference[index]) dB")
+        }
+
+        // The same figures when every picture waits on the driver and the stages drift apart.
+        let slow = try VTKBinary.run(["roundtrip", input.path, "--json"] + options, extraEnvironment: ["VTKSOFT_PICTURE_DELAY_MS": "15"])
+        #expect(slow.status == 0, "\(slow.stderrText)")
+        let again = try Self.perFrame(slow)
+        #expect(again.map { Self.lumaPSNR($0) } == measured.map { Self.lumaPSNR($0) })
+        #expect(again.map { $0["bits"] as? Int } == measured.map { $0["bits"] as? Int })
+        #expect(again.map { $0["type"] as? String } == measured.map { $0["type"] as? String })
+    }
+}
