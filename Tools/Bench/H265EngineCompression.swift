@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import VTKTestSupport
 
@@ -17,7 +18,6 @@ struct H265EngineInput {
 }
 
 /// One encoder at one QP: kbit/s (30 fps) and Y-PSNR of FFmpeg's decode against the source.
-struct RatePoint { var kbps: Double; var psnr: Double }
 
 func h265EngineSection(_ input: H265EngineInput) throws -> String {
     guard FileManager.default.isExecutableFile(atPath: input.engine) else {
@@ -67,12 +67,12 @@ func h265EngineSection(_ input: H265EngineInput) throws -> String {
     }
     out += "\n| encoder | " + input.qps.map { "QP \($0): kbit/s, Y-PSNR" }.joined(separator: " | ") + " |\n|---|" + input.qps.map { _ in "---:|" }.joined() + "\n"
     for name in names {
-        out += "| \(name) | " + (points[name] ?? []).map { String(format: "%.0f, %.2f dB", $0.kbps, $0.psnr) }.joined(separator: " | ") + " |\n"
+        out += "| \(name) | " + (points[name] ?? []).map { String(format: "%.0f, %.2f dB", $0.rate, $0.psnr) }.joined(separator: " | ") + " |\n"
     }
     if let engine = points[names[0]] {
         out += "\n| BD-rate of the engine (Y-PSNR) | against |\n|---:|---|\n"
         for name in names.dropFirst() {
-            let rate = bdRate(reference: points[name] ?? [], test: engine)
+            let rate = BjontegaardDelta.rate(reference: points[name] ?? [], test: engine) ?? .nan
             out += String(format: "| %+.1f %% | %@ |\n", rate, name)
         }
         let floor = Double(input.frames) / engineCPU
@@ -93,56 +93,5 @@ func ratePoint(_ stream: String, input: H265EngineInput) throws -> RatePoint {
                                                  "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", size, "-i", input.i420,
                                                  "-frames:v", "\(input.frames)", "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
     guard let psnr = VTKSoftFFmpeg.lumaPSNR(p.stderrText) else { throw BenchFailure("no PSNR for \(stream)") }
-    return RatePoint(kbps: Double(bytes * 8) / Double(input.frames) * 30 / 1000, psnr: psnr)
-}
-
-/// Bjøntegaard delta rate (VCEG-M33): log10(rate) as a cubic of PSNR through each curve's points,
-/// integrated over the PSNR range both cover; the average difference as a percentage of `reference`'s rate.
-func bdRate(reference: [RatePoint], test: [RatePoint]) -> Double {
-    func fit(_ p: [RatePoint]) -> [Double] {
-        // Least squares cubic (exact through 4 points): normal equations, Gaussian elimination.
-        var a = [[Double]](repeating: [Double](repeating: 0, count: 5), count: 4)
-        for point in p {
-            let x = point.psnr, y = log10(max(point.kbps, 1e-9))
-            let powers = [1, x, x * x, x * x * x]
-            for i in 0..<4 {
-                for j in 0..<4 { a[i][j] += powers[i] * powers[j] }
-                a[i][4] += powers[i] * y
-            }
-        }
-        for c in 0..<4 {
-            let pivot = (c..<4).max { abs(a[$0][c]) < abs(a[$1][c]) } ?? c
-            a.swapAt(c, pivot)
-            guard a[c][c] != 0 else { continue }
-            for r in 0..<4 where r != c {
-                let f = a[r][c] / a[c][c]
-                for k in c..<5 { a[r][k] -= f * a[c][k] }
-            }
-        }
-        var solution: [Double] = []
-        for i in 0..<4 {
-            let diagonal: Double = a[i][i] == 0 ? 1 : a[i][i]
-            solution.append(a[i][4] / diagonal)
-        }
-        return solution
-    }
-    guard reference.count >= 4, test.count >= 4 else { return .nan }
-    let cr = fit(reference), ct = fit(test)
-    let low = max(reference.map(\.psnr).min() ?? 0, test.map(\.psnr).min() ?? 0)
-    let high = min(reference.map(\.psnr).max() ?? 0, test.map(\.psnr).max() ?? 0)
-    guard high > low else { return .nan }
-    func integral(_ c: [Double]) -> Double {
-        func f(_ x: Double) -> Double {
-            let x2 = x * x
-            let x3 = x2 * x
-            let t0: Double = c[0] * x
-            let t1: Double = c[1] * x2 / 2
-            let t2: Double = c[2] * x3 / 3
-            let t3: Double = c[3] * x3 * x / 4
-            return t0 + t1 + t2 + t3
-        }
-        return f(high) - f(low)
-    }
-    let averageDifference = (integral(ct) - integral(cr)) / (high - low)
-    return (pow(10, averageDifference) - 1) * 100
+    return RatePoint(rate: Double(bytes * 8) / Double(input.frames) * 30 / 1000, psnr: psnr)
 }
