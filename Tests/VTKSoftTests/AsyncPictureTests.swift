@@ -103,11 +103,17 @@ struct AsyncPictureTests {
         let group = DispatchGroup()
         let (getTarget, deriveTarget, destroyTarget) = (decode.targets[0], decode.targets[1], decode.targets[2])
         nonisolated(unsafe) let display = owner.display
-        DispatchQueue.global().async(group: group) { results.set("vaGetImage", Result { try VTKSoftVAClient(display: display).luma(getTarget, sync: false) }) }
-        DispatchQueue.global().async(group: group) { results.set("vaDeriveImage", Result { try VTKSoftVAClient(display: display).derivedLuma(deriveTarget) }) }
+        // A thread of its own for each call: the global queues' pool may be as small as the machine's cores, and
+        // a call blocked in the driver must not keep the next one from starting.
+        func onThread(_ work: @escaping @Sendable () -> Void) {
+            group.enter()
+            Thread.detachNewThread { work(); group.leave() }
+        }
+        onThread { results.set("vaGetImage", Result { try VTKSoftVAClient(display: display).luma(getTarget, sync: false) }) }
+        onThread { results.set("vaDeriveImage", Result { try VTKSoftVAClient(display: display).derivedLuma(deriveTarget) }) }
         let coded = encode.coded
-        DispatchQueue.global().async(group: group) { results.set("vaMapBuffer", Result { try VTKSoftVAClient(display: display).codedBytes(coded) }) }
-        DispatchQueue.global().async(group: group) {
+        onThread { results.set("vaMapBuffer", Result { try VTKSoftVAClient(display: display).codedBytes(coded) }) }
+        onThread {
             var surface = destroyTarget
             results.set("vaDestroySurfaces", Result { [vaDestroySurfaces(display, &surface, 1) == VA_STATUS_SUCCESS ? 1 : 0] })
         }
