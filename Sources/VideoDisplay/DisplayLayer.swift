@@ -43,7 +43,7 @@ public final class DisplayLayer {
 
     private let decoder: (any SampleDecoding)?
     private let presenter: any FramePresenter
-    private var samples: [SampleBuffer] = []
+    private var samples: [PlaybackSample] = []
     private var frames: [DisplayFrame] = []
     private var request: (() -> Void)?
     private var endOfStream = false
@@ -75,7 +75,10 @@ public final class DisplayLayer {
     // MARK: Feeding
 
     /// Push: a compressed sample, in decoding order.
-    public func enqueue(_ sample: SampleBuffer) {
+    public func enqueue(_ sample: SampleBuffer) { enqueue(PlaybackSample(sample)) }
+
+    /// Push: a compressed sample or an access unit already assembled, in decoding order.
+    public func enqueue(_ sample: PlaybackSample) {
         samples.append(sample)
         endOfStream = false
         decoderFlushed = false
@@ -197,7 +200,7 @@ public final class DisplayLayer {
     }
 
     /// A sample's time on the timeline: its presentation time, else its decode time (never later).
-    private static func time(of sample: SampleBuffer) -> Double? {
+    private static func time(of sample: PlaybackSample) -> Double? {
         sample.presentationTime.isNumeric ? sample.presentationTime.seconds : sample.decodeTime.isNumeric ? sample.decodeTime.seconds : nil
     }
 
