@@ -40,15 +40,21 @@ public struct DecodedFrame: Sendable {
     public var presentationTime: MediaTime { image.presentationTime }
 }
 
-/// A decoded picture: pixels in memory, or a VA surface that holds it.
+/// A decoded picture: pixels in memory, or a VA surface that holds it; or only its size and time, once let
+/// go (a frame dropped unseen, whose surface goes back to the pool at once).
 public enum FrameImage: Sendable {
     case pixels(PixelBuffer)
     case surface(DecodedSurface)
+    case released(width: Int, height: Int, presentationTime: MediaTime)
+
+    /// The same picture's size and time, without its pixels or surface.
+    public var released: FrameImage { .released(width: width, height: height, presentationTime: presentationTime) }
 
     public var width: Int {
         switch self {
         case .pixels(let buffer): buffer.width
         case .surface(let surface): surface.width
+        case .released(let width, _, _): width
         }
     }
 
@@ -56,6 +62,7 @@ public enum FrameImage: Sendable {
         switch self {
         case .pixels(let buffer): buffer.height
         case .surface(let surface): surface.height
+        case .released(_, let height, _): height
         }
     }
 
@@ -63,6 +70,7 @@ public enum FrameImage: Sendable {
         switch self {
         case .pixels(let buffer): buffer.presentationTime
         case .surface(let surface): surface.presentationTime
+        case .released(_, _, let time): time
         }
     }
 
@@ -75,10 +83,11 @@ public enum FrameImage: Sendable {
         switch self {
         case .pixels(let buffer): buffer
         case .surface(let surface): try surface.pixels()
+        case .released: throw DecompressionError.invalidated
         }
     }
 
-    /// ``pixels()``, or a black picture of the same size when a surface cannot be read back.
+    /// ``pixels()``, or a black picture of the same size when a surface cannot be read back or was released.
     public var pixelBuffer: PixelBuffer {
         switch self {
         case .pixels(let buffer): return buffer
@@ -86,6 +95,10 @@ public enum FrameImage: Sendable {
             if let pixels = try? surface.pixels() { return pixels }
             var black = PixelBuffer(format: surface.format, width: surface.width, height: surface.height)
             black.presentationTime = surface.presentationTime
+            return black
+        case .released(let width, let height, let time):
+            var black = PixelBuffer(format: .nv12, width: width, height: height)
+            black.presentationTime = time
             return black
         }
     }

@@ -5,7 +5,8 @@ import VTKMedia
 public enum DisplayEvent: Sendable {
     /// The frame went to the presenter at `hostTime`.
     case presented(DisplayFrame, hostTime: Double)
-    /// The frame was too late to be shown (counted in ``DisplayLayer/Statistics/dropped``).
+    /// The frame was too late to be shown (counted in ``DisplayLayer/Statistics/dropped``); its image is released
+    /// (``FrameImage/released``: size and time only).
     case dropped(DisplayFrame, hostTime: Double)
     /// The timeline reached a marker and the frame due at it is on the presenter (a screenshot may be taken).
     case reachedMarker(Double)
@@ -284,7 +285,11 @@ public final class DisplayLayer {
             let late = time - frame.presentationTime > lateTolerance * frame.duration
             if !isDueAtMarker(frame, next: next) && (superseded || late) {
                 statistics.dropped += 1
-                events.append(.dropped(frame, hostTime: now))
+                // Its surface (a surface-backed frame's) goes back to the decoder now, not when the events are read:
+                // one service may drop many frames while decoding catches up.
+                var gone = frame
+                gone.image = frame.image.released
+                events.append(.dropped(gone, hostTime: now))
                 continue
             }
             if let target = seekTarget, next.map({ $0.presentationTime > target + 1e-9 }) ?? true { seekTarget = nil }
