@@ -92,12 +92,16 @@ let package = Package(
         // MARK: Display: a timebase and a layer that shows frames at their times; an X11 window to show them on
         .target(name: "VideoDisplay", dependencies: ["DecompressionSession", "H264Bitstream", "VTKMedia"]),
         .target(name: "X11Display", dependencies: ["VideoDisplay", "CX11", "CLibYUV", "PixelConversion", "VTKMedia"]),
+        // A player: sources that stream a file (MP4, Annex B) and the render loop that feeds a display layer.
+        .target(name: "Playback",
+                dependencies: ["VideoDisplay", "X11Display", "DecompressionSession", "MP4", "NALStream", "H264Bitstream", "H265Bitstream",
+                               "H264Decoding", "H265Decoding", "JSONText", "VTKMedia"]),
 
         // MARK: The command
         .target(name: "VTKCommandLine",
                 dependencies: ["DecompressionSession", "CompressionSession", "H264Bitstream", "H264Decoding", "VideoDecoding", "VideoAcceleration",
                                "PixelConversion", "MP4", "Y4M", "VTKMedia", "JSONText", "CLibVA", "CLibYUV", "ProcessTools", "CZlib", "RTP",
-                               "VideoDisplay", "X11Display", "H265Bitstream", "RTPSession"]),
+                               "VideoDisplay", "X11Display", "H265Bitstream", "RTPSession", "Playback"]),
         .executableTarget(name: "vtk", dependencies: ["VTKCommandLine", "VideoAcceleration"]),
 
         // MARK: Tools (benchmarks)
@@ -128,6 +132,7 @@ let package = Package(
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "VideoDisplayTests", dependencies: ["VideoDisplay", "H264Bitstream", "VTKMedia"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "DecompressionSession", "VideoDisplay", "NALStream", "H264Bitstream", "H265Bitstream", "VTKTestSupport", "VTKMedia"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "VTKTestSupport"]),
         .testTarget(name: "RTPSessionTests", dependencies: ["RTPSession", "RTP", "NALStream", "H264Bitstream", "H265Bitstream", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "Y4MTests", dependencies: ["Y4M", "VTKMedia", "VTKTestSupport"]),

@@ -1,9 +1,12 @@
+import VideoAcceleration
 import VTKMedia
 
-/// A decoded frame, in display order.
+/// A decoded frame, in display order: its pixels in memory, or (from a session that lends surfaces, see
+/// ``VADecompressionSession/surfaceFrameLimit``) the VA surface it was decoded into, held until the frame
+/// is dropped, and read back only when its pixels are asked for.
 public struct DecodedFrame: Sendable {
-    public var pixelBuffer: PixelBuffer
-    public var presentationTime: MediaTime { pixelBuffer.presentationTime }
+    /// Where the picture is.
+    public var image: FrameImage
     /// Decoded from damaged input, or referring to pictures that were lost: the picture may be wrong
     /// (VideoToolbox would flag it kVTDecodeInfo_FrameDropped or leave it out).
     public var isDamaged: Bool
@@ -13,6 +16,92 @@ public struct DecodedFrame: Sendable {
     /// pic_struct or field order counts give an order), which field comes first in time; nil for progressive
     /// content. The frame itself holds both fields woven.
     public var fieldOrder: FieldOrder?
+
+    public init(image: FrameImage, isDamaged: Bool, decodeIndex: Int, fieldOrder: FieldOrder?) {
+        self.image = image
+        self.isDamaged = isDamaged
+        self.decodeIndex = decodeIndex
+        self.fieldOrder = fieldOrder
+    }
+
+    /// The pixels in the session's output format. A surface-backed frame reads them back at each ask (a
+    /// frame the device cannot read back gives a black picture here: ``pixels()`` says why).
+    public var pixelBuffer: PixelBuffer {
+        get { image.pixelBuffer }
+        set { image = .pixels(newValue) }
+    }
+
+    /// The pixels in the session's output format, read back now for a surface-backed frame.
+    public func pixels() throws -> PixelBuffer { try image.pixels() }
+
+    /// The VA surface holding the picture, for a surface-backed frame.
+    public var surface: DecodedSurface? { image.surface }
+
+    public var presentationTime: MediaTime { image.presentationTime }
+}
+
+/// A decoded picture: pixels in memory, or a VA surface that holds it; or only its size and time, once let
+/// go (a frame dropped unseen, whose surface goes back to the pool at once).
+public enum FrameImage: Sendable {
+    case pixels(PixelBuffer)
+    case surface(DecodedSurface)
+    case released(width: Int, height: Int, presentationTime: MediaTime)
+
+    /// The same picture's size and time, without its pixels or surface.
+    public var released: FrameImage { .released(width: width, height: height, presentationTime: presentationTime) }
+
+    public var width: Int {
+        switch self {
+        case .pixels(let buffer): buffer.width
+        case .surface(let surface): surface.width
+        case .released(let width, _, _): width
+        }
+    }
+
+    public var height: Int {
+        switch self {
+        case .pixels(let buffer): buffer.height
+        case .surface(let surface): surface.height
+        case .released(_, let height, _): height
+        }
+    }
+
+    public var presentationTime: MediaTime {
+        switch self {
+        case .pixels(let buffer): buffer.presentationTime
+        case .surface(let surface): surface.presentationTime
+        case .released(_, _, let time): time
+        }
+    }
+
+    public var surface: DecodedSurface? {
+        if case .surface(let surface) = self { surface } else { nil }
+    }
+
+    /// The pixels, read back now from a surface.
+    public func pixels() throws -> PixelBuffer {
+        switch self {
+        case .pixels(let buffer): buffer
+        case .surface(let surface): try surface.pixels()
+        case .released: throw DecompressionError.invalidated
+        }
+    }
+
+    /// ``pixels()``, or a black picture of the same size when a surface cannot be read back or was released.
+    public var pixelBuffer: PixelBuffer {
+        switch self {
+        case .pixels(let buffer): return buffer
+        case .surface(let surface):
+            if let pixels = try? surface.pixels() { return pixels }
+            var black = PixelBuffer(format: surface.format, width: surface.width, height: surface.height)
+            black.presentationTime = surface.presentationTime
+            return black
+        case .released(let width, let height, let time):
+            var black = PixelBuffer(format: .nv12, width: width, height: height)
+            black.presentationTime = time
+            return black
+        }
+    }
 }
 
 /// The temporal order of the two fields of an interlaced frame.

@@ -95,8 +95,8 @@ protocol VADecodingAccelerator<Codec>: AnyObject {
     func configure(format: Codec.Format, surfaceCount: Int) throws
     /// Sends one picture to the hardware.
     func decode(_ request: Codec.Process.Request) throws
-    /// Reads a decoded picture back, cropped, in `format`.
-    func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat) throws -> PixelBuffer
+    /// A decoded picture's surface, waited for, with the codec's way of reading it back (cropped).
+    func picture(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int)) throws -> SurfacePicture
     /// Blocks the driver reports in error (0 when clean; nil when it does not say).
     func macroblocksInError(_ picture: PictureID) -> Int?
     /// The picture left the DPB and has been output: its surface is free again.

@@ -83,9 +83,9 @@ final class H264VAAccelerator: VADecodingAccelerator {
         }
     }
 
-    /// Reads a decoded picture back, cropped to the display rectangle: NV12 as it is, any other format as
-    /// I420 (an 8-bit stream read as 10 bits goes through I420).
-    func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat = .nv12) throws -> PixelBuffer {
-        try decoder.readEightBit(picture, crop: crop, format: format)
+    /// A decoded picture's surface, read back NV12 as it is and any other format as I420 (an 8-bit stream
+    /// read as 10 bits goes through I420).
+    func picture(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int)) throws -> SurfacePicture {
+        try decoder.picture(picture, crop: crop, tenBit: false, convertsToAnyFormat: false)
     }
 }

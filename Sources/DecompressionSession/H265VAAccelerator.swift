@@ -73,30 +73,9 @@ final class H265VAAccelerator: VADecodingAccelerator {
         }
     }
 
-    /// Reads a decoded picture back, cropped, in `format`: NV12 or I420 for 8-bit streams, P010 or
+    /// A decoded picture's surface, read back in any format: NV12 or I420 for 8-bit streams, P010 or
     /// yuv420p10 (or 8-bit I420, shifted) for 10-bit ones.
-    func read(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat) throws -> PixelBuffer {
-        if !tenBit {
-            let pixels = try decoder.readEightBit(picture, crop: crop, format: format)
-            return format == .nv12 ? pixels : PixelConverter.convert(pixels, to: format)
-        }
-        let p010 = try decoder.read(picture) { surface in
-            try VASurfaceReader.withMapped(decoder.connection, surface: surface, surfaceWidth: decoder.codedWidth,
-                                           surfaceHeight: decoder.codedHeight, fourcc: UInt32(VA_FOURCC_P010)) { m in
-                var out = PixelBuffer(uninitializedFormat: .p010, width: crop.width, height: crop.height)
-                let rows = [crop.height, out.chromaHeight]
-                let sources = [m.luma + crop.y * m.lumaPitch + 2 * crop.x, m.chroma + (crop.y / 2) * m.chromaPitch + 2 * crop.x]
-                let pitches = [m.lumaPitch, m.chromaPitch]
-                for p in 0..<2 {
-                    let length = out.planes[p].rowLength
-                    out.planes[p].bytes.withUnsafeMutableBytes { dst in
-                        guard let to = dst.baseAddress else { return }
-                        for row in 0..<rows[p] { (to + row * length).copyMemory(from: sources[p] + row * pitches[p], byteCount: length) }
-                    }
-                }
-                return out
-            }
-        }
-        return PixelConverter.convert(p010, to: format)
+    func picture(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int)) throws -> SurfacePicture {
+        try decoder.picture(picture, crop: crop, tenBit: tenBit, convertsToAnyFormat: true)
     }
 }

@@ -17,6 +17,8 @@ final class VADecoder {
     private var surfaceOf: [PictureID: VASurfaceID] = [:]
     private(set) var codedWidth = 0
     private(set) var codedHeight = 0
+    /// Frames that may hold their surface at once, beyond the DPB (set by the session before a sequence).
+    var lendable = 0
     /// Pictures whose vaSyncSurface answered VA_STATUS_ERROR_DECODING_ERROR (read back and flagged, not dropped).
     private var syncReportedErrors = Set<PictureID>()
 
@@ -29,10 +31,12 @@ final class VADecoder {
 
     /// (Re)creates the configuration, surfaces and context for a sequence, after dropping the previous ones.
     /// `profile` picks the profile from those the driver offers. `surfaceCount` covers the DPB, the picture
-    /// being decoded and one waiting for output.
+    /// being decoded and one waiting for output, and the frames the session may lend (``lendable``), which
+    /// are added here. Surfaces lent to frames of the previous sequence stay theirs (the frames keep their pool).
     func configure(width: Int, height: Int, surfaceCount: Int, rtFormat: UInt32, fourcc: UInt32,
                    profile: (_ available: [VAProfile]) throws -> VAProfile) throws {
         shutdown()
+        let surfaceCount = surfaceCount + lendable
         let chosen = try profile(connection.profiles())
         let config = try VAConfiguration(connection, profile: chosen, entrypoint: VAEntrypointVLD,
                                          attributes: [VAConfigAttrib(type: VAConfigAttribRTFormat, value: rtFormat)])
@@ -47,13 +51,15 @@ final class VADecoder {
     /// The surface a picture is decoded into: a free one from the pool, or with `sharing` the one the
     /// picture already has (H.264: the second field of a pair goes into its first field's surface).
     func target(for picture: PictureID, sharing: Bool = false) throws -> VASurfaceID {
-        guard context != nil, var pool else { throw DecompressionError.invalidated }
+        guard context != nil, let pool else { throw DecompressionError.invalidated }
         if sharing, let surface = surfaceOf[picture] { return surface }
         guard let free = pool.acquire() else {
-            // Cannot happen when the pool is sized from the DPB; fail loudly rather than overwrite a reference.
-            throw DecompressionError.internalInconsistency("no free surface for \(picture)")
+            // The pool is sized from the DPB and the frames a session may lend: fail loudly rather than
+            // overwrite a reference or a picture a frame still shows.
+            guard lendable > 0 else { throw DecompressionError.internalInconsistency("no free surface for \(picture)") }
+            throw DecompressionError.device("no free surface for \(picture): all \(pool.surfaces.ids.count) are held by the DPB "
+                + "or by frames not yet released (the session lends at most \(lendable); release frames sooner or lend fewer)")
         }
-        self.pool = pool
         surfaceOf[picture] = free
         return free
     }
@@ -83,21 +89,18 @@ final class VADecoder {
         return try read(surface)
     }
 
-    /// Reads an 8-bit picture back, cropped: NV12 copied out as it is, anything else as I420, converted while it
-    /// is copied out (one pass over the pixels).
-    func readEightBit(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), format: PixelFormat) throws -> PixelBuffer {
+    /// A decoded picture's surface, waited for (and flagged when vaSyncSurface answers DECODING_ERROR), to
+    /// be read back now or lent to a frame (``lend(_:)``).
+    func picture(_ picture: PictureID, crop: (x: Int, y: Int, width: Int, height: Int), tenBit: Bool,
+                 convertsToAnyFormat: Bool) throws -> SurfacePicture {
         try read(picture) { surface in
-            if format == .nv12 {
-                return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
-            }
-            return try VASurfaceReader.withMappedNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight) { mapped in
-                // Crop offsets are even for 4:2:0 (H.264 7.4.2.1.1, H.265 7.4.3.2.1).
-                PixelConverter.i420(nv12Luma: mapped.luma + crop.y * mapped.lumaPitch + crop.x, lumaPitch: mapped.lumaPitch,
-                                    chroma: mapped.chroma + (crop.y / 2) * mapped.chromaPitch + crop.x, chromaPitch: mapped.chromaPitch,
-                                    width: crop.width, height: crop.height)
-            }
+            SurfacePicture(connection: connection, surface: surface, codedWidth: codedWidth, codedHeight: codedHeight, crop: crop,
+                           tenBit: tenBit, convertsToAnyFormat: convertsToAnyFormat)
         }
     }
+
+    /// The pool the picture's surface is from, for a frame that keeps the surface (it retains it).
+    var surfacePool: VASurfacePool? { pool }
 
     /// Blocks the driver reports in error for a decoded picture (0 when clean; nil when it does not say). A
     /// picture whose sync reported VA_STATUS_ERROR_DECODING_ERROR counts at least one.

@@ -23,10 +23,20 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
     public var formatDescription: Codec.Format? { lock.withLock { format } }
     public var statistics: DecodeStatistics { lock.withLock { counts } }
 
+    /// 0 (the default): frames carry their pixels, read back in ``outputFormat`` as they are output. n > 0:
+    /// frames carry the VA surface they were decoded into (``DecodedFrame/surface``), read back only when
+    /// asked, and hold it until dropped; the pool has n surfaces more for them, and decoding fails clearly
+    /// (``DecompressionError/device(_:)``) when more than n are held at once. Set it before the first sample.
+    public var surfaceFrameLimit: Int {
+        get { lock.withLock { lendable } }
+        set { lock.withLock { lendable = max(0, newValue) } }
+    }
+
     // Everything below that is `var` is touched only holding `lock` (what makes the class Sendable).
     private let lock = Lock()
     private var format: Codec.Format?
     private var counts = DecodeStatistics()
+    private var lendable = 0
 
     private let accelerator: any VADecodingAccelerator<Codec>
     /// Pictures the driver failed to decode, flagged damaged when output.
@@ -200,6 +210,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
                 self.format = format
                 crop = format.cleanAperture
                 // The DPB, the picture being decoded, and one picture being read back.
+                accelerator.decoder.lendable = lendable
                 try accelerator.configure(format: format, surfaceCount: dpbCapacity + 2)
             case .decode(let request):
                 heldPictures.insert(request.picture.id)
@@ -233,16 +244,25 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
     }
 
     /// Reads a picture back straight into the output format (one pass over the pixels, not a copy then a
-    /// conversion); nil when that fails (the frame is dropped and the problem recorded).
+    /// conversion), or lends its surface to the frame (``surfaceFrameLimit``); nil when that fails (the frame
+    /// is dropped and the problem recorded).
     private func output(_ picture: Codec.Process.Request.Picture) -> DecodedFrame? {
         let failed = failedPictures.remove(picture.id) != nil
-        var pixels: PixelBuffer
-        do { pixels = try accelerator.read(picture.id, crop: crop, format: outputFormat) } catch {
+        let image: FrameImage
+        do {
+            let surface = try accelerator.picture(picture.id, crop: crop)
+            if lendable > 0, let pool = accelerator.decoder.surfacePool {
+                image = .surface(DecodedSurface(picture: surface, pool: pool, format: outputFormat, presentationTime: picture.presentationTime))
+            } else {
+                var pixels = try surface.read(as: outputFormat)
+                pixels.presentationTime = picture.presentationTime
+                image = .pixels(pixels)
+            }
+        } catch {
             record("picture \(picture.decodeIndex): reading it back failed: \(error)")
             counts.framesDropped += 1
             return nil
         }
-        pixels.presentationTime = picture.presentationTime
         // The driver may have met errors the bitstream layer could not see (damaged slice data)
         // and concealed them: such a picture is not passed off as right.
         var concealed = false
@@ -254,7 +274,7 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         let damaged = picture.isDamaged || failed || concealed
         counts.framesOutput += 1
         if damaged { counts.damagedFrames += 1 }
-        return DecodedFrame(pixelBuffer: pixels, isDamaged: damaged, decodeIndex: picture.decodeIndex, fieldOrder: picture.fieldOrder)
+        return DecodedFrame(image: image, isDamaged: damaged, decodeIndex: picture.decodeIndex, fieldOrder: picture.fieldOrder)
     }
 
     /// Adds a problem found outside the session (by the container reader, say) to its statistics.

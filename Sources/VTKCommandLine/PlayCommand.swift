@@ -1,6 +1,7 @@
 import DecompressionSession
 import H264Bitstream
-import JSONText
+import NALStream
+import Playback
 import VideoAcceleration
 import VideoDisplay
 import VTKMedia
@@ -59,9 +60,8 @@ enum PlayCommand {
         --start; at rate R a frame is due at (pts - start) / R.
         """
 
-    /// Seconds a push source leads the timeline by, as a receiver's jitter buffer does.
-    static func pushLatency(frameDuration: Double, rate: Double) -> Double { 0.1 + 4 * frameDuration / max(rate, 0.25) }
-    static let seekStep = 5.0
+    /// Surface-backed frames the player may hold at once: those decoded ahead (3), the one shown, and a margin.
+    static let surfaceFramesHeld = 8
 
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
         let values = OptionValues(parsed: parsed, command: name)
@@ -102,7 +102,9 @@ enum PlayCommand {
         }
         let deinterlace = deinterlaceMode == "bob"
         let presentation = parsed["present"] ?? "auto"
-        guard ["auto", "va", "x11"].contains(presentation) else {
+        // va-copy (not in the help: for the bench's comparison) is va with every picture read back to the CPU
+        // and written into a surface of the presenter's, as before frames held their surfaces.
+        guard ["auto", "va", "x11", "va-copy"].contains(presentation) else {
             throw CommandFailure(.usage, "vtk play: --present takes auto, va or x11, not '\(presentation)'")
         }
 
@@ -111,7 +113,7 @@ enum PlayCommand {
             throw CommandFailure(.device, "vtk play: \(error)")
         }
         let rtpSource = live ? try RTPSource(inputName, values: values, command: name) : nil
-        let file = live ? nil : try PlaybackSource(input: try InputFile(inputName, command: name), frameRate: frameRate, loops: parsed.has("loop"), command: name)
+        let file = live ? nil : try PlayFile(inputName, frameRate: frameRate, loops: parsed.has("loop"), command: name)
         let log = try parsed["timing-log"].map { path throws(CommandFailure) in try OutputFile(path, command: name) }
 
         let device = VADeviceChoice(parsed["device"] ?? "auto")
@@ -129,12 +131,14 @@ enum PlayCommand {
                     presenting = x11
                 } catch { vaRefusal = "\(error)" }
             }
-            if presentation == "va", presenting == nil { throw CommandFailure(.device, "vtk play: --present va: \(vaRefusal)") }
+            if presentation.hasPrefix("va"), presenting == nil { throw CommandFailure(.device, "vtk play: --present va: \(vaRefusal)") }
         }
         let vaPresents = presenter is VAWindowPresenter
         let clock = MonotonicClock()
 
-        let input: PlaybackInput
+        let input: PlayerInput
+        let codec: VideoCodec
+        var liveFeed: LivePlayerFeed?
         var decoder: SessionSampleDecoder?
         if let rtpSource {
             // H.265 frames come as NV12 on both paths, as from a file; H.264 as I420 unless VA draws them.
@@ -142,7 +146,10 @@ enum PlayCommand {
                                    command: name)
             guard let port = feed.port else { throw feed.stop().failure ?? CommandFailure(.internalError, "vtk play: the receiver did not start") }
             if !parsed.has("quiet") { StandardStreams.error("vtk play: listening on rtp://@:\(port) (RTCP on \(port + 1))\n") }
-            input = .live(feed)
+            let wrapped = LivePlayerFeed(feed)
+            liveFeed = wrapped
+            input = .live(wrapped)
+            codec = feed.codec
         } else if let file {
             // Decoding runs on the presenting display when there is one, else on a display of its own.
             let connection: VADisplayConnection
@@ -151,35 +158,58 @@ enum PlayCommand {
                     throw CommandFailure(.device, "vtk play: cannot open VA device '\(device)': \(error)")
                 }
             }
-            decoder = SessionSampleDecoder(frameDuration: file.frameDuration, delay: delay, deinterlace: deinterlace, clock: clock) { () throws -> any VideoDecompressionSession in
-                switch file.codec {
-                case .h264: return try H264DecompressionSession(formatDescription: file.formatDescription?.avc, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
-                default: return try H265DecompressionSession(formatDescription: file.formatDescription?.hevc, connection: connection, outputFormat: .nv12)
-                }
+            // VA draws each picture from the surface it was decoded into: frames hold their surfaces (those the
+            // layer decodes ahead, the one on the window, and a margin) and are never read back.
+            let lent = vaPresents && presentation != "va-copy" ? surfaceFramesHeld : 0
+            let makeSession = { () throws -> any VideoDecompressionSession in
+                let session: any VideoDecompressionSession = file.codec == .h265
+                    ? try H265DecompressionSession(formatDescription: file.formatDescription?.hevc, connection: connection, outputFormat: .nv12)
+                    : try H264DecompressionSession(formatDescription: file.formatDescription?.avc, connection: connection, outputFormat: vaPresents ? .nv12 : .i420)
+                session.surfaceFrameLimit = lent
+                return session
             }
-            input = .file(file)
+            // An Annex B stream's frames are timed by the decoder's output order, at exact multiples of the frame duration.
+            decoder = if let exact = file.sampleDuration {
+                SessionSampleDecoder(frameDuration: exact, delay: delay, deinterlace: deinterlace, clock: clock, makeSession: makeSession)
+            } else {
+                SessionSampleDecoder(frameDuration: file.source.frameDuration, delay: delay, deinterlace: deinterlace, clock: clock, makeSession: makeSession)
+            }
+            input = .file(file.source)
+            codec = file.codec
         } else {
             throw CommandFailure(.internalError, "vtk play: no input")
         }
-        let start = startOption ?? file?.firstTime ?? 0
+        let start = startOption ?? file?.source.firstTime ?? 0
         let timebase = Timebase(clock: clock, time: start, rate: rate)
         let layer = DisplayLayer(timebase: timebase, decoder: decoder, presenter: presenter)
-        for shot in screenshots { layer.addMarker(shot.time) }
-        let player = Player(layer: layer, input: input, window: window, push: push, log: log, screenshots: screenshots, frameLimit: frameLimit,
-                            quiet: parsed.has("quiet"))
+        let screenshotWriter = ScreenshotWriter(command: name)
+        let quiet = parsed.has("quiet")
+        let hooks = Player.Hooks(
+            timingLog: log.map { log in { line throws(CommandFailure) in try log.write(Array(line.utf8)) } },
+            say: quiet ? nil : { StandardStreams.error($0) },
+            screenshot: { path throws(DisplayError) in
+                let picture = try window.screenshot()
+                screenshotWriter.write(rgb: picture.rgb, width: picture.width, height: picture.height, to: path)
+            },
+            shouldStop: { Interruption.requested })
+        let player = Player(layer: layer, input: input, window: window, push: push, screenshots: screenshots, frameLimit: frameLimit,
+                            codecName: CodecDetection.option(codec), hooks: hooks)
         defer { player.stopLiveInput() }
         do {
             try player.run(from: start)
-            try player.screenshotWriter.finish()
+            try screenshotWriter.finish()
         } catch let failure as CommandFailure { throw failure } catch let error as DisplayError {
             switch error {
             case .decode(let why): throw CommandFailure(.input, "vtk play: \(inputName): \(why)")
             case .noDisplay(let why), .presentation(let why): throw CommandFailure(.device, "vtk play: \(why)")
             }
+        } catch let error as PlaybackError {
+            throw CommandFailure(.input, "vtk play: \(inputName): \(error)")
         } catch {
             throw CommandFailure(.internalError, "vtk play: \(error)")
         }
-        if let outcome = player.liveOutcome, let failure = outcome.failure ?? outcome.report.damage(outcome.statistics, command: name) { throw failure }
+        player.stopLiveInput()
+        if let outcome = liveFeed?.outcome, let failure = outcome.failure ?? outcome.report.damage(outcome.statistics, command: name) { throw failure }
         if layer.current == nil, layer.isFinished {
             throw CommandFailure(.input, "vtk play: \(inputName): no picture was shown" + (screenshots.isEmpty ? "" : ", so no screenshot was taken"))
         }
@@ -191,246 +221,52 @@ enum PlayCommand {
     static let liveOnlyOptions = ["codec", "latency", "timeout"]
 }
 
-/// What `vtk play` shows: a file's samples, which the layer decodes, or a live stream's frames, decoded as they arrive.
-enum PlaybackInput {
-    case file(PlaybackSource)
-    case live(LiveRTPFeed)
+/// A file for `vtk play`: an MP4 (by its `ftyp`, not its name) or an H.264/H.265 Annex B stream, played
+/// from the Playback module's sources, which read it as it plays.
+struct PlayFile {
+    let source: any PlaybackSource
+    let codec: VideoCodec
+    /// The MP4 track's parameter sets (avcC or hvcC), for the decoder.
+    let formatDescription: FormatDescription?
+    /// An Annex B stream's exact frame duration (its frames are timed by the decoder's output order).
+    let sampleDuration: MediaTime?
 
-    var codec: VideoCodec {
-        switch self {
-        case .file(let source): source.codec
-        case .live(let feed): feed.codec
+    init(_ name: String, frameRate: (Int, Int)?, loops: Bool, command: String) throws(CommandFailure) {
+        let input = try InputFile(name, command: command)
+        guard name != "-" else { throw CommandFailure(.usage, "vtk \(command): INPUT must be a file, not standard input (it is read as it plays, and sought)") }
+        let head = input.signature == .mp4 ? [] : try input.peek(1 << 16)
+        do throws(PlaybackError) {
+            if input.signature == .mp4 {
+                let mp4 = try MP4PlaybackSource(path: input.path, frameRate: frameRate, loops: loops)
+                (source, codec, formatDescription, sampleDuration) = (mp4, mp4.isHEVC ? VideoCodec.h265 : VideoCodec.h264, mp4.formatDescription, nil)
+                return
+            }
+            formatDescription = nil
+            codec = CodecDetection.detect(annexB: head)
+            if codec == .h265 {
+                let annexB = try AnnexBPlaybackSource<H265Codec>(path: input.path, frameRate: frameRate, loops: loops)
+                (source, sampleDuration) = (annexB, annexB.sampleDuration)
+            } else {
+                let annexB = try AnnexBPlaybackSource<H264Codec>(path: input.path, frameRate: frameRate, loops: loops)
+                (source, sampleDuration) = (annexB, annexB.sampleDuration)
+            }
+        } catch {
+            throw CommandFailure(.input, "vtk \(command): \(error)")
         }
     }
 }
 
-/// The render loop of `vtk play`: feeds the layer (pull: when it asks; push: each sample at its own time; live:
-/// each frame as it is decoded), services it at its wake times, writes the timing log and screenshots, and answers keys.
-private final class Player {
-    let layer: DisplayLayer
-    let input: PlaybackInput
-    let window: X11Window
-    let push: Bool
-    let log: OutputFile?
-    var screenshots: [(time: Double, path: String)]
-    let frameLimit: Int?
-    let quiet: Bool
-    var timebase: Timebase { layer.timebase }
-    var clock: any HostClock { layer.timebase.clock }
+/// A live RTP reception as the player's feed; keeps how the reception went once it is stopped.
+final class LivePlayerFeed: LiveFrameFeed {
+    let feed: LiveRTPFeed
+    private(set) var outcome: LiveRTPFeed.Outcome?
 
-    /// Host time of the timeline's first start: zero of the timing log's "presented".
-    var hostOrigin: Double?
-    /// Frames played (shown or dropped, up to --frames), and of them shown and dropped.
-    var framesHandled = 0
-    var shown = 0
-    var dropped = 0
-    var userPaused = false
-    /// Push: the next sample, the host time the feed started and the media time it started from.
-    var pending: SampleBuffer?
-    var pushOrigin = 0.0
-    var pushTarget = 0.0
-    var announced = false
-    let screenshotWriter = ScreenshotWriter(command: PlayCommand.name)
-    /// Live: the timeline was set to the first frame; how the reception ended, once it did.
-    var liveStarted = false
-    var announcement: (what: String, time: Double)?
-    private(set) var liveOutcome: LiveRTPFeed.Outcome?
+    init(_ feed: LiveRTPFeed) { self.feed = feed }
 
-    init(layer: DisplayLayer, input: PlaybackInput, window: X11Window, push: Bool, log: OutputFile?,
-         screenshots: [(time: Double, path: String)], frameLimit: Int?, quiet: Bool) {
-        self.layer = layer
-        self.input = input
-        self.window = window
-        self.push = push
-        self.log = log
-        self.screenshots = screenshots
-        self.frameLimit = frameLimit
-        self.quiet = quiet
-        if case .file(let source) = input, !push {
-            layer.requestMediaDataWhenReady { [unowned self] in
-                while self.layer.isReadyForMoreMediaData {
-                    guard let sample = source.next() else { self.layer.markEndOfStream(); return }
-                    self.layer.enqueue(sample)
-                }
-            }
-        }
-    }
-
-    func run(from start: Double) throws -> Void {
-        if case .file = input { try seek(to: start) }  // live: the timeline starts with the first frame
-        while true {
-            if Interruption.requested { return finish() }
-            feed()
-            for event in try layer.service() {
-                try handle(event)
-                if let frameLimit, framesHandled >= frameLimit { return finish() }
-            }
-            announceIfShown()
-            if layer.isFinished {
-                // Screenshots past the end show the last picture, which stays on the window.
-                if layer.current != nil { for shot in screenshots { try save(shot) } }
-                return finish()
-            }
-            var wake = layer.nextWakeHostTime()
-            switch input {
-            case .file: if push, let pending { wake = min(wake ?? .infinity, arrival(pending)) }
-            // The receiving thread hands frames over as they are decoded: look every 5 ms.
-            case .live(let feed): if !feed.isFinished { wake = min(wake ?? .infinity, clock.now() + 0.005) }
-            }
-            let keys = window.waitForKeys(seconds: wake.map { max(0, $0 - clock.now()) } ?? 0.25)
-            for key in keys {
-                switch key {
-                case .quit: return finish()
-                case .togglePause:
-                    userPaused.toggle()
-                    let timeBefore = timebase.time
-                    if userPaused {
-                        timebase.pause()
-                        // Paused on the picture the window shows: when the frame due now was not shown yet (or
-                        // was dropped late), the timeline steps back to the one on the window.
-                        if let frame = layer.current, !Self.covers(frame, timebase.time) { timebase.seek(to: frame.presentationTime) }
-                    } else {
-                        timebase.resume()
-                    }
-                    announcement = userPaused ? ("paused at", timebase.time) : ("resumed at", timeBefore)
-                case .seekBackward, .seekForward:
-                    guard case .file(let source) = input else {
-                        if !quiet { StandardStreams.error("vtk play: a live stream cannot be sought\n") }
-                        continue
-                    }
-                    let target = key == .seekForward ? timebase.time + PlayCommand.seekStep : max(source.firstTime, timebase.time - PlayCommand.seekStep)
-                    try seek(to: target)
-                    announcement = ("sought to", target)
-                }
-            }
-        }
-    }
-
-    /// Decoding restarts at the sync sample before `target`; the timeline restarts at `target` once the
-    /// frame due there is decoded (pull) or after the push latency.
-    func seek(to target: Double) throws {
-        guard case .file(let source) = input else { return }
-        source.seek(to: target)
-        try layer.flush(seekingTo: target)
-        if push {
-            pending = nil
-            pushOrigin = clock.now()
-            pushTarget = target
-            timebase.seek(to: target)
-            if !userPaused { startTimebase(atHost: pushOrigin + PlayCommand.pushLatency(frameDuration: source.frameDuration, rate: timebase.rate), time: target) }
-        } else {
-            try layer.preroll(through: target)
-            timebase.seek(to: target)
-            if !userPaused { startTimebase(atHost: clock.now(), time: target) }
-        }
-    }
-
-    /// A key's effect, said on standard error once the frame due at its media time is on the window (so that
-    /// whoever pressed it, a test's xdotool included, knows what the window shows).
-    func announceIfShown() {
-        guard let (what, time) = announcement, let frame = layer.current, Self.covers(frame, time) else { return }
-        announcement = nil
-        if !quiet { StandardStreams.error("vtk play: \(what) \(Self.seconds(time)) s, showing the frame at \(Self.seconds(frame.presentationTime)) s\n") }
-    }
-
-    /// Media seconds as said on standard error: to the millisecond ("1.157", not 1.1571883209999214).
-    static func seconds(_ value: Double) -> String { String(format3: value) }
-
-    /// `frame` is the one due at media time `time`.
-    static func covers(_ frame: DisplayFrame, _ time: Double) -> Bool {
-        frame.presentationTime <= time + 1e-9 && time < frame.presentationTime + frame.duration - 1e-9
-    }
-
-    func startTimebase(atHost host: Double, time: Double) {
-        timebase.start(atHost: host, time: time)
-        if hostOrigin == nil { hostOrigin = host }
-    }
-
-    /// Push: when a sample arrives, as if sent live at the pace of its decode time (samples before the
-    /// start arrive at once).
-    func arrival(_ sample: SampleBuffer) -> Double {
-        let time = sample.decodeTime.isNumeric ? sample.decodeTime.seconds : sample.presentationTime.seconds
-        let ahead = time - pushTarget
-        guard ahead > 0 else { return pushOrigin }
-        return timebase.rate > 0 ? pushOrigin + ahead / timebase.rate : .infinity
-    }
-
-    func feed() {
-        switch input {
-        case .file(let source):
-            guard push else { return }
-            let now = clock.now()
-            while true {
-                if pending == nil {
-                    pending = source.next()
-                    if pending == nil { layer.markEndOfStream(); return }
-                }
-                guard let sample = pending, arrival(sample) <= now else { return }
-                layer.enqueue(sample)
-                pending = nil
-            }
-        case .live(let feed):
-            let frames = feed.takeFrames()
-            // The first frame sets the timeline: it is due the push latency after it came, as are the rest.
-            if let first = frames.first, !liveStarted {
-                liveStarted = true
-                timebase.seek(to: first.presentationTime)
-                if !userPaused { startTimebase(atHost: clock.now() + PlayCommand.pushLatency(frameDuration: first.duration, rate: 1), time: first.presentationTime) }
-            }
-            for frame in frames { layer.enqueue(frame) }
-            if feed.isFinished { layer.markEndOfStream() }
-        }
-    }
-
-    /// Live: ends the reception and keeps how it went (packets, losses); nothing for a file.
-    func stopLiveInput() {
-        if case .live(let feed) = input, liveOutcome == nil { liveOutcome = feed.stop() }
-    }
-
-    func handle(_ event: DisplayEvent) throws {
-        switch event {
-        case .presented(let frame, let host):
-            shown += 1
-            try record(frame.presentationTime, presented: host)
-            if !announced && !quiet {
-                announced = true
-                StandardStreams.error("vtk play: window 0x\(String(window.windowID, radix: 16)) on \(window.displayName) (\(window.method)), "
-                                      + "\(frame.pixelBuffer.width)x\(frame.pixelBuffer.height), \(CodecDetection.option(input.codec))\n")
-            }
-        case .dropped(let frame, _):
-            dropped += 1
-            try record(frame.presentationTime, presented: nil)
-        case .skipped(let time, _):
-            dropped += 1
-            try record(time, presented: nil)
-        case .reachedMarker(let time):
-            for shot in screenshots where shot.time == time { try save(shot) }
-        }
-    }
-
-    /// A frame played: shown at `presented`, or dropped (nil); `pts` nil for a picture skipped inside the decoder.
-    func record(_ pts: Double?, presented: Double?) throws(CommandFailure) {
-        defer { framesHandled += 1 }
-        guard let log else { return }
-        let host = presented.map { JSONValue.number($0 - (hostOrigin ?? 0)) } ?? .null
-        let line = JSONValue.object([("frame", .int(framesHandled)), ("pts", pts.map(JSONValue.number) ?? .null), ("presented", host)])
-        try log.write(Array((line.text + "\n").utf8))
-    }
-
-    func save(_ shot: (time: Double, path: String)) throws {
-        screenshots.removeAll { $0.time == shot.time && $0.path == shot.path }
-        let picture = try window.screenshot()
-        screenshotWriter.write(rgb: picture.rgb, width: picture.width, height: picture.height, to: shot.path)
-    }
-
-    func finish() {
-        stopLiveInput()
-        guard !quiet else { return }
-        let s = layer.statistics
-        // The frames played (--frames counts them), not what the layer went on to do in the same turn.
-        var line = "vtk play: \(shown) frames shown, \(dropped) dropped (late)"
-        if s.skippedForSeek > 0 { line += ", \(s.skippedForSeek) decoded only to reach a seek target" }
-        if let report = liveOutcome?.report { line += "; \(report.packets) RTP packets, \(report.lost) lost, \(report.framesFlagged) frames flagged" }
-        StandardStreams.error(line + "\n")
+    func takeFrames() -> [DisplayFrame] { feed.takeFrames() }
+    var isFinished: Bool { feed.isFinished }
+    func stopReceiving() { if outcome == nil { outcome = feed.stop() } }
+    var summary: String? {
+        outcome.map { "\($0.report.packets) RTP packets, \($0.report.lost) lost, \($0.report.framesFlagged) frames flagged" }
     }
 }

@@ -4,6 +4,7 @@ import H264Decoding
 import H265Bitstream
 import H265Decoding
 import MP4
+import Playback
 import RTP
 import RTPSession
 import VideoAcceleration

@@ -239,6 +239,7 @@ enum DriverVTable {
         vtable.pointee.vaDeriveImage = { ctx, surface, image in
             call(ctx) { driver throws(VAError) in
                 let out = try output(image)
+                driver.capture?.record(call: "vaDeriveImage", surface: surface)
                 out.pointee = try driver.deriveImage(surfaceID: surface)
             }
         }
@@ -247,11 +248,13 @@ enum DriverVTable {
         }
         vtable.pointee.vaGetImage = { ctx, surface, x, y, width, height, image in
             call(ctx) { driver throws(VAError) in
+                driver.capture?.record(call: "vaGetImage", surface: surface)
                 try driver.getImage(surfaceID: surface, x: Int(x), y: Int(y), width: Int(width), height: Int(height), imageID: image)
             }
         }
         vtable.pointee.vaPutImage = { ctx, surface, image, sx, sy, sw, sh, dx, dy, dw, dh in
             call(ctx) { driver throws(VAError) in
+                driver.capture?.record(call: "vaPutImage", surface: surface)
                 try driver.putImage(surfaceID: surface, imageID: image,
                                     source: VARectangle(x: Int16(truncatingIfNeeded: sx), y: Int16(truncatingIfNeeded: sy), width: UInt16(truncatingIfNeeded: sw), height: UInt16(truncatingIfNeeded: sh)),
                                     destination: VARectangle(x: Int16(truncatingIfNeeded: dx), y: Int16(truncatingIfNeeded: dy), width: UInt16(truncatingIfNeeded: dw), height: UInt16(truncatingIfNeeded: dh)))
@@ -262,6 +265,7 @@ enum DriverVTable {
             // libva-x11 passes the X Drawable (an XID) as the pointer's value.
             let x11 = ctx.flatMap { ($0.pointee.display_type & UInt(VA_DISPLAY_MAJOR_MASK)) == UInt(VA_DISPLAY_X11) ? $0.pointee.native_dpy : nil }
             return call(ctx) { driver throws(VAError) in
+                driver.capture?.record(call: "vaPutSurface", surface: surface)
                 try driver.putSurface(surfaceID: surface, x11Display: x11.map(OpaquePointer.init), drawable: UInt(bitPattern: draw),
                                       source: VARectangle(x: sx, y: sy, width: sw, height: sh),
                                       destination: VARectangle(x: dx, y: dy, width: dw, height: dh),

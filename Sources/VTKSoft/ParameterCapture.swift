@@ -7,12 +7,33 @@ import Glibc
 final class ParameterCapture {
     private let path: String
     private var pictureIndex = 0
+    /// VTKSOFT_CAPTURE_CALLS=1: the calls that move pixels between surfaces and the client are captured too.
+    private let capturesCalls: Bool
 
-    private init(path: String) { self.path = path }
+    private init(path: String, capturesCalls: Bool) {
+        self.path = path
+        self.capturesCalls = capturesCalls
+    }
 
     static func fromEnvironment() -> ParameterCapture? {
         guard let value = getenv("VTKSOFT_CAPTURE"), value.pointee != 0 else { return nil }
-        return ParameterCapture(path: String(cString: value))
+        let calls = getenv("VTKSOFT_CAPTURE_CALLS").map { String(cString: $0) == "1" } ?? false
+        return ParameterCapture(path: String(cString: value), capturesCalls: calls)
+    }
+
+    /// With VTKSOFT_CAPTURE_CALLS=1, one line for a call that copies a picture between a surface and an image
+    /// (vaDeriveImage, vaGetImage, vaPutImage) or draws one (vaPutSurface): {"call": NAME, "surface": ID}. A
+    /// test counts them to see that a client moves no picture through the CPU.
+    func record(call: String, surface: VASurfaceID) {
+        guard capturesCalls else { return }
+        append(JSONValue.object([("call", .string(call)), ("surface", .int(Int(surface)))]).text + "\n")
+    }
+
+    private func append(_ line: String) {
+        // Opened per line, appended: several displays (or processes) may share the file.
+        guard let file = fopen(path, "a") else { return }
+        fputs(line, file)
+        fclose(file)
     }
 
     /// `encode`: what the native encoder did with the picture (QP, violations, reconstruction MD5), as an
@@ -31,10 +52,7 @@ final class ParameterCapture {
         if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
         let line = JSONValue.object(fields).text + "\n"
         pictureIndex += 1
-        // Opened per line, appended: several displays (or processes) may share the file.
-        guard let file = fopen(path, "a") else { return }
-        fputs(line, file)
-        fclose(file)
+        append(line)
     }
 
     /// A rendered buffer's entry: its type, count and size, then what it holds, as the codec's struct or as one

@@ -125,9 +125,11 @@ extension VADisplayConnection {
     }
 }
 
-/// Shows decoded NV12 pixel buffers (an H264DecompressionSession's frames) through vaPutSurface: each is written
-/// into one of two surfaces of this presenter, in turn, and put on the drawable. Calls from several threads
-/// take turns (the surfaces and the turn are under a lock).
+/// Shows decoded pictures through vaPutSurface: a surface of this display as it is, with no copy
+/// (``present(surface:source:to:destination:matrix:)``), or NV12 pixel buffers, each written into one of two
+/// surfaces of this presenter, in turn, and put on the drawable (GPU to CPU to GPU: for frames that are not
+/// in a surface of this display). Calls from several threads take turns (the surfaces and the turn are
+/// under a lock; the connection is immutable).
 public final class VAFramePresenter: Sendable {
     private struct Surfaces {
         var set: VASurfaceSet?
@@ -143,6 +145,13 @@ public final class VAFramePresenter: Sendable {
                           detail: "\(connection.devicePath) (\(connection.vendor)) cannot present on X11")
         }
         self.connection = connection
+    }
+
+    /// Shows `source` of a surface of this presenter's display (a decoded picture, still where it was
+    /// decoded) scaled into `destination` of `drawable`: vaPutSurface, no copy through the CPU.
+    public func present(surface: VASurfaceID, source: PresentationRectangle, to drawable: UInt, destination: PresentationRectangle,
+                        matrix: PresentationMatrix = .bt601) throws(VAError) {
+        try connection.present(surface: surface, to: drawable, source: source, destination: destination, matrix: matrix)
     }
 
     /// Shows all of `buffer` (NV12) scaled into `destination` of `drawable`.

@@ -5,7 +5,8 @@ import VTKMedia
 public enum DisplayEvent: Sendable {
     /// The frame went to the presenter at `hostTime`.
     case presented(DisplayFrame, hostTime: Double)
-    /// The frame was too late to be shown (counted in ``DisplayLayer/Statistics/dropped``).
+    /// The frame was too late to be shown (counted in ``DisplayLayer/Statistics/dropped``); its image is released
+    /// (``FrameImage/released``: size and time only).
     case dropped(DisplayFrame, hostTime: Double)
     /// The timeline reached a marker and the frame due at it is on the presenter (a screenshot may be taken).
     case reachedMarker(Double)
@@ -43,7 +44,7 @@ public final class DisplayLayer {
 
     private let decoder: (any SampleDecoding)?
     private let presenter: any FramePresenter
-    private var samples: [SampleBuffer] = []
+    private var samples: [PlaybackSample] = []
     private var frames: [DisplayFrame] = []
     private var request: (() -> Void)?
     private var endOfStream = false
@@ -75,7 +76,10 @@ public final class DisplayLayer {
     // MARK: Feeding
 
     /// Push: a compressed sample, in decoding order.
-    public func enqueue(_ sample: SampleBuffer) {
+    public func enqueue(_ sample: SampleBuffer) { enqueue(PlaybackSample(sample)) }
+
+    /// Push: a compressed sample or an access unit already assembled, in decoding order.
+    public func enqueue(_ sample: PlaybackSample) {
         samples.append(sample)
         endOfStream = false
         decoderFlushed = false
@@ -197,7 +201,7 @@ public final class DisplayLayer {
     }
 
     /// A sample's time on the timeline: its presentation time, else its decode time (never later).
-    private static func time(of sample: SampleBuffer) -> Double? {
+    private static func time(of sample: PlaybackSample) -> Double? {
         sample.presentationTime.isNumeric ? sample.presentationTime.seconds : sample.decodeTime.isNumeric ? sample.decodeTime.seconds : nil
     }
 
@@ -281,7 +285,11 @@ public final class DisplayLayer {
             let late = time - frame.presentationTime > lateTolerance * frame.duration
             if !isDueAtMarker(frame, next: next) && (superseded || late) {
                 statistics.dropped += 1
-                events.append(.dropped(frame, hostTime: now))
+                // Its surface (a surface-backed frame's) goes back to the decoder now, not when the events are read:
+                // one service may drop many frames while decoding catches up.
+                var gone = frame
+                gone.image = frame.image.released
+                events.append(.dropped(gone, hostTime: now))
                 continue
             }
             if let target = seekTarget, next.map({ $0.presentationTime > target + 1e-9 }) ?? true { seekTarget = nil }

@@ -1,35 +1,82 @@
 import DecompressionSession
 import H264Bitstream
+import VTKMedia
+
+/// A compressed sample as the layer queues it: a sample buffer, or an access unit already assembled from a
+/// byte stream (which the decoder takes as it is, not assembled again), with the sample's times in `sample`.
+public struct PlaybackSample: Sendable {
+    /// The sample; for an access unit, its times and sync flag (and no data).
+    public var sample: SampleBuffer
+    /// The codec's access unit (H264Bitstream's `AccessUnit`, H265Bitstream's `H265AccessUnit`), when the
+    /// sample is one.
+    public var accessUnit: (any Sendable)?
+
+    public init(_ sample: SampleBuffer, accessUnit: (any Sendable)? = nil) {
+        self.sample = sample
+        self.accessUnit = accessUnit
+    }
+
+    public var presentationTime: MediaTime { sample.presentationTime }
+    public var decodeTime: MediaTime { sample.decodeTime }
+    public var duration: MediaTime { sample.duration }
+    public var isSync: Bool { sample.isSync }
+}
 
 /// What turns the layer's compressed samples into frames, in display order (a decompression session).
 public protocol SampleDecoding: AnyObject {
     /// Frames made ready by `sample` (none while the decoder reorders).
     func decode(_ sample: SampleBuffer) throws(DisplayError) -> [DisplayFrame]
+    /// The same for a sample that may be an access unit already assembled.
+    func decode(_ sample: PlaybackSample) throws(DisplayError) -> [DisplayFrame]
     /// The frames still held for reordering (end of stream).
     func finish() throws(DisplayError) -> [DisplayFrame]
     /// Forgets everything decoded: the next sample is a sync sample (after a seek).
     func reset() throws(DisplayError)
 }
 
+extension SampleDecoding {
+    /// A decoder of sample buffers only.
+    public func decode(_ sample: PlaybackSample) throws(DisplayError) -> [DisplayFrame] {
+        guard sample.accessUnit == nil else { throw DisplayError.decode("this decoder takes sample buffers, not access units") }
+        return try decode(sample.sample)
+    }
+}
+
 /// A decompression session (H.264 or H.265) as the layer's decoder. Frames without a presentation time
-/// (an Annex B stream) get consecutive times, one `frameDuration` apart, from the decode time of the first
-/// sample after a reset: an IDR's pictures follow every picture decoded before it (8.2.1).
+/// (an Annex B stream's) get consecutive times, one frame duration apart, from the time of the first sample
+/// after a reset: its presentation time (for an Annex B sync sample, the time of the first picture decoding
+/// from it shows), else its decode time. The frames come out in display order (the decoder's own POC order
+/// and bumping), so no other pass over the stream is needed to time them.
 /// `delay` slows each decode on purpose (the drop tests).
 public final class SessionSampleDecoder: SampleDecoding {
     private let makeSession: () throws -> any VideoDecompressionSession
     private var session: (any VideoDecompressionSession)?
     private let frameDuration: Double
+    /// The frame duration as a media time, when known exactly: frame n is then at first + n durations, exactly.
+    private let frameMediaDuration: MediaTime
     private let delay: Double
     private let clock: any HostClock
     /// Bob-deinterlace interlaced frames: two pictures per frame, one per field.
     private let deinterlace: Bool
     /// The time of the first frame after a reset, and how many frames were stamped since.
-    private var firstTime: Double?
+    private var firstTime: MediaTime?
     private var stamped = 0
 
     public init(frameDuration: Double, delay: Double = 0, deinterlace: Bool = false, clock: any HostClock,
                 makeSession: @escaping () throws -> any VideoDecompressionSession) {
         self.frameDuration = frameDuration
+        frameMediaDuration = .invalid
+        self.deinterlace = deinterlace
+        self.delay = delay
+        self.clock = clock
+        self.makeSession = makeSession
+    }
+
+    /// `frameDuration` exact (a stream's 1001/30000 s): frames are stamped at exact multiples of it.
+    public init(frameDuration: MediaTime, delay: Double = 0, deinterlace: Bool = false, clock: any HostClock,
+                makeSession: @escaping () throws -> any VideoDecompressionSession) {
+        self.frameDuration = frameDuration.seconds
+        frameMediaDuration = frameDuration
         self.deinterlace = deinterlace
         self.delay = delay
         self.clock = clock
@@ -42,8 +89,18 @@ public final class SessionSampleDecoder: SampleDecoding {
     public var statistics: DecodeStatistics? { session?.statistics }
 
     public func decode(_ sample: SampleBuffer) throws(DisplayError) -> [DisplayFrame] {
-        if firstTime == nil, sample.decodeTime.isNumeric { firstTime = sample.decodeTime.seconds }
-        let frames = try run { session throws in try session.decode(sample) }
+        try decode(PlaybackSample(sample))
+    }
+
+    public func decode(_ sample: PlaybackSample) throws(DisplayError) -> [DisplayFrame] {
+        if firstTime == nil {
+            if sample.accessUnit != nil, sample.presentationTime.isNumeric { firstTime = sample.presentationTime }
+            else if sample.decodeTime.isNumeric { firstTime = sample.decodeTime }
+        }
+        let frames = try run { session throws in
+            if let unit = sample.accessUnit { return try session.decode(assembled: unit, presentationTime: .invalid) }
+            return try session.decode(sample.sample)
+        }
         if delay > 0 { clock.sleep(for: delay) }
         return frames
     }
@@ -78,9 +135,18 @@ public final class SessionSampleDecoder: SampleDecoding {
     private func stamp(_ frame: DecodedFrame) -> DisplayFrame {
         let given = frame.presentationTime
         // Multiplied, not summed, so that frame n is at exactly n durations (a screenshot time lands on it).
-        let time = given.isNumeric ? given.seconds : (firstTime ?? 0) + Double(stamped) * frameDuration
+        let time: Double
+        if given.isNumeric {
+            time = given.seconds
+        } else if let first = firstTime, frameMediaDuration.isNumeric, first.isNumeric {
+            time = (first + frameMediaDuration * Int64(stamped)).seconds
+        } else {
+            time = (firstTime?.seconds ?? 0) + Double(stamped) * frameDuration
+        }
         stamped += 1
-        let duration = frame.pixelBuffer.duration.isNumeric ? frame.pixelBuffer.duration.seconds : frameDuration
-        return DisplayFrame(pixelBuffer: frame.pixelBuffer, presentationTime: time, duration: duration)
+        // A surface-backed frame is not read back here: its pixels stay in the surface until a presenter needs them.
+        let givenDuration: MediaTime = if case .pixels(let pixels) = frame.image { pixels.duration } else { .invalid }
+        let duration = givenDuration.isNumeric ? givenDuration.seconds : frameDuration
+        return DisplayFrame(image: frame.image, presentationTime: time, duration: duration)
     }
 }

@@ -4,11 +4,12 @@ import H265Bitstream
 import H265Decoding
 import VTKMedia
 
-/// The display position of each picture of an Annex B stream, by its decoding position, from the decoding
-/// process without VA: POC order and DPB output (H.264 8.2.1 and C.4; H.265 8.3.1 and C.5.2). Pictures the
+/// The display position of each picture of a whole Annex B stream held in memory, by its decoding position, from the decoding
+/// process without VA: POC order and DPB output (H.264 8.2.1 and C.4; H.265 8.3.1 and C.5.2), for a sender that
+/// stamps RTP times (a player needs no such pass: ``DisplayPositionCounter``). Pictures the
 /// process never outputs (RASL pictures of a CRA that starts the stream) have none.
-enum DisplayOrder {
-    static func of(h264 pictures: [AccessUnit]) -> [Int: Int] {
+public enum DisplayOrder {
+    public static func of(h264 pictures: [AccessUnit]) -> [Int: Int] {
         var process = H264DecodingProcess()
         return outputOrder(pictures) { unit, time in
             process.decode(unit, presentationTime: time).compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
@@ -17,7 +18,7 @@ enum DisplayOrder {
         }
     }
 
-    static func of(h265 pictures: [H265AccessUnit]) -> [Int: Int] {
+    public static func of(h265 pictures: [H265AccessUnit]) -> [Int: Int] {
         var process = H265DecodingProcess()
         return outputOrder(pictures) { unit, time in
             process.decode(unit, presentationTime: time).compactMap { if case .output(let picture) = $0 { picture.presentationTime } else { nil } }
