@@ -25,7 +25,10 @@ final class ParameterCapture {
             ("context", .int(Int(context))),
             ("render_target", .int(Int(surface))),
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
-            ("buffers", .array(buffers.map { hevc ? HEVCCaptureFields.describe($0) : Self.describe($0) })),
+            ("buffers", .array(buffers.map { buffer in
+                guard hevc else { return Self.describe(buffer) }
+                return entrypoint == VAEntrypointVLD ? HEVCCaptureFields.describe(buffer) : HEVCEncodeCaptureFields.describe(buffer)
+            })),
         ]
         if !encode.isEmpty { fields.append(("encode", .object(encode))) }
         if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
