@@ -52,6 +52,9 @@ let package = Package(
         // Optimised in debug builds too: unoptimised, it codes 720p at under 1 fps, too slow for the tests that encode.
         .target(name: "H264Encoding", dependencies: ["H264Bitstream"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // vtksoft's own H.265 encoder engine: pure Swift, no VA (see Sources/H265Encoding); optimised in debug too.
+        .target(name: "H265Encoding", dependencies: ["H265Bitstream", "NALStream"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // MARK: Containers (pure Swift)
         .target(name: "MP4", dependencies: ["H264Bitstream", "H265Bitstream", "VTKMedia"]),
         .target(name: "Y4M", dependencies: ["VTKMedia"]),
@@ -106,6 +109,7 @@ let package = Package(
         .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools", "VTKTestEnvironment"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
         .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
+        .testTarget(name: "H265EncodingTests", dependencies: ["H265Encoding", "H265Bitstream", "NALStream", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VideoDecoding", "VTKTestSupport"]),
         .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "NALStream", "VTKTestSupport"]),
