@@ -75,7 +75,7 @@ let package = Package(
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CX11", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText", "VTKMedia"],
+            dependencies: ["CLibVA", "CX11", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "H265Encoding", "JSONText", "VTKMedia"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),

@@ -151,7 +151,7 @@ final class HEVCEncodeSession {
         var passes = 0
         repeat {
             passes += 1
-            coded = try adapter.code(p, qp: rateController == nil ? nil : qp, violation: violation)
+            coded = try adapter.code(p, qp: rateController == nil ? nil : qp, hashReconstruction: hashReconstruction, violation: violation)
             guard let rc = rateController, passes < 4,
                   let retry = rc.retryQP(bits: 8 * coded.stream.count, qp: qp, maxFrameSize: p.maxFrameSize) else { break }
             qp = retry
