@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "DecompressionSession",
                 dependencies: ["H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding", "VideoDecoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
         .target(name: "CompressionSession",
-                dependencies: ["H264Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
+                dependencies: ["H264Bitstream", "H265Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
 
         // MARK: vtksoft, the software VA-API driver
         .target(
