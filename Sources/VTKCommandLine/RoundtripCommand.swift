@@ -1,6 +1,8 @@
 import CompressionSession
 import H264Bitstream
+import H265Bitstream
 import DecompressionSession
+import PixelConversion
 import Foundation
 import JSONText
 import VideoAcceleration
@@ -65,6 +67,7 @@ enum RoundtripCommand {
         let frameLimit = try values.int("frames", range: 1...Int(Int32.max))
         if let input = parsed.positionals.first {
             source = try options.source(for: input, command: name)
+            options.adopt(bitDepthOf: source.pixelFormat)
         } else {
             let count = min(frameLimit ?? 60, 100_000)
             if let size = options.size {
@@ -90,7 +93,7 @@ enum RoundtripCommand {
         }
         let encoder: CompressionSession
         // Made from the encoder's format description when the first sample comes back.
-        var decoder: H264DecompressionSession?
+        var decoder: (any VideoDecompressionSession)?
         do {
             encoder = try CompressionSession(width: source.width, height: source.height, properties: options.properties, connection: connection)
             try encoder.prepareToEncodeFrames()
@@ -134,7 +137,11 @@ enum RoundtripCommand {
                 do {
                     // The encoder's samples go over as they are: length-prefixed, with their format description.
                     if decoder == nil {
-                        decoder = try H264DecompressionSession(formatDescription: sample.formatDescription?.avc, connection: decodeConnection, outputFormat: .i420)
+                        if let hevc = sample.formatDescription?.hevc {
+                            decoder = try H265DecompressionSession(formatDescription: hevc, connection: decodeConnection, outputFormat: .i420)
+                        } else {
+                            decoder = try H264DecompressionSession(formatDescription: sample.formatDescription?.avc, connection: decodeConnection, outputFormat: .i420)
+                        }
                     }
                     frames = try decodeSpeed.time { () throws -> [DecodedFrame] in try decoder?.decode(sample) ?? [] }
                 } catch {
@@ -152,7 +159,8 @@ enum RoundtripCommand {
             }
         }
         while sourceFrames < frameLimit ?? Int.max, let frame = try source.next() {
-            pending[frame.presentationTime] = frame
+            // Measured in 8 bits, as the decoder outputs them (a 10-bit source is shifted down).
+            pending[frame.presentationTime] = frame.format.is10Bit ? PixelConverter.convert(frame, to: .i420) : frame
             sourceFrames += 1
             let samples: [SampleBuffer]
             do {
