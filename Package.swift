@@ -50,10 +50,12 @@ let package = Package(
         .target(name: "H265Decoding", dependencies: ["H265Bitstream", "NALStream", "VideoDecoding", "VTKMedia"]),
         // vtksoft's own H.264 encoder engine: pure Swift, no VA (see Sources/H264Encoding).
         // Optimised in debug builds too: unoptimised, it codes 720p at under 1 fps, too slow for the tests that encode.
-        .target(name: "H264Encoding", dependencies: ["H264Bitstream"],
+        // The CABAC arithmetic engine, the same in H.264 and H.265 (each codec numbers its own contexts).
+        .target(name: "CABACCoding", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "H264Encoding", dependencies: ["H264Bitstream", "CABACCoding"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // vtksoft's own H.265 encoder engine: pure Swift, no VA (see Sources/H265Encoding); optimised in debug too.
-        .target(name: "H265Encoding", dependencies: ["H265Bitstream", "NALStream"],
+        .target(name: "H265Encoding", dependencies: ["H265Bitstream", "NALStream", "CABACCoding"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // MARK: Containers (pure Swift)
         .target(name: "MP4", dependencies: ["H264Bitstream", "H265Bitstream", "VTKMedia"]),
@@ -108,8 +110,8 @@ let package = Package(
         .target(name: "VTKTestEnvironment", path: "Tests/VTKTestEnvironment"),
         .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools", "VTKTestEnvironment"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
-        .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "VTKTestSupport"]),
-        .testTarget(name: "H265EncodingTests", dependencies: ["H265Encoding", "H265Bitstream", "NALStream", "VTKTestSupport"]),
+        .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "CABACCoding", "VTKTestSupport"]),
+        .testTarget(name: "H265EncodingTests", dependencies: ["H265Encoding", "H265Bitstream", "NALStream", "CABACCoding", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VideoDecoding", "VTKTestSupport"]),
         .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "NALStream", "VTKTestSupport"]),

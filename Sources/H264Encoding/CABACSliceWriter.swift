@@ -1,3 +1,4 @@
+import CABACCoding
 import H264Bitstream
 
 /// slice_data() with CABAC (7.3.4, 9.3): binarization (9.3.2), ctxIdx assignment with the neighbour-based

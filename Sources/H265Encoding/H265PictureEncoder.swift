@@ -6,6 +6,49 @@ public struct H265PictureEncoder {
     public init() {}
 
     public mutating func encode(_ request: H265EncodeRequest) throws(H265EncodingError) -> H265EncodedPicture {
-        throw .unsupported("not implemented yet")
+        try Self.validate(request)
+        var coder = H265PictureCoder(request: request)
+        var units: [[UInt8]] = []
+        for (i, slice) in request.slices.enumerated() { units.append(coder.codeSlice(slice, index: i)) }
+        coder.deblock()
+        return H265EncodedPicture(sliceNALUnits: units, reconstruction: coder.recon)
+    }
+
+    /// What the engine codes (see Sources/H265Encoding) and what a request must agree with.
+    static func validate(_ request: H265EncodeRequest) throws(H265EncodingError) {
+        let sps = request.sps, pps = request.pps
+        guard sps.chromaFormatIdc == 1, !sps.separateColourPlaneFlag else { throw .unsupported("chroma_format_idc \(sps.chromaFormatIdc)") }
+        guard sps.bitDepthLuma == sps.bitDepthChroma, sps.bitDepthLuma == 8 || sps.bitDepthLuma == 10 else {
+            throw .unsupported("bit depth \(sps.bitDepthLuma)/\(sps.bitDepthChroma)")
+        }
+        guard !sps.scalingListEnabledFlag else { throw .unsupported("scaling lists") }
+        guard !sps.rangeExtension.usesAny, !pps.usesRangeExtension else { throw .unsupported("range extension tools") }
+        guard !pps.tilesEnabledFlag, !pps.entropyCodingSyncEnabledFlag else { throw .unsupported("tiles or wavefront parallel processing") }
+        guard !pps.weightedPredFlag, !pps.weightedBipredFlag else { throw .unsupported("weighted prediction") }
+        guard sps.log2CtbSize >= 4, sps.log2CtbSize <= 6 else { throw .unsupported("CTB size \(sps.ctbSize)") }
+        let w = sps.picWidthInLumaSamples, h = sps.picHeightInLumaSamples
+        let s = request.source
+        guard s.width == w, s.height == h, s.hasConsistentPlanes else {
+            throw .inconsistent("source is \(s.width)x\(s.height), the SPS codes \(w)x\(h)")
+        }
+        guard s.bitDepth == sps.bitDepthLuma else { throw .inconsistent("source has \(s.bitDepth) bits, the SPS \(sps.bitDepthLuma)") }
+        var covered = 0
+        for (i, slice) in request.slices.enumerated() {
+            let header = slice.header
+            guard !header.dependentSliceSegmentFlag else { throw .unsupported("dependent slice segments") }
+            guard header.sliceSegmentAddress == covered, slice.ctbCount > 0 else {
+                throw .inconsistent("slice \(i) starts at CTB \(header.sliceSegmentAddress), expected \(covered)")
+            }
+            guard (i == 0) == header.firstSliceSegmentInPicFlag else { throw .inconsistent("slice \(i): first_slice_segment_in_pic_flag") }
+            covered += slice.ctbCount
+            let qp = 26 + pps.initQpMinus26 + header.qpDelta
+            guard qp >= -6 * sps.bitDepthLumaMinus8, qp <= 51 else { throw .inconsistent("slice \(i): SliceQpY \(qp)") }
+            if header.sliceType != .i && request.refPicList0.isEmpty { throw .inconsistent("slice \(i) is \(header.sliceType) but RefPicList0 is empty") }
+            if header.sliceType == .b && request.refPicList1.isEmpty { throw .inconsistent("slice \(i) is B but RefPicList1 is empty") }
+            if let packed = slice.packedHeader, packed.bitLength > packed.bytes.count * 8 || packed.bitLength < 16 || packed.bitLength % 8 != 0 {
+                throw .inconsistent("slice \(i): packed header of \(packed.bitLength) bits is not whole bytes within its \(packed.bytes.count)")
+            }
+        }
+        guard covered == sps.picSizeInCtbs else { throw .inconsistent("the slices cover \(covered) CTBs of \(sps.picSizeInCtbs)") }
     }
 }

@@ -1,3 +1,4 @@
+import CABACCoding
 @testable import H264Encoding
 
 /// A CABAC arithmetic decoding engine (9.3.1.2, 9.3.3.2) for tests: the inverse of ``CABACEncoder``,
@@ -36,7 +37,7 @@ struct CABACDecodingEngine {
         let state = Int(contexts[ctxIdx])
         let pStateIdx = state >> 1
         let valMPS = state & 1 != 0
-        let rLPS = UInt32(CABACTables.rangeLPS[pStateIdx << 2 | Int((range >> 6) & 3)])
+        let rLPS = UInt32(CABACEngineTables.rangeLPS[pStateIdx << 2 | Int((range >> 6) & 3)])
         range -= rLPS
         let bin: Bool
         if offset >= range {
@@ -44,7 +45,7 @@ struct CABACDecodingEngine {
             offset -= range
             range = rLPS
             let newMPS = pStateIdx == 0 ? !valMPS : valMPS
-            contexts[ctxIdx] = CABACTables.transIdxLPS[pStateIdx] << 1 | (newMPS ? 1 : 0)
+            contexts[ctxIdx] = CABACEngineTables.transIdxLPS[pStateIdx] << 1 | (newMPS ? 1 : 0)
         } else {
             bin = valMPS
             contexts[ctxIdx] = UInt8(min(pStateIdx + 1, 62) << 1 | (valMPS ? 1 : 0))

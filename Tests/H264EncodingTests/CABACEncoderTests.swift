@@ -1,3 +1,4 @@
+import CABACCoding
 import Testing
 import VTKTestSupport
 @testable import H264Encoding

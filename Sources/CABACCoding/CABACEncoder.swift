@@ -5,29 +5,34 @@
 /// stays outstanding until a later carry settles it (the byte-wise form of PutBit's bitsOutstanding).
 /// Contexts are one byte each, `pStateIdx << 1 | valMPS`, indexed by ctxIdx. Contexts and the state
 /// tables live inline in the struct: a bin costs no reference counting, uniqueness check or lazy global.
-struct CABACEncoder {
-    private(set) var bytes: [UInt8] = []
-    /// Context variables by ctxIdx (9.3.1.1); 402 is ``CABACTables/contextCount``.
-    var contexts = InlineArray<402, UInt8>(repeating: 0)
-    private let rangeLPS = InlineArray<256, UInt8> { CABACTables.rangeLPS[$0] }
-    private let nextStateMPS = InlineArray<128, UInt8> { CABACTables.nextStateMPS[$0] }
-    private let nextStateLPS = InlineArray<128, UInt8> { CABACTables.nextStateLPS[$0] }
-    private var low: UInt64 = 0
-    private var range: UInt32 = 510
+///
+/// The engine is the same in H.264 (9.3.4) and H.265 (9.3.4.3): both encoders use it; each codec
+/// numbers and initialises its own contexts.
+public struct CABACEncoder {
+    public private(set) var bytes: [UInt8] = []
+    /// Context variables by ctxIdx (H.264 9.3.1.1 numbers up to 401, H.265 its own up to ``contextCapacity``).
+    public var contexts = InlineArray<512, UInt8>(repeating: 0)
+    /// How many contexts ``contexts`` holds.
+    public static let contextCapacity = 512
+    @usableFromInline let rangeLPS = InlineArray<256, UInt8> { CABACEngineTables.rangeLPS[$0] }
+    @usableFromInline let nextStateMPS = InlineArray<128, UInt8> { CABACEngineTables.nextStateMPS[$0] }
+    @usableFromInline let nextStateLPS = InlineArray<128, UInt8> { CABACEngineTables.nextStateLPS[$0] }
+    @usableFromInline var low: UInt64 = 0
+    @usableFromInline var range: UInt32 = 510
     /// Bits of ``low`` above the 10-bit window not yet output, minus 9 (the first bit of 9.3.4.2's
     /// PutBit is never written; it is the always-zero integer part). A byte leaves when it reaches 0.
-    private var queue = -9
+    @usableFromInline var queue = -9
     /// Bytes equal to 0xFF waiting for a possible carry.
-    private var outstanding = 0
+    @usableFromInline var outstanding = 0
     /// Bins coded so far, for the cabac_zero_word constraint (9.3.4.6).
-    private(set) var binCount = 0
+    public var binCount = 0
 
-    init(reservingCapacity capacity: Int = 4096) {
+    public init(reservingCapacity capacity: Int = 4096) {
         bytes.reserveCapacity(capacity)
     }
 
     /// 9.3.1.2: start of slice data, and again after pcm samples.
-    mutating func initialise() {
+    public mutating func initialise() {
         low = 0
         range = 510
         queue = -9
@@ -35,8 +40,8 @@ struct CABACEncoder {
     }
 
     /// EncodeDecision (9.3.4.2) with context ctxIdx.
-    @inline(__always)
-    mutating func encodeDecision(_ bin: Bool, _ ctxIdx: Int) {
+    @inlinable @inline(__always)
+    public mutating func encodeDecision(_ bin: Bool, _ ctxIdx: Int) {
         binCount &+= 1
         let state = Int(contexts[ctxIdx])
         let rLPS = UInt32(rangeLPS[(state & ~1) << 1 | Int((range >> 6) & 3)])
@@ -60,8 +65,8 @@ struct CABACEncoder {
     }
 
     /// EncodeBypass (9.3.4.4).
-    @inline(__always)
-    mutating func encodeBypass(_ bin: Bool) {
+    @inlinable @inline(__always)
+    public mutating func encodeBypass(_ bin: Bool) {
         binCount &+= 1
         low <<= 1
         if bin { low &+= UInt64(range) }
@@ -70,8 +75,8 @@ struct CABACEncoder {
     }
 
     /// `count` bypass bins of `value`, most significant first.
-    @inline(__always)
-    mutating func encodeBypassBits(_ value: UInt32, count: Int) {
+    @inlinable @inline(__always)
+    public mutating func encodeBypassBits(_ value: UInt32, count: Int) {
         var k = count
         while k > 0 {
             k -= 1
@@ -82,7 +87,7 @@ struct CABACEncoder {
     /// EncodeTerminate (9.3.4.5); a 1 flushes (EncodeFlush), leaving the stream byte aligned after the
     /// final bit, which is rbsp_stop_one_bit for end_of_slice_flag (the zero bits after it are the
     /// alignment) and is followed by pcm_alignment_zero_bits for I_PCM.
-    mutating func encodeTerminate(_ bin: Bool) {
+    public mutating func encodeTerminate(_ bin: Bool) {
         binCount &+= 1
         range -= 2
         if bin {
@@ -123,8 +128,8 @@ struct CABACEncoder {
 
     /// Moves the completed byte (and any carry into the bytes before it) out of ``low``: once per eight
     /// bits, kept out of line so the bin paths stay small.
-    @inline(never)
-    private mutating func putByte() {
+    @inline(never) @usableFromInline
+    mutating func putByte() {
         let shift = UInt64(queue + 10)
         let out = Int(low >> shift)
         low &= (1 << shift) - 1
@@ -143,21 +148,10 @@ struct CABACEncoder {
     }
 
     /// Raw bytes between a flush and ``initialise()`` (pcm_sample_luma / chroma).
-    mutating func appendRaw<C: Collection>(_ more: C) where C.Element == UInt8 {
+    public mutating func appendRaw<C: Collection>(_ more: C) where C.Element == UInt8 {
         bytes.append(contentsOf: more)
     }
 
     /// Bits written so far, pending ones included (for rate estimates).
-    var bitCount: Int { (bytes.count + outstanding) * 8 + queue + 9 }
-
-    /// Appends cabac_zero_words (0x0000) after the slice's trailing bits until the bins fit the bytes
-    /// (7.4.2.10, 9.3.4.6): BinCount <= 32/3 * NumBytes + RawMbBits * macroblocks / 32, 8-bit 4:2:0, with
-    /// this slice's macroblocks standing for PicSizeInMbs. `otherBytes` counts the NAL header and slice
-    /// header; emulation prevention makes each word three bytes (0x000003).
-    mutating func appendCABACZeroWords(macroblocks: Int, otherBytes: Int) {
-        let allowance = 3 * 3072 * macroblocks / 32
-        let bytesNeeded = (3 * binCount - allowance + 31) / 32 - (bytes.count + otherBytes)
-        guard bytesNeeded > 0 else { return }
-        bytes.append(contentsOf: repeatElement(0, count: 2 * ((bytesNeeded + 2) / 3)))
-    }
+    public var bitCount: Int { (bytes.count + outstanding) * 8 + queue + 9 }
 }

@@ -1,0 +1,486 @@
+import H265Bitstream
+import NALStream
+
+/// The state of one picture while the engine codes it: the reconstruction so far and, per 4x4 block,
+/// what later blocks, the entropy coder's contexts and the deblocking filter need of it.
+struct H265PictureCoder {
+    let sps: H265SequenceParameterSet
+    let pps: H265PictureParameterSet
+    let source: H265EncoderPicture
+    var recon: H265EncoderPicture
+    let width: Int, height: Int, bitDepth: Int
+    let w4: Int, h4: Int
+    let log2Ctb: Int, minCbLog2: Int, minTbLog2: Int, maxTbLog2: Int
+    let ctbWidth: Int
+    /// Slice index by CTB address (raster), −1 before the slice is coded.
+    var sliceOfCtb: [Int]
+    // Per 4x4 block.
+    var decoded: [Bool]
+    var intra: [Bool]
+    var skip: [Bool]
+    var ctDepth: [UInt8]
+    var lumaMode: [UInt8]
+    var qpY: [Int8]
+    var lumaCoded: [Bool]
+    /// bit 0: left edge is a transform or prediction block edge; bit 1: top edge; bits 2, 3: the same edges are
+    /// transform block edges.
+    var edges: [UInt8]
+    var deblockControls: [H265Deblocking.SliceControls] = []
+
+    // Slice state.
+    var sliceIndex = 0
+    var sliceQP = 26
+    var sliceType = H265SliceType.i
+    var cbQpOffset = 0, crQpOffset = 0
+    var isCuQpDeltaCoded = false
+    var writer = H265SyntaxWriter()
+
+    init(request: H265EncodeRequest) {
+        sps = request.sps
+        pps = request.pps
+        source = request.source
+        width = sps.picWidthInLumaSamples
+        height = sps.picHeightInLumaSamples
+        bitDepth = sps.bitDepthLuma
+        recon = H265EncoderPicture(width: width, height: height, bitDepth: bitDepth)
+        w4 = width >> 2
+        h4 = height >> 2
+        log2Ctb = sps.log2CtbSize
+        minCbLog2 = sps.log2MinCbSize
+        minTbLog2 = sps.log2MinTransformBlockSize
+        maxTbLog2 = sps.log2MaxTransformBlockSize
+        ctbWidth = sps.picWidthInCtbs
+        sliceOfCtb = [Int](repeating: -1, count: sps.picSizeInCtbs)
+        let blocks = w4 * h4
+        decoded = [Bool](repeating: false, count: blocks)
+        intra = [Bool](repeating: false, count: blocks)
+        skip = [Bool](repeating: false, count: blocks)
+        ctDepth = [UInt8](repeating: 0, count: blocks)
+        lumaMode = [UInt8](repeating: 1, count: blocks)
+        qpY = [Int8](repeating: 0, count: blocks)
+        lumaCoded = [Bool](repeating: false, count: blocks)
+        edges = [UInt8](repeating: 0, count: blocks)
+    }
+
+    @inline(__always) func block(_ x: Int, _ y: Int) -> Int { (y >> 2) * w4 + (x >> 2) }
+    @inline(__always) func ctbAddr(_ x: Int, _ y: Int) -> Int { (y >> log2Ctb) * ctbWidth + (x >> log2Ctb) }
+
+    /// 6.4.1: whether the luma sample (x, y) is available to the block being coded in this slice.
+    @inline(__always) func available(_ x: Int, _ y: Int) -> Bool {
+        guard x >= 0, y >= 0, x < width, y < height else { return false }
+        return decoded[block(x, y)] && sliceOfCtb[ctbAddr(x, y)] == sliceIndex
+    }
+
+    // MARK: Slices
+
+    /// Codes one slice segment; returns its NAL unit (2-byte header + escaped payload).
+    mutating func codeSlice(_ request: H265SliceRequest, index: Int) -> [UInt8] {
+        let header = request.header
+        sliceIndex = index
+        sliceType = header.sliceType
+        sliceQP = 26 + pps.initQpMinus26 + header.qpDelta
+        cbQpOffset = pps.cbQpOffset + header.cbQpOffset
+        crQpOffset = pps.crQpOffset + header.crQpOffset
+        deblockControls.append(.init(disabled: header.deblockingFilterDisabledFlag, betaOffsetDiv2: header.betaOffsetDiv2,
+                                     tcOffsetDiv2: header.tcOffsetDiv2, acrossSlices: header.loopFilterAcrossSlicesEnabledFlag))
+        let initType: Int
+        switch header.sliceType {
+        case .i: initType = 0
+        case .p: initType = header.cabacInitFlag ? 2 : 1
+        case .b: initType = header.cabacInitFlag ? 1 : 2
+        }
+        writer = H265SyntaxWriter()
+        writer.initialiseContexts(initType: initType, sliceQP: sliceQP)
+        let first = header.sliceSegmentAddress, end = first + request.ctbCount
+        for addr in first..<end { sliceOfCtb[addr] = index }
+        for addr in first..<end {
+            let x0 = (addr % ctbWidth) << log2Ctb, y0 = (addr / ctbWidth) << log2Ctb
+            if header.saoLumaFlag || header.saoChromaFlag {
+                let left = x0 > 0 && sliceOfCtb[addr - 1] == index
+                let up = y0 > 0 && sliceOfCtb[addr - ctbWidth] == index
+                writer.saoOff(mergeLeftPossible: left, mergeUpPossible: up, luma: header.saoLumaFlag,
+                              chroma: header.saoChromaFlag && sps.chromaArrayType != 0)
+            }
+            codingQuadtree(x0, y0, log2: log2Ctb, depth: 0)
+            writer.endOfSliceSegment(addr == end - 1)
+        }
+        let headerBytes: [UInt8]
+        if let packed = request.packedHeader {
+            headerBytes = Array(packed.bytes.prefix((packed.bitLength + 7) / 8))
+        } else {
+            headerBytes = header.headerBytes(sps: sps, pps: pps)
+        }
+        return Array(headerBytes.prefix(2)) + EmulationPrevention.insert(Array(headerBytes.dropFirst(2)) + writer.engine.bytes)
+    }
+
+    // MARK: Coding tree (7.3.8.4)
+
+    mutating func codingQuadtree(_ x0: Int, _ y0: Int, log2: Int, depth: Int) {
+        let size = 1 << log2
+        let split: Bool
+        if x0 + size <= width && y0 + size <= height && log2 > minCbLog2 {
+            split = log2 > targetCULog2(x0, y0, log2: log2)
+            var ctxInc = 0
+            if available(x0 - 1, y0) && Int(ctDepth[block(x0 - 1, y0)]) > depth { ctxInc += 1 }
+            if available(x0, y0 - 1) && Int(ctDepth[block(x0, y0 - 1)]) > depth { ctxInc += 1 }
+            writer.splitCUFlag(split, ctxInc: ctxInc)
+        } else {
+            split = log2 > minCbLog2
+        }
+        if pps.cuQpDeltaEnabledFlag && log2 >= log2Ctb - pps.diffCuQpDeltaDepth { isCuQpDeltaCoded = false }
+        if split {
+            let half = size >> 1
+            for (dx, dy) in [(0, 0), (half, 0), (0, half), (half, half)] where x0 + dx < width && y0 + dy < height {
+                codingQuadtree(x0 + dx, y0 + dy, log2: log2 - 1, depth: depth + 1)
+            }
+        } else {
+            codingUnit(x0, y0, log2: log2, depth: depth)
+        }
+    }
+
+    /// The CU size the encoder wants here: 16x16 (within the SPS's limits).
+    func targetCULog2(_ x0: Int, _ y0: Int, log2: Int) -> Int {
+        min(max(4, minCbLog2), log2Ctb)
+    }
+
+    /// Marks a CU's blocks (depth, prediction, QP, skip).
+    mutating func markCU(_ x0: Int, _ y0: Int, size: Int, depth: Int, isIntra: Bool, isSkip: Bool) {
+        for y in stride(from: y0, to: min(y0 + size, height), by: 4) {
+            for x in stride(from: x0, to: min(x0 + size, width), by: 4) {
+                let b = block(x, y)
+                ctDepth[b] = UInt8(depth)
+                intra[b] = isIntra
+                skip[b] = isSkip
+                qpY[b] = Int8(sliceQP)
+            }
+        }
+    }
+
+    mutating func codingUnit(_ x0: Int, _ y0: Int, log2: Int, depth: Int) {
+        let size = 1 << log2
+        if pps.transquantBypassEnabledFlag { writer.bin(false, H265Context.cuTransquantBypassFlag) }
+        if sliceType != .i {
+            var ctxInc = 0
+            if available(x0 - 1, y0) && skip[block(x0 - 1, y0)] { ctxInc += 1 }
+            if available(x0, y0 - 1) && skip[block(x0, y0 - 1)] { ctxInc += 1 }
+            writer.cuSkipFlag(false, ctxInc: ctxInc)
+            writer.predModeFlag(intra: true)
+        }
+        markCU(x0, y0, size: size, depth: depth, isIntra: true, isSkip: false)
+        codeIntraCU(x0, y0, log2: log2)
+    }
+
+    // MARK: Intra CUs
+
+    /// candModeList of 8.4.2.
+    func mostProbableModes(_ x0: Int, _ y0: Int) -> [Int] {
+        func neighbour(_ x: Int, _ y: Int) -> Int {
+            guard available(x, y) else { return 1 }
+            let b = block(x, y)
+            return intra[b] ? Int(lumaMode[b]) : 1
+        }
+        let a = neighbour(x0 - 1, y0)
+        // B is DC when above the current CTB (8.4.2).
+        let b = y0 - 1 < ((y0 >> log2Ctb) << log2Ctb) ? 1 : neighbour(x0, y0 - 1)
+        if a == b {
+            if a < 2 { return [0, 1, 26] }
+            return [a, 2 + ((a + 29) % 32), 2 + ((a - 2 + 1) % 32)]
+        }
+        let c = (a != 0 && b != 0) ? 0 : (a != 1 && b != 1) ? 1 : 26
+        return [a, b, c]
+    }
+
+    mutating func codeIntraCU(_ x0: Int, _ y0: Int, log2: Int) {
+        let size = 1 << log2
+        if log2 == minCbLog2 { writer.partModeIntra(nxn: false) }
+        if sps.pcmEnabledFlag {
+            let minPcm = sps.log2MinPcmLumaCodingBlockSizeMinus3 + 3
+            let maxPcm = minPcm + sps.log2DiffMaxMinPcmLumaCodingBlockSize
+            if log2 >= minPcm && log2 <= maxPcm { writer.engine.encodeTerminate(false) }
+        }
+        let candidates = mostProbableModes(x0, y0)
+        let mode = chooseLumaMode(x0, y0, log2: min(log2, maxTbLog2), candidates: candidates)
+        for y in stride(from: y0, to: y0 + size, by: 4) {
+            for x in stride(from: x0, to: x0 + size, by: 4) { lumaMode[block(x, y)] = UInt8(mode) }
+        }
+        if let index = candidates.firstIndex(of: mode) {
+            writer.intraLumaMode(mpmIndex: index, remainder: 0)
+        } else {
+            writer.intraLumaMode(mpmIndex: nil, remainder: mode - candidates.filter { $0 < mode }.count)
+        }
+        writer.intraChromaPredMode(4)
+        // Reconstruct the transform tree, then write it.
+        var tree = TransformNode()
+        buildTransformTree(&tree, x0, y0, log2: log2, depth: 0, mode: mode, intraCU: true)
+        writeTransformTree(tree, x0, y0, log2: log2, depth: 0, parentCbf: (true, true), intraCU: true, blkIdx: 0, mode: mode)
+    }
+
+    /// Picks the luma mode by SATD of the prediction at the first transform block, plus a bit estimate.
+    mutating func chooseLumaMode(_ x0: Int, _ y0: Int, log2: Int, candidates: [Int]) -> Int {
+        let n = 1 << log2
+        let refs = referenceSamples(x0, y0, log2: log2, cIdx: 0)
+        var pred = [Int32](repeating: 0, count: n * n)
+        let lambda = 0.85 * Self.twoToTheSixth(sliceQP - 12)
+        func cost(_ mode: Int) -> Double {
+            predictBlock(refs, log2: log2, mode: mode, cIdx: 0, into: &pred)
+            let bits = candidates.contains(mode) ? 2.0 : 6.0
+            return Double(satd(x0, y0, n: n, pred: pred)) + lambda * bits
+        }
+        var best = 0, bestCost = Double.infinity
+        var tried = Set<Int>()
+        func consider(_ m: Int) {
+            guard m >= 0, m <= 34, tried.insert(m).inserted else { return }
+            let c = cost(m)
+            if c < bestCost { bestCost = c; best = m }
+        }
+        for m in [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] + candidates { consider(m) }
+        if best >= 2 {
+            let centre = best
+            for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
+        }
+        return best
+    }
+
+    /// 2^(k / 6).
+    static func twoToTheSixth(_ k: Int) -> Double {
+        let fractions = [1.0, 1.122462, 1.259921, 1.414214, 1.587401, 1.781797]
+        let whole = k >= 0 ? k / 6 : -((-k + 5) / 6)
+        let base = whole >= 0 ? Double(1 << whole) : 1 / Double(1 << -whole)
+        return base * fractions[k - 6 * whole]
+    }
+
+    /// Sum of 4x4 Hadamard-transformed differences between the source luma at (x0, y0) and `pred`.
+    func satd(_ x0: Int, _ y0: Int, n: Int, pred: [Int32]) -> Int {
+        var total = 0
+        var d = [Int32](repeating: 0, count: 16)
+        for by in stride(from: 0, to: n, by: 4) {
+            for bx in stride(from: 0, to: n, by: 4) {
+                for y in 0..<4 {
+                    for x in 0..<4 {
+                        d[y * 4 + x] = Int32(source.luma[(y0 + by + y) * width + x0 + bx + x]) - pred[(by + y) * n + bx + x]
+                    }
+                }
+                for y in 0..<4 {
+                    let a0 = d[y * 4] + d[y * 4 + 3], a1 = d[y * 4 + 1] + d[y * 4 + 2]
+                    let a2 = d[y * 4 + 1] - d[y * 4 + 2], a3 = d[y * 4] - d[y * 4 + 3]
+                    d[y * 4] = a0 + a1; d[y * 4 + 1] = a3 + a2; d[y * 4 + 2] = a0 - a1; d[y * 4 + 3] = a3 - a2
+                }
+                for x in 0..<4 {
+                    let a0 = d[x] + d[12 + x], a1 = d[4 + x] + d[8 + x]
+                    let a2 = d[4 + x] - d[8 + x], a3 = d[x] - d[12 + x]
+                    total += Int(abs(a0 + a1) + abs(a3 + a2) + abs(a0 - a1) + abs(a3 - a2))
+                }
+            }
+        }
+        return total / 2
+    }
+
+    // MARK: Intra prediction from the reconstruction
+
+    /// The 4N + 1 references of the N x N block at (x, y) of plane cIdx (chroma: chroma coordinates).
+    func referenceSamples(_ x: Int, _ y: Int, log2: Int, cIdx: Int) -> [Int32] {
+        let n = 1 << log2
+        let shift = cIdx == 0 ? 0 : 1
+        let planeWidth = cIdx == 0 ? width : width >> 1
+        let plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
+        let c = 2 * n
+        return H265IntraPrediction.references(count: n, bitDepth: bitDepth, sample: { i in
+            let (sx, sy) = i < c ? (x - 1, y + c - 1 - i) : (x + i - c - 1, y - 1)
+            return Int32(plane[sy * planeWidth + sx])
+        }, available: { i in
+            let (sx, sy) = i < c ? (x - 1, y + c - 1 - i) : (x + i - c - 1, y - 1)
+            return self.available(sx << shift, sy << shift)
+        })
+    }
+
+    func predictBlock(_ refs: [Int32], log2: Int, mode: Int, cIdx: Int, into pred: inout [Int32]) {
+        let n = 1 << log2
+        let filtered = cIdx == 0
+            ? H265IntraPrediction.filter(refs, count: n, mode: mode, strongSmoothing: sps.strongIntraSmoothingEnabledFlag, bitDepth: bitDepth)
+            : refs
+        H265IntraPrediction.predict(filtered, count: n, log2: log2, mode: mode, edgeFilters: cIdx == 0 && n < 32, bitDepth: bitDepth, into: &pred)
+    }
+
+    // MARK: Transform tree
+
+    /// One node of a coded transform tree: its children, or the levels of a leaf.
+    struct TransformNode {
+        var children: [TransformNode] = []
+        var luma: [Int32]?
+        var cb: [Int32]?
+        var cr: [Int32]?
+        var cbfCb = false, cbfCr = false
+        /// Chroma of a 4x4-luma split, coded with the fourth child (blkIdx 3).
+        var chromaAtParent = false
+    }
+
+    /// Whether split_transform_flag is coded at this node, and the split when inferred (7.4.9.8).
+    func transformSplit(log2: Int, depth: Int, intraCU: Bool) -> (coded: Bool, split: Bool) {
+        let maxDepth = intraCU ? sps.maxTransformHierarchyDepthIntra : sps.maxTransformHierarchyDepthInter
+        if log2 <= maxTbLog2 && log2 > minTbLog2 && depth < maxDepth { return (true, false) }
+        return (false, log2 > maxTbLog2)
+    }
+
+    /// Predicts, transforms, quantises and reconstructs the tree of the CU at (x0, y0) in decoding order.
+    mutating func buildTransformTree(_ node: inout TransformNode, _ x0: Int, _ y0: Int, log2: Int, depth: Int, mode: Int, intraCU: Bool) {
+        let (_, split) = transformSplit(log2: log2, depth: depth, intraCU: intraCU)
+        if split {
+            let half = 1 << (log2 - 1)
+            node.children = []
+            for (dx, dy) in [(0, 0), (half, 0), (0, half), (half, half)] {
+                var child = TransformNode()
+                buildTransformTree(&child, x0 + dx, y0 + dy, log2: log2 - 1, depth: depth + 1, mode: mode, intraCU: intraCU)
+                node.children.append(child)
+            }
+            if log2 == 3 {
+                // 4x4 luma blocks: the 4x4 chroma blocks of the 8x8 area come after the fourth.
+                node.chromaAtParent = true
+                node.cb = codeBlock(x0 >> 1, y0 >> 1, log2: 2, cIdx: 1, mode: mode, intraCU: intraCU)
+                node.cr = codeBlock(x0 >> 1, y0 >> 1, log2: 2, cIdx: 2, mode: mode, intraCU: intraCU)
+                node.cbfCb = node.cb != nil
+                node.cbfCr = node.cr != nil
+                markDecoded(x0, y0, size: 8)
+            } else {
+                node.cbfCb = node.children.contains { $0.cbfCb }
+                node.cbfCr = node.children.contains { $0.cbfCr }
+            }
+            return
+        }
+        let size = 1 << log2
+        node.luma = codeBlock(x0, y0, log2: log2, cIdx: 0, mode: mode, intraCU: intraCU)
+        for y in stride(from: y0, to: y0 + size, by: 4) {
+            for x in stride(from: x0, to: x0 + size, by: 4) {
+                let b = block(x, y)
+                lumaCoded[b] = node.luma != nil
+                if x == x0 { edges[b] |= 1 | 4 }
+                if y == y0 { edges[b] |= 2 | 8 }
+            }
+        }
+        if log2 > 2 {
+            node.cb = codeBlock(x0 >> 1, y0 >> 1, log2: log2 - 1, cIdx: 1, mode: mode, intraCU: intraCU)
+            node.cr = codeBlock(x0 >> 1, y0 >> 1, log2: log2 - 1, cIdx: 2, mode: mode, intraCU: intraCU)
+            node.cbfCb = node.cb != nil
+            node.cbfCr = node.cr != nil
+            markDecoded(x0, y0, size: size)
+        } else {
+            // Luma 4x4 blocks are available to the next one before the chroma of their 8x8 area.
+            markDecoded(x0, y0, size: size)
+        }
+    }
+
+    mutating func markDecoded(_ x0: Int, _ y0: Int, size: Int) {
+        for y in stride(from: y0, to: y0 + size, by: 4) {
+            for x in stride(from: x0, to: x0 + size, by: 4) { decoded[block(x, y)] = true }
+        }
+    }
+
+    /// Codes one transform block of plane cIdx at (x, y) in that plane's coordinates: prediction (intra),
+    /// residual, levels, reconstruction. Returns the levels, nil when all are zero.
+    mutating func codeBlock(_ x: Int, _ y: Int, log2: Int, cIdx: Int, mode: Int, intraCU: Bool) -> [Int32]? {
+        let n = 1 << log2
+        var pred = [Int32](repeating: 0, count: n * n)
+        if intraCU {
+            // 4x4 chroma of a split 8x8 sits beside luma that is already decoded; its own area is not.
+            predictBlock(referenceSamples(x, y, log2: log2, cIdx: cIdx), log2: log2, mode: mode, cIdx: cIdx, into: &pred)
+        }
+        let planeWidth = cIdx == 0 ? width : width >> 1
+        let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
+        var residual = [Int32](repeating: 0, count: n * n)
+        for j in 0..<n {
+            for i in 0..<n { residual[j * n + i] = Int32(src[(y + j) * planeWidth + x + i]) - pred[j * n + i] }
+        }
+        let qp = cIdx == 0 ? sliceQP : chromaQP(cIdx)
+        let useDST = intraCU && cIdx == 0 && log2 == 2
+        let coefficients = H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST)
+        var levels = H265Transform.quantise(coefficients, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU)
+        let nonZero = levels.contains { $0 != 0 }
+        if nonZero && pps.signDataHidingEnabledFlag {
+            H265SyntaxWriter.hideSigns(&levels, log2: log2, scanIdx: scanIndex(log2: log2, cIdx: cIdx, mode: mode, intraCU: intraCU))
+        }
+        var rebuilt = [Int32](repeating: 0, count: n * n)
+        if nonZero {
+            H265Transform.inverse(levels, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, dst: useDST, into: &rebuilt)
+        }
+        let maxValue = Int32((1 << bitDepth) - 1)
+        var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
+        if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
+        for j in 0..<n {
+            for i in 0..<n { plane[(y + j) * planeWidth + x + i] = UInt16(min(max(pred[j * n + i] + rebuilt[j * n + i], 0), maxValue)) }
+        }
+        if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
+        return nonZero ? levels : nil
+    }
+
+    /// Qp′Cb / Qp′Cr without the bit depth offset (8.6.1).
+    func chromaQP(_ cIdx: Int) -> Int {
+        let offset = cIdx == 1 ? cbQpOffset : crQpOffset
+        let qpi = min(max(sliceQP + offset, -6 * (bitDepth - 8)), 57)
+        return H265Deblocking.chromaQP(qpi)
+    }
+
+    /// scanIdx of 7.4.9.11.
+    func scanIndex(log2: Int, cIdx: Int, mode: Int, intraCU: Bool) -> Int {
+        guard intraCU, log2 == 2 || (log2 == 3 && cIdx == 0) else { return 0 }
+        if (6...14).contains(mode) { return 2 }
+        if (22...30).contains(mode) { return 1 }
+        return 0
+    }
+
+    /// Writes transform_tree() (7.3.8.8) and transform_unit() (7.3.8.10) of a built tree.
+    mutating func writeTransformTree(_ node: TransformNode, _ x0: Int, _ y0: Int, log2: Int, depth: Int, parentCbf: (Bool, Bool),
+                                     intraCU: Bool, blkIdx: Int, mode: Int) {
+        let (coded, _) = transformSplit(log2: log2, depth: depth, intraCU: intraCU)
+        let split = !node.children.isEmpty
+        if coded { writer.splitTransformFlag(split, log2TrafoSize: log2) }
+        if log2 > 2 {
+            if depth == 0 || parentCbf.0 { writer.cbfChroma(node.cbfCb, trafoDepth: depth) }
+            if depth == 0 || parentCbf.1 { writer.cbfChroma(node.cbfCr, trafoDepth: depth) }
+        }
+        if split {
+            let half = 1 << (log2 - 1)
+            for (i, (dx, dy)) in [(0, 0), (half, 0), (0, half), (half, half)].enumerated() {
+                var child = node.children[i]
+                if node.chromaAtParent {
+                    // cbf_cb/cbf_cr of the 8x8 node serve the 4x4 children (cbfDepthC = trafoDepth − 1).
+                    child.cbfCb = node.cbfCb
+                    child.cbfCr = node.cbfCr
+                    if i == 3 { child.cb = node.cb; child.cr = node.cr }
+                }
+                writeTransformTree(child, x0 + dx, y0 + dy, log2: log2 - 1, depth: depth + 1, parentCbf: (node.cbfCb, node.cbfCr),
+                                   intraCU: intraCU, blkIdx: i, mode: mode)
+            }
+            return
+        }
+        let cbfLuma = node.luma != nil
+        if intraCU || depth != 0 || node.cbfCb || node.cbfCr { writer.cbfLuma(cbfLuma, trafoDepth: depth) }
+        guard cbfLuma || node.cbfCb || node.cbfCr else { return }
+        if pps.cuQpDeltaEnabledFlag && !isCuQpDeltaCoded {
+            writer.cuQPDelta(0)
+            isCuQpDeltaCoded = true
+        }
+        let sdh = pps.signDataHidingEnabledFlag
+        if let luma = node.luma {
+            writer.residualCoding(luma, log2: log2, cIdx: 0, scanIdx: scanIndex(log2: log2, cIdx: 0, mode: mode, intraCU: intraCU), signHiding: sdh)
+        }
+        let chromaLog2 = log2 > 2 ? log2 - 1 : (blkIdx == 3 ? 2 : 0)
+        guard chromaLog2 > 0 else { return }
+        let chromaScan = scanIndex(log2: chromaLog2, cIdx: 1, mode: mode, intraCU: intraCU)
+        if let cb = node.cb { writer.residualCoding(cb, log2: chromaLog2, cIdx: 1, scanIdx: chromaScan, signHiding: sdh) }
+        if let cr = node.cr { writer.residualCoding(cr, log2: chromaLog2, cIdx: 2, scanIdx: chromaScan, signHiding: sdh) }
+    }
+
+    // MARK: In-loop filters
+
+    mutating func deblock() {
+        let w4 = self.w4, log2Ctb = self.log2Ctb, ctbWidth = self.ctbWidth
+        let sliceOfCtb = self.sliceOfCtb, intra = self.intra, lumaCoded = self.lumaCoded
+        H265Deblocking.apply(to: &recon, edges: edges, qp: qpY, sliceOfBlock: { b in
+            let x = (b % w4) << 2, y = (b / w4) << 2
+            return sliceOfCtb[(y >> log2Ctb) * ctbWidth + (x >> log2Ctb)]
+        }, controls: deblockControls, cbQpOffset: pps.cbQpOffset, crQpOffset: pps.crQpOffset) { p, q, transformEdge in
+            if intra[p] || intra[q] { return 2 }
+            if transformEdge && (lumaCoded[p] || lumaCoded[q]) { return 1 }
+            return 0
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import H265Bitstream
+@testable import H265Encoding
+import VTKTestSupport
+
+/// Builds H.265 Annex B streams with the engine from pictures made at run time, and decodes them with
+/// FFmpeg's software decoder for comparison with the engine's reconstructions.
+enum H265EngineHarness {
+    struct Config {
+        var width = 64, height = 64
+        var bitDepth = 8
+        var log2Ctb = 4, log2MinCb = 3, log2MinTb = 2, log2MaxTb = 4
+        var maxTransformDepthIntra = 1, maxTransformDepthInter = 1
+        var qp = 30
+        var sao = false
+        var strongIntraSmoothing = true
+        var signDataHiding = false
+        var cuQpDelta = false
+        var deblockingDisabled = false
+        var betaOffsetDiv2 = 0, tcOffsetDiv2 = 0
+        var cbQpOffset = 0, crQpOffset = 0
+        var pcm = false
+        var transquantBypass = false
+        /// CTBs per slice (0: one slice).
+        var ctbsPerSlice = 0
+        var frames = 1
+        /// Slice type of every picture after the first (an IDR I picture); P and B reference the picture before.
+        var laterType = H265SliceType.p
+        var cabacInitFlag = false
+    }
+
+    /// A picture of gradients, edges, texture and noise, different for each index.
+    static func sourcePicture(_ c: Config, index: Int) -> H265EncoderPicture {
+        var rng = SeededRandom(seed: UInt64(1000 + index))
+        let maxValue = (1 << c.bitDepth) - 1
+        func plane(_ w: Int, _ h: Int, _ phase: Int) -> [UInt16] {
+            var out = [UInt16](repeating: 0, count: w * h)
+            for y in 0..<h {
+                for x in 0..<w {
+                    var v = (x * 3 + y * 2 + phase + index * 5) % 256
+                    if (x / 13 + y / 11 + index) % 3 == 0 { v = 255 - v }
+                    if x > w / 2 && y < h / 3 { v = (v / 32) * 32 }
+                    v += Int(rng.next() % 21) - 10
+                    out[y * w + x] = UInt16(min(max(v, 0), 255) * maxValue / 255)
+                }
+            }
+            return out
+        }
+        return H265EncoderPicture(width: c.width, height: c.height, bitDepth: c.bitDepth,
+                                  luma: plane(c.width, c.height, 0), cb: plane(c.width / 2, c.height / 2, 60),
+                                  cr: plane(c.width / 2, c.height / 2, 140))
+    }
+
+    static func parameterSets(_ c: Config) -> (VideoParameterSet, H265SequenceParameterSet, H265PictureParameterSet) {
+        var ptl = ProfileTierLevel()
+        ptl.generalProfileIdc = c.bitDepth == 8 ? 1 : 2
+        ptl.generalProfileCompatibilityFlags = c.bitDepth == 8 ? 0x6000_0000 : 0x2000_0000
+        ptl.generalProgressiveSourceFlag = true
+        ptl.generalFrameOnlyConstraintFlag = true
+        ptl.generalLevelIdc = 93
+        var vps = VideoParameterSet()
+        vps.profileTierLevel = ptl
+        vps.maxDecPicBufferingMinus1 = [2]
+        vps.maxNumReorderPics = [0]
+        vps.maxLatencyIncreasePlus1 = [0]
+        var sps = H265SequenceParameterSet()
+        sps.profileTierLevel = ptl
+        sps.picWidthInLumaSamples = c.width
+        sps.picHeightInLumaSamples = c.height
+        sps.bitDepthLumaMinus8 = c.bitDepth - 8
+        sps.bitDepthChromaMinus8 = c.bitDepth - 8
+        sps.log2MaxPicOrderCntLsbMinus4 = 4
+        sps.maxDecPicBufferingMinus1 = [2]
+        sps.maxNumReorderPics = [0]
+        sps.maxLatencyIncreasePlus1 = [0]
+        sps.log2MinLumaCodingBlockSizeMinus3 = c.log2MinCb - 3
+        sps.log2DiffMaxMinLumaCodingBlockSize = c.log2Ctb - c.log2MinCb
+        sps.log2MinLumaTransformBlockSizeMinus2 = c.log2MinTb - 2
+        sps.log2DiffMaxMinLumaTransformBlockSize = c.log2MaxTb - c.log2MinTb
+        sps.maxTransformHierarchyDepthIntra = c.maxTransformDepthIntra
+        sps.maxTransformHierarchyDepthInter = c.maxTransformDepthInter
+        sps.sampleAdaptiveOffsetEnabledFlag = c.sao
+        sps.strongIntraSmoothingEnabledFlag = c.strongIntraSmoothing
+        sps.pcmEnabledFlag = c.pcm
+        if c.pcm {
+            sps.pcmSampleBitDepthLumaMinus1 = 7
+            sps.pcmSampleBitDepthChromaMinus1 = 7
+            sps.log2MinPcmLumaCodingBlockSizeMinus3 = 0
+            sps.log2DiffMaxMinPcmLumaCodingBlockSize = 1
+        }
+        var set = ShortTermReferencePictureSet()
+        set.deltaPocS0 = [-1]
+        set.usedByCurrPicS0 = [true]
+        sps.shortTermRefPicSets = [set]
+        var pps = H265PictureParameterSet()
+        pps.signDataHidingEnabledFlag = c.signDataHiding
+        pps.cuQpDeltaEnabledFlag = c.cuQpDelta
+        pps.cbQpOffset = c.cbQpOffset
+        pps.crQpOffset = c.crQpOffset
+        pps.cabacInitPresentFlag = true
+        pps.transquantBypassEnabledFlag = c.transquantBypass
+        pps.loopFilterAcrossSlicesEnabledFlag = true
+        pps.deblockingFilterControlPresentFlag = true
+        pps.deblockingFilterDisabledFlag = c.deblockingDisabled
+        pps.betaOffsetDiv2 = c.betaOffsetDiv2
+        pps.tcOffsetDiv2 = c.tcOffsetDiv2
+        return (vps, sps, pps)
+    }
+
+    struct Result {
+        var stream: [UInt8]
+        var reconstructions: [H265EncoderPicture]
+        var sources: [H265EncoderPicture]
+    }
+
+    /// Encodes `c.frames` pictures: an IDR, then pictures of `c.laterType` each referencing the one before.
+    static func encode(_ c: Config) throws -> Result {
+        let (vps, sps, pps) = parameterSets(c)
+        var stream: [UInt8] = []
+        for unit in [vps.nalUnit(), sps.nalUnit(), pps.nalUnit()] { stream += [0, 0, 0, 1] + unit }
+        var engine = H265PictureEncoder()
+        var recons: [H265EncoderPicture] = [], sources: [H265EncoderPicture] = []
+        let ctbs = sps.picSizeInCtbs
+        let perSlice = c.ctbsPerSlice > 0 ? c.ctbsPerSlice : ctbs
+        for frame in 0..<c.frames {
+            let source = sourcePicture(c, index: frame)
+            var slices: [H265SliceRequest] = []
+            var address = 0
+            while address < ctbs {
+                let count = min(perSlice, ctbs - address)
+                var h = H265SliceSegmentHeader()
+                h.nalUnitType = frame == 0 ? .idrWRADL : .trailR
+                h.firstSliceSegmentInPicFlag = address == 0
+                h.sliceSegmentAddress = address
+                h.sliceType = frame == 0 ? .i : c.laterType
+                h.picOrderCntLsb = frame % 256
+                if frame > 0 {
+                    h.shortTermRefPicSetSpsFlag = true
+                    h.shortTermRefPicSet = sps.shortTermRefPicSets[0]
+                    h.cabacInitFlag = c.cabacInitFlag
+                }
+                h.saoLumaFlag = c.sao
+                h.saoChromaFlag = c.sao
+                h.qpDelta = c.qp - 26
+                h.deblockingFilterDisabledFlag = c.deblockingDisabled
+                h.betaOffsetDiv2 = c.betaOffsetDiv2
+                h.tcOffsetDiv2 = c.tcOffsetDiv2
+                h.loopFilterAcrossSlicesEnabledFlag = true
+                slices.append(H265SliceRequest(header: h, ctbCount: count))
+                address += count
+            }
+            var refs0: [H265ReferencePicture] = [], refs1: [H265ReferencePicture] = []
+            if frame > 0, let previous = recons.last {
+                refs0 = [H265ReferencePicture(picture: previous, picOrderCnt: frame - 1)]
+                if c.laterType == .b { refs1 = refs0 }
+            }
+            let request = H265EncodeRequest(vps: vps, sps: sps, pps: pps, slices: slices, source: source,
+                                            refPicList0: refs0, refPicList1: refs1, picOrderCnt: frame)
+            let coded = try engine.encode(request)
+            for unit in coded.sliceNALUnits { stream += [0, 0, 0, 1] + unit }
+            recons.append(coded.reconstruction)
+            sources.append(source)
+        }
+        return Result(stream: stream, reconstructions: recons, sources: sources)
+    }
+
+    /// FFmpeg's decode of `stream` as raw I420 (8 bits) or yuv420p10le, and its error output.
+    static func ffmpegDecode(_ stream: [UInt8], bitDepth: Int) throws -> (errors: String, bytes: [UInt8]) {
+        let input = TestPaths.scratch.appendingPathComponent("h265-engine-\(UUID().uuidString).265")
+        let output = TestPaths.scratch.appendingPathComponent("h265-engine-\(UUID().uuidString).yuv")
+        try Data(stream).write(to: input)
+        if let keep = ProcessInfo.processInfo.environment["H265_ENGINE_DUMP"] { try? Data(stream).write(to: URL(fileURLWithPath: keep)) }
+        defer {
+            try? FileManager.default.removeItem(at: input)
+            try? FileManager.default.removeItem(at: output)
+        }
+        let r = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", input.path, "-fps_mode", "passthrough", "-f", "rawvideo",
+                                                 "-pix_fmt", bitDepth == 8 ? "yuv420p" : "yuv420p10le", "-y", output.path])
+        let bytes = (try? Data(contentsOf: output)).map { [UInt8]($0) } ?? []
+        return (r.stderrText, bytes)
+    }
+
+    /// Where the engine's reconstructions first differ from FFmpeg's decode, or nil when equal.
+    static func firstMismatch(_ result: Result, decoded: [UInt8]) -> String? {
+        var offset = 0
+        for (i, picture) in result.reconstructions.enumerated() {
+            let ours = picture.i420Bytes()
+            guard offset + ours.count <= decoded.count else { return "FFmpeg decoded \(decoded.count) bytes, picture \(i) needs \(offset + ours.count)" }
+            let theirs = Array(decoded[offset..<(offset + ours.count)])
+            if ours != theirs, let k = zip(ours, theirs).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+                let sampleBytes = picture.bitDepth > 8 ? 2 : 1
+                let s = k / sampleBytes
+                let lumaCount = picture.width * picture.height
+                let plane = s < lumaCount ? "Y" : s < lumaCount * 5 / 4 ? "Cb" : "Cr"
+                let local = s < lumaCount ? s : s < lumaCount * 5 / 4 ? s - lumaCount : s - lumaCount * 5 / 4
+                let w = s < lumaCount ? picture.width : picture.width / 2
+                return "picture \(i): first difference in \(plane) at (\(local % w), \(local / w)): engine \(ours[k]), FFmpeg \(theirs[k])"
+            }
+            offset += ours.count
+        }
+        if offset != decoded.count { return "FFmpeg decoded \(decoded.count) bytes, the engine made \(offset)" }
+        return nil
+    }
+
+    /// Y-PSNR of the reconstructions against the sources.
+    static func lumaPSNR(_ result: Result) -> Double {
+        var se = 0.0, n = 0.0
+        for (r, s) in zip(result.reconstructions, result.sources) {
+            for (a, b) in zip(r.luma, s.luma) { let d = Double(Int(a) - Int(b)); se += d * d }
+            n += Double(r.luma.count)
+        }
+        let peak = Double((1 << (result.reconstructions.first?.bitDepth ?? 8)) - 1)
+        return se == 0 ? 99 : 10 * log10(peak * peak * n / se)
+    }
+}
