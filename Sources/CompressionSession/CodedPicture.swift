@@ -41,7 +41,7 @@ extension CodedPicture {
         var rest: [NALUnit] = []
         for unit in AnnexBScanner.nalUnits(in: bytes) {
             guard unit.bytes.count >= 2 else { continue }
-            let type = H265NALUnitType(rawValue: unit.bytes[0] >> 1)
+            let type = unit.h265Header.type
             switch type {
             case .vps, .sps, .pps: hevcParameterSets.append(unit)
             case .accessUnitDelimiter, .endOfSequence, .endOfBitstream, .fillerData: continue
