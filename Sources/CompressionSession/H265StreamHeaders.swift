@@ -66,6 +66,9 @@ struct H265StreamHeaders {
         v.timingInfoPresentFlag = true
         v.numUnitsInTick = c.frameRate.denominator
         v.timeScale = c.frameRate.numerator
+        // POC counts frames: one tick of POC per frame (E.3.1), as FFmpeg states it.
+        v.pocProportionalToTimingFlag = true
+        v.numTicksPocDiffOneMinus1 = 0
         v.bitstreamRestrictionFlag = true
         v.motionVectorsOverPicBoundariesFlag = true
         v.restrictedRefPicListsFlag = true
@@ -89,7 +92,8 @@ struct H265StreamHeaders {
         var p = H265PictureParameterSet()
         p.numRefIdxL0DefaultActiveMinus1 = 0
         p.numRefIdxL1DefaultActiveMinus1 = 0
-        p.initQpMinus26 = c.rateControl == .constantQP ? c.quantizer - 26 : 0
+        // Under a rate controller the first QP is the driver's; the PPS says 30, as FFmpeg's hevc_vaapi writes it.
+        p.initQpMinus26 = c.rateControl == .constantQP ? c.quantizer - 26 : 4
         // A rate controller adapts the QP inside the picture (FFmpeg: cu_qp_delta with every mode but CQP).
         p.cuQpDeltaEnabledFlag = c.rateControl != .constantQP
         p.loopFilterAcrossSlicesEnabledFlag = true
@@ -158,8 +162,9 @@ struct H265StreamHeaders {
                 || (h.sliceType == .b && h.numRefIdxL1ActiveMinus1 != pps.numRefIdxL1DefaultActiveMinus1)
             h.fiveMinusMaxNumMergeCand = 0
         }
-        h.qpDelta = configuration.quantizer(for: plan) - (26 + pps.initQpMinus26)
-        h.loopFilterAcrossSlicesEnabledFlag = pps.loopFilterAcrossSlicesEnabledFlag
+        h.qpDelta = configuration.rateControl == .constantQP ? configuration.quantizer(for: plan) - (26 + pps.initQpMinus26) : 0
+        // One slice per picture: nothing to filter across (FFmpeg leaves it 0 too).
+        h.loopFilterAcrossSlicesEnabledFlag = false
         return h
     }
 
