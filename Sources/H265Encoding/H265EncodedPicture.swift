@@ -3,6 +3,7 @@
 public struct H265EncodedPicture: Sendable {
     public var sliceNALUnits: [[UInt8]]
     public var reconstruction: H265EncoderPicture
+    public var statistics = H265CodingStatistics()
     public init(sliceNALUnits: [[UInt8]], reconstruction: H265EncoderPicture) {
         self.sliceNALUnits = sliceNALUnits
         self.reconstruction = reconstruction

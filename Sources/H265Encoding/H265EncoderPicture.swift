@@ -8,6 +8,9 @@ public struct H265EncoderPicture: Sendable, Equatable {
     public var luma: [UInt16]
     public var cb: [UInt16]
     public var cr: [UInt16]
+    /// The motion the engine coded the picture with (temporal motion vector prediction takes candidates from
+    /// it); nil for pictures the engine did not code, whose blocks then count as intra.
+    public var motion: H265MotionField?
 
     public var chromaWidth: Int { width / 2 }
     public var chromaHeight: Int { height / 2 }

@@ -26,6 +26,29 @@ struct H265PictureCoder {
     /// transform block edges.
     var edges: [UInt8]
     var deblockControls: [H265Deblocking.SliceControls] = []
+    /// The motion of each 4x4 block coded so far (intra: interDir 0).
+    var motion: [H265Motion]
+
+    // Reference pictures (the request's lists) and temporal prediction.
+    let references: [[H265ReferencePicture]]
+    let refPocs: [[Int]]
+    let refLongTerm: [[Bool]]
+    let currentPoc: Int
+    /// DiffPicOrderCnt(aPic, CurrPic) <= 0 for every reference (NoBackwardPredFlag, 8.5.3.2.9).
+    let noBackwardPred: Bool
+    var sliceTMVP = false
+    var collocatedFromL0 = true
+    var colMotion: H265MotionField?
+    var colPoc = 0
+    var maxNumMergeCand = 5
+    var numRefIdxActive = [1, 1]
+    var mvdL1Zero = false
+    /// The inter prediction of the CU being coded (luma, Cb, Cr), its origin and luma size.
+    var interPrediction: [[Int32]] = [[], [], []]
+    var interOrigin = (x: 0, y: 0, size: 0)
+    /// A luma mode already chosen for the next intra CU (by the inter/intra decision).
+    var chosenIntraMode: Int?
+    var statistics = H265CodingStatistics()
 
     // Slice state.
     var sliceIndex = 0
@@ -60,6 +83,24 @@ struct H265PictureCoder {
         qpY = [Int8](repeating: 0, count: blocks)
         lumaCoded = [Bool](repeating: false, count: blocks)
         edges = [UInt8](repeating: 0, count: blocks)
+        motion = [H265Motion](repeating: H265Motion(), count: blocks)
+        references = [request.refPicList0, request.refPicList1]
+        refPocs = references.map { $0.map(\.picOrderCnt) }
+        refLongTerm = references.map { $0.map(\.isLongTerm) }
+        currentPoc = request.picOrderCnt
+        noBackwardPred = refPocs.allSatisfy { $0.allSatisfy { $0 <= request.picOrderCnt } }
+    }
+
+    /// The picture's motion, for temporal prediction by later pictures.
+    var motionField: H265MotionField {
+        var field = H265MotionField(width4: w4, height4: h4)
+        for (i, m) in motion.enumerated() where m.interDir != 0 {
+            var e = H265MotionField.Entry(motion: m)
+            if m.predL0 { e.refPoc0 = Int32(refPocs[0][Int(m.refIdx0)]); e.longTerm0 = refLongTerm[0][Int(m.refIdx0)] }
+            if m.predL1 { e.refPoc1 = Int32(refPocs[1][Int(m.refIdx1)]); e.longTerm1 = refLongTerm[1][Int(m.refIdx1)] }
+            field.entries[i] = e
+        }
+        return field
     }
 
     @inline(__always) func block(_ x: Int, _ y: Int) -> Int { (y >> 2) * w4 + (x >> 2) }
@@ -91,6 +132,18 @@ struct H265PictureCoder {
         }
         writer = H265SyntaxWriter()
         writer.initialiseContexts(initType: initType, sliceQP: sliceQP)
+        sliceTMVP = header.temporalMvpEnabledFlag && header.sliceType != .i
+        collocatedFromL0 = header.sliceType == .b ? header.collocatedFromL0Flag : true
+        maxNumMergeCand = 5 - header.fiveMinusMaxNumMergeCand
+        numRefIdxActive = [header.numRefIdxL0ActiveMinus1 + 1, header.sliceType == .b ? header.numRefIdxL1ActiveMinus1 + 1 : 0]
+        mvdL1Zero = header.mvdL1ZeroFlag
+        colMotion = nil
+        if sliceTMVP {
+            let list = collocatedFromL0 ? 0 : 1
+            let col = references[list][header.collocatedRefIdx]
+            colMotion = col.picture.motion ?? H265MotionField(width4: w4, height4: h4)
+            colPoc = col.picOrderCnt
+        }
         let first = header.sliceSegmentAddress, end = first + request.ctbCount
         for addr in first..<end { sliceOfCtb[addr] = index }
         for addr in first..<end {
@@ -160,14 +213,19 @@ struct H265PictureCoder {
         let size = 1 << log2
         if pps.transquantBypassEnabledFlag { writer.bin(false, H265Context.cuTransquantBypassFlag) }
         if sliceType != .i {
-            var ctxInc = 0
-            if available(x0 - 1, y0) && skip[block(x0 - 1, y0)] { ctxInc += 1 }
-            if available(x0, y0 - 1) && skip[block(x0, y0 - 1)] { ctxInc += 1 }
-            writer.cuSkipFlag(false, ctxInc: ctxInc)
-            writer.predModeFlag(intra: true)
+            codeInterSliceCU(x0, y0, log2: log2, depth: depth)
+            return
         }
         markCU(x0, y0, size: size, depth: depth, isIntra: true, isSkip: false)
         codeIntraCU(x0, y0, log2: log2)
+    }
+
+    /// cu_skip_flag's ctxInc (9.3.4.2.2).
+    func skipContext(_ x0: Int, _ y0: Int) -> Int {
+        var ctxInc = 0
+        if available(x0 - 1, y0) && skip[block(x0 - 1, y0)] { ctxInc += 1 }
+        if available(x0, y0 - 1) && skip[block(x0, y0 - 1)] { ctxInc += 1 }
+        return ctxInc
     }
 
     // MARK: Intra CUs
@@ -192,6 +250,7 @@ struct H265PictureCoder {
 
     mutating func codeIntraCU(_ x0: Int, _ y0: Int, log2: Int) {
         let size = 1 << log2
+        statistics.intraCUs += 1
         if log2 == minCbLog2 { writer.partModeIntra(nxn: false) }
         if sps.pcmEnabledFlag {
             let minPcm = sps.log2MinPcmLumaCodingBlockSizeMinus3 + 3
@@ -199,7 +258,8 @@ struct H265PictureCoder {
             if log2 >= minPcm && log2 <= maxPcm { writer.engine.encodeTerminate(false) }
         }
         let candidates = mostProbableModes(x0, y0)
-        let mode = chooseLumaMode(x0, y0, log2: min(log2, maxTbLog2), candidates: candidates)
+        let mode = chosenIntraMode ?? chooseLumaMode(x0, y0, log2: min(log2, maxTbLog2), candidates: candidates).mode
+        chosenIntraMode = nil
         for y in stride(from: y0, to: y0 + size, by: 4) {
             for x in stride(from: x0, to: x0 + size, by: 4) { lumaMode[block(x, y)] = UInt8(mode) }
         }
@@ -216,7 +276,7 @@ struct H265PictureCoder {
     }
 
     /// Picks the luma mode by SATD of the prediction at the first transform block, plus a bit estimate.
-    mutating func chooseLumaMode(_ x0: Int, _ y0: Int, log2: Int, candidates: [Int]) -> Int {
+    mutating func chooseLumaMode(_ x0: Int, _ y0: Int, log2: Int, candidates: [Int]) -> (mode: Int, cost: Double) {
         let n = 1 << log2
         let refs = referenceSamples(x0, y0, log2: log2, cIdx: 0)
         var pred = [Int32](repeating: 0, count: n * n)
@@ -238,7 +298,7 @@ struct H265PictureCoder {
             let centre = best
             for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
         }
-        return best
+        return (best, bestCost)
     }
 
     /// 2^(k / 6).
@@ -382,6 +442,11 @@ struct H265PictureCoder {
         if intraCU {
             // 4x4 chroma of a split 8x8 sits beside luma that is already decoded; its own area is not.
             predictBlock(referenceSamples(x, y, log2: log2, cIdx: cIdx), log2: log2, mode: mode, cIdx: cIdx, into: &pred)
+        } else {
+            let shift = cIdx == 0 ? 0 : 1
+            let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
+            let source = interPrediction[cIdx]
+            for j in 0..<n { for i in 0..<n { pred[j * n + i] = source[(oy + j) * stride + ox + i] } }
         }
         let planeWidth = cIdx == 0 ? width : width >> 1
         let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
@@ -474,13 +539,14 @@ struct H265PictureCoder {
     mutating func deblock() {
         let w4 = self.w4, log2Ctb = self.log2Ctb, ctbWidth = self.ctbWidth
         let sliceOfCtb = self.sliceOfCtb, intra = self.intra, lumaCoded = self.lumaCoded
+        let motion = self.motion, refPocs = self.refPocs
         H265Deblocking.apply(to: &recon, edges: edges, qp: qpY, sliceOfBlock: { b in
             let x = (b % w4) << 2, y = (b / w4) << 2
             return sliceOfCtb[(y >> log2Ctb) * ctbWidth + (x >> log2Ctb)]
         }, controls: deblockControls, cbQpOffset: pps.cbQpOffset, crQpOffset: pps.crQpOffset) { p, q, transformEdge in
             if intra[p] || intra[q] { return 2 }
             if transformEdge && (lumaCoded[p] || lumaCoded[q]) { return 1 }
-            return 0
+            return H265PictureCoder.motionStrength(motion[p], motion[q], refPocs: refPocs)
         }
     }
 }

@@ -11,7 +11,11 @@ public struct H265PictureEncoder {
         var units: [[UInt8]] = []
         for (i, slice) in request.slices.enumerated() { units.append(coder.codeSlice(slice, index: i)) }
         coder.deblock()
-        return H265EncodedPicture(sliceNALUnits: units, reconstruction: coder.recon)
+        var reconstruction = coder.recon
+        reconstruction.motion = coder.motionField
+        var coded = H265EncodedPicture(sliceNALUnits: units, reconstruction: reconstruction)
+        coded.statistics = coder.statistics
+        return coded
     }
 
     /// What the engine codes (see Sources/H265Encoding) and what a request must agree with.
@@ -27,6 +31,10 @@ public struct H265PictureEncoder {
         guard !pps.weightedPredFlag, !pps.weightedBipredFlag else { throw .unsupported("weighted prediction") }
         guard sps.log2CtbSize >= 4, sps.log2CtbSize <= 6 else { throw .unsupported("CTB size \(sps.ctbSize)") }
         let w = sps.picWidthInLumaSamples, h = sps.picHeightInLumaSamples
+        guard w % sps.minCbSize == 0, h % sps.minCbSize == 0, sps.log2MinTransformBlockSize < sps.log2MinCbSize,
+              sps.log2MaxTransformBlockSize <= min(sps.log2CtbSize, 5), sps.log2MinTransformBlockSize <= sps.log2MaxTransformBlockSize else {
+            throw .inconsistent("\(w)x\(h) with coding blocks \(sps.minCbSize)...\(sps.ctbSize) and transform blocks \(1 << sps.log2MinTransformBlockSize)...\(1 << sps.log2MaxTransformBlockSize)")
+        }
         let s = request.source
         guard s.width == w, s.height == h, s.hasConsistentPlanes else {
             throw .inconsistent("source is \(s.width)x\(s.height), the SPS codes \(w)x\(h)")
@@ -45,6 +53,19 @@ public struct H265PictureEncoder {
             guard qp >= -6 * sps.bitDepthLumaMinus8, qp <= 51 else { throw .inconsistent("slice \(i): SliceQpY \(qp)") }
             if header.sliceType != .i && request.refPicList0.isEmpty { throw .inconsistent("slice \(i) is \(header.sliceType) but RefPicList0 is empty") }
             if header.sliceType == .b && request.refPicList1.isEmpty { throw .inconsistent("slice \(i) is B but RefPicList1 is empty") }
+            if header.sliceType != .i {
+                guard header.numRefIdxL0ActiveMinus1 < request.refPicList0.count,
+                      header.sliceType != .b || header.numRefIdxL1ActiveMinus1 < request.refPicList1.count else {
+                    throw .inconsistent("slice \(i): num_ref_idx_active exceeds the reference lists (\(request.refPicList0.count), \(request.refPicList1.count))")
+                }
+                let colList = header.sliceType == .b && !header.collocatedFromL0Flag ? request.refPicList1 : request.refPicList0
+                if header.temporalMvpEnabledFlag && header.collocatedRefIdx >= colList.count {
+                    throw .inconsistent("slice \(i): collocated_ref_idx \(header.collocatedRefIdx) outside its list")
+                }
+                for ref in request.refPicList0 + request.refPicList1 where ref.picture.width != w || ref.picture.height != h || !ref.picture.hasConsistentPlanes {
+                    throw .inconsistent("slice \(i): a reference picture is \(ref.picture.width)x\(ref.picture.height), not \(w)x\(h)")
+                }
+            }
             if let packed = slice.packedHeader, packed.bitLength > packed.bytes.count * 8 || packed.bitLength < 16 || packed.bitLength % 8 != 0 {
                 throw .inconsistent("slice \(i): packed header of \(packed.bitLength) bits is not whole bytes within its \(packed.bytes.count)")
             }

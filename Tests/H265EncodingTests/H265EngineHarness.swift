@@ -27,20 +27,37 @@ enum H265EngineHarness {
         /// Slice type of every picture after the first (an IDR I picture); P and B reference the picture before.
         var laterType = H265SliceType.p
         var cabacInitFlag = false
+        /// Reference pictures per list (the most recent first), at most the pictures before.
+        var refs = 1
+        var tmvp = false
+        var collocatedFromL0 = true
+        var collocatedRefIdx = 0
+        var maxMergeCand = 5
+        var mvdL1Zero = false
+        var parallelMergeLevelMinus2 = 0
+        var amp = false
+        /// Code pictures 0, 2, 1 (POC order 0, 1, 2): the B picture 1 refers to a later picture too.
+        var randomAccessB = false
+        /// Every picture the same as the first (its blocks should be skipped).
+        var still = false
     }
 
     /// A picture of gradients, edges, texture and noise, different for each index.
-    static func sourcePicture(_ c: Config, index: Int) -> H265EncoderPicture {
+    static func sourcePicture(_ c: Config, index requested: Int) -> H265EncoderPicture {
+        let index = c.still ? 0 : requested
         var rng = SeededRandom(seed: UInt64(1000 + index))
         let maxValue = (1 << c.bitDepth) - 1
         func plane(_ w: Int, _ h: Int, _ phase: Int) -> [UInt16] {
             var out = [UInt16](repeating: 0, count: w * h)
             for y in 0..<h {
                 for x in 0..<w {
-                    var v = (x * 3 + y * 2 + phase + index * 5) % 256
-                    if (x / 13 + y / 11 + index) % 3 == 0 { v = 255 - v }
-                    if x > w / 2 && y < h / 3 { v = (v / 32) * 32 }
-                    v += Int(rng.next() % 21) - 10
+                    // The pattern moves by (2, 1) samples per picture, the lower half by (-3, 2).
+                    let lower = y > h / 2
+                    let sx = x + (lower ? -3 : 2) * index + 40, sy = y + (lower ? 2 : 1) * index + 40
+                    var v = (sx * 3 + sy * 2 + phase) % 256
+                    if (sx / 13 + sy / 11) % 3 == 0 { v = 255 - v }
+                    if sx % 37 > 25 && sy % 29 < 12 { v = (v / 32) * 32 }
+                    v += Int(rng.next() % 9) - 4
                     out[y * w + x] = UInt16(min(max(v, 0), 255) * maxValue / 255)
                 }
             }
@@ -52,13 +69,13 @@ enum H265EngineHarness {
     }
 
     static func parameterSets(_ c: Config) -> (VideoParameterSet, H265SequenceParameterSet, H265PictureParameterSet) {
+        var vps = VideoParameterSet()
         var ptl = ProfileTierLevel()
         ptl.generalProfileIdc = c.bitDepth == 8 ? 1 : 2
         ptl.generalProfileCompatibilityFlags = c.bitDepth == 8 ? 0x6000_0000 : 0x2000_0000
         ptl.generalProgressiveSourceFlag = true
         ptl.generalFrameOnlyConstraintFlag = true
         ptl.generalLevelIdc = 93
-        var vps = VideoParameterSet()
         vps.profileTierLevel = ptl
         vps.maxDecPicBufferingMinus1 = [2]
         vps.maxNumReorderPics = [0]
@@ -80,6 +97,9 @@ enum H265EngineHarness {
         sps.maxTransformHierarchyDepthIntra = c.maxTransformDepthIntra
         sps.maxTransformHierarchyDepthInter = c.maxTransformDepthInter
         sps.sampleAdaptiveOffsetEnabledFlag = c.sao
+        sps.temporalMvpEnabledFlag = c.tmvp
+        sps.ampEnabledFlag = c.amp
+        if c.randomAccessB { sps.maxNumReorderPics = [1]; vps.maxNumReorderPics = [1] }
         sps.strongIntraSmoothingEnabledFlag = c.strongIntraSmoothing
         sps.pcmEnabledFlag = c.pcm
         if c.pcm {
@@ -100,6 +120,7 @@ enum H265EngineHarness {
         pps.cabacInitPresentFlag = true
         pps.transquantBypassEnabledFlag = c.transquantBypass
         pps.loopFilterAcrossSlicesEnabledFlag = true
+        pps.log2ParallelMergeLevelMinus2 = c.parallelMergeLevelMinus2
         pps.deblockingFilterControlPresentFlag = true
         pps.deblockingFilterDisabledFlag = c.deblockingDisabled
         pps.betaOffsetDiv2 = c.betaOffsetDiv2
@@ -111,33 +132,72 @@ enum H265EngineHarness {
         var stream: [UInt8]
         var reconstructions: [H265EncoderPicture]
         var sources: [H265EncoderPicture]
+        /// Summed over the pictures.
+        var statistics = H265CodingStatistics()
     }
 
     /// Encodes `c.frames` pictures: an IDR, then pictures of `c.laterType` each referencing the one before.
     static func encode(_ c: Config) throws -> Result {
         let (vps, sps, pps) = parameterSets(c)
+        _ = vps
         var stream: [UInt8] = []
         for unit in [vps.nalUnit(), sps.nalUnit(), pps.nalUnit()] { stream += [0, 0, 0, 1] + unit }
         var engine = H265PictureEncoder()
         var recons: [H265EncoderPicture] = [], sources: [H265EncoderPicture] = []
         let ctbs = sps.picSizeInCtbs
         let perSlice = c.ctbsPerSlice > 0 ? c.ctbsPerSlice : ctbs
-        for frame in 0..<c.frames {
-            let source = sourcePicture(c, index: frame)
+        // Coding order: POC 0, 1, 2, ...; random access: 0, 2, 1, 4, 3, ...
+        let order: [Int] = c.randomAccessB
+            ? [0] + stride(from: 1, to: c.frames, by: 2).flatMap { $0 + 1 < c.frames ? [$0 + 1, $0] : [$0] }
+            : Array(0..<c.frames)
+        var coded: [(poc: Int, picture: H265EncoderPicture)] = []
+        var statistics = H265CodingStatistics()
+        for poc in order {
+            let source = sourcePicture(c, index: poc)
+            let isB = c.randomAccessB ? poc % 2 == 1 : c.laterType == .b
+            let type: H265SliceType = poc == 0 ? .i : (isB ? .b : (c.randomAccessB ? .p : c.laterType))
+            // References: the nearest coded pictures before (L0) and, for random access B, after.
+            let before = coded.filter { $0.poc < poc }.sorted { $0.poc > $1.poc }.prefix(c.refs)
+            let after = coded.filter { $0.poc > poc }.sorted { $0.poc < $1.poc }.prefix(c.refs)
+            var set = ShortTermReferencePictureSet()
+            set.deltaPocS0 = before.map { $0.poc - poc }
+            set.usedByCurrPicS0 = before.map { _ in true }
+            set.deltaPocS1 = after.map { $0.poc - poc }
+            set.usedByCurrPicS1 = after.map { _ in true }
+            // Keep every other coded picture in the RPS too, so that none is dropped while still needed.
+            for other in coded where !before.contains(where: { $0.poc == other.poc }) && !after.contains(where: { $0.poc == other.poc }) {
+                if other.poc < poc { set.deltaPocS0.append(other.poc - poc); set.usedByCurrPicS0.append(false) }
+                else { set.deltaPocS1.append(other.poc - poc); set.usedByCurrPicS1.append(false) }
+            }
+            let s0 = zip(set.deltaPocS0, set.usedByCurrPicS0).sorted { $0.0 > $1.0 }
+            set.deltaPocS0 = s0.map(\.0); set.usedByCurrPicS0 = s0.map(\.1)
+            let s1 = zip(set.deltaPocS1, set.usedByCurrPicS1).sorted { $0.0 < $1.0 }
+            set.deltaPocS1 = s1.map(\.0); set.usedByCurrPicS1 = s1.map(\.1)
+            let list0 = Array(before) + Array(after), list1 = Array(after) + Array(before)
             var slices: [H265SliceRequest] = []
             var address = 0
             while address < ctbs {
                 let count = min(perSlice, ctbs - address)
                 var h = H265SliceSegmentHeader()
-                h.nalUnitType = frame == 0 ? .idrWRADL : .trailR
+                h.nalUnitType = poc == 0 ? .idrWRADL : .trailR
                 h.firstSliceSegmentInPicFlag = address == 0
                 h.sliceSegmentAddress = address
-                h.sliceType = frame == 0 ? .i : c.laterType
-                h.picOrderCntLsb = frame % 256
-                if frame > 0 {
-                    h.shortTermRefPicSetSpsFlag = true
-                    h.shortTermRefPicSet = sps.shortTermRefPicSets[0]
+                h.sliceType = type
+                h.picOrderCntLsb = poc % 256
+                if poc > 0 {
+                    h.shortTermRefPicSetSpsFlag = false
+                    h.shortTermRefPicSet = set
                     h.cabacInitFlag = c.cabacInitFlag
+                    h.temporalMvpEnabledFlag = c.tmvp
+                }
+                if type != .i {
+                    h.numRefIdxActiveOverrideFlag = true
+                    h.numRefIdxL0ActiveMinus1 = list0.count - 1
+                    h.numRefIdxL1ActiveMinus1 = type == .b ? list1.count - 1 : 0
+                    h.collocatedFromL0Flag = type == .b ? c.collocatedFromL0 : true
+                    h.collocatedRefIdx = min(c.collocatedRefIdx, (h.collocatedFromL0Flag ? list0.count : list1.count) - 1)
+                    h.fiveMinusMaxNumMergeCand = 5 - c.maxMergeCand
+                    h.mvdL1ZeroFlag = type == .b && c.mvdL1Zero
                 }
                 h.saoLumaFlag = c.sao
                 h.saoChromaFlag = c.sao
@@ -149,19 +209,25 @@ enum H265EngineHarness {
                 slices.append(H265SliceRequest(header: h, ctbCount: count))
                 address += count
             }
-            var refs0: [H265ReferencePicture] = [], refs1: [H265ReferencePicture] = []
-            if frame > 0, let previous = recons.last {
-                refs0 = [H265ReferencePicture(picture: previous, picOrderCnt: frame - 1)]
-                if c.laterType == .b { refs1 = refs0 }
-            }
+            let refs0 = type == .i ? [] : list0.map { H265ReferencePicture(picture: $0.picture, picOrderCnt: $0.poc) }
+            let refs1 = type == .b ? list1.map { H265ReferencePicture(picture: $0.picture, picOrderCnt: $0.poc) } : []
             let request = H265EncodeRequest(vps: vps, sps: sps, pps: pps, slices: slices, source: source,
-                                            refPicList0: refs0, refPicList1: refs1, picOrderCnt: frame)
-            let coded = try engine.encode(request)
-            for unit in coded.sliceNALUnits { stream += [0, 0, 0, 1] + unit }
-            recons.append(coded.reconstruction)
-            sources.append(source)
+                                            refPicList0: refs0, refPicList1: refs1, picOrderCnt: poc)
+            let result = try engine.encode(request)
+            for unit in result.sliceNALUnits { stream += [0, 0, 0, 1] + unit }
+            coded.append((poc, result.reconstruction))
+            statistics.intraCUs += result.statistics.intraCUs
+            statistics.skippedCUs += result.statistics.skippedCUs
+            statistics.mergeCUs += result.statistics.mergeCUs
+            statistics.amvpCUs += result.statistics.amvpCUs
+            statistics.biPredictedCUs += result.statistics.biPredictedCUs
         }
-        return Result(stream: stream, reconstructions: recons, sources: sources)
+        // Output (POC) order, as FFmpeg gives the pictures.
+        for (poc, picture) in coded.sorted(by: { $0.poc < $1.poc }) {
+            recons.append(picture)
+            sources.append(sourcePicture(c, index: poc))
+        }
+        return Result(stream: stream, reconstructions: recons, sources: sources, statistics: statistics)
     }
 
     /// FFmpeg's decode of `stream` as raw I420 (8 bits) or yuv420p10le, and its error output.

@@ -12,7 +12,8 @@ import VTKTestSupport
 /// because both sides decode the same garbage.
 @Suite(.enabled(if: ProcessRunner.hasFFmpeg, "ffmpeg is not installed: the engine oracle cannot run"))
 struct H265EngineOracleTests {
-    static func check(_ c: H265EngineHarness.Config, minPSNR: Double = 30, label: String) throws {
+    @discardableResult
+    static func check(_ c: H265EngineHarness.Config, minPSNR: Double = 30, label: String) throws -> H265CodingStatistics {
         let result = try H265EngineHarness.encode(c)
         let (errors, decoded) = try H265EngineHarness.ffmpegDecode(result.stream, bitDepth: c.bitDepth)
         #expect(errors.isEmpty, "\(label): FFmpeg says \(errors.prefix(400))")
@@ -20,7 +21,8 @@ struct H265EngineOracleTests {
         #expect(mismatch == nil, "\(label): \(mismatch ?? "")")
         let psnr = H265EngineHarness.lumaPSNR(result)
         #expect(psnr >= minPSNR, "\(label): Y-PSNR \(psnr)")
-        print("H265EngineOracle: \(label): \(result.stream.count) bytes, Y-PSNR \(String(format: "%.2f", psnr)) dB")
+        print("H265EngineOracle: \(label): \(result.stream.count) bytes, Y-PSNR \(String(format: "%.2f", psnr)) dB, \(result.statistics)")
+        return result.statistics
     }
 
     @Test("I pictures, CTB 16/32/64, QPs 4 to 51", arguments: [(4, 22), (5, 37), (6, 51), (4, 4)])
@@ -66,6 +68,7 @@ struct H265EngineOracleTests {
         c.tcOffsetDiv2 = 4
         try Self.check(c, label: "I 8x8 TBs")
         c.deblockingDisabled = true
+        c.height = 48
         c.log2MinTb = 3
         c.log2MinCb = 4
         c.log2MaxTb = 4
@@ -80,12 +83,84 @@ struct H265EngineOracleTests {
         try Self.check(c, label: "Main 10 I")
     }
 
-    @Test("P and B pictures (intra coding units)", arguments: [H265SliceType.p, .b])
-    func interSlices(_ type: H265SliceType) throws {
+    @Test("P pictures: skip, merge, AMVP, quarter-sample motion, one and two references", arguments: [1, 2])
+    func pPictures(_ refs: Int) throws {
+        var c = H265EngineHarness.Config()
+        c.frames = 4
+        c.laterType = .p
+        c.refs = refs
+        let s = try Self.check(c, label: "P refs \(refs)")
+        #expect(s.mergeCUs > 0 && s.amvpCUs > 0, "\(s)")
+    }
+
+    @Test("Still pictures: P and B coding units are skipped")
+    func still() throws {
         var c = H265EngineHarness.Config()
         c.frames = 3
-        c.laterType = type
-        c.cabacInitFlag = type == .b
-        try Self.check(c, label: "\(type) pictures")
+        c.still = true
+        c.qp = 36
+        c.tmvp = true
+        var s = try Self.check(c, minPSNR: 25, label: "still P")
+        #expect(s.skippedCUs > 0, "\(s)")
+        c.laterType = .b
+        s = try Self.check(c, minPSNR: 25, label: "still B")
+        #expect(s.skippedCUs > 0, "\(s)")
+    }
+
+    @Test("P pictures with temporal MV prediction, CTB 32, 3 merge candidates, parallel merge level 16")
+    func pTemporal() throws {
+        var c = H265EngineHarness.Config()
+        c.width = 96
+        c.frames = 4
+        c.log2Ctb = 5
+        c.log2MaxTb = 5
+        c.tmvp = true
+        c.refs = 2
+        c.maxMergeCand = 3
+        c.parallelMergeLevelMinus2 = 2
+        c.amp = true
+        let s = try Self.check(c, label: "P TMVP")
+        #expect(s.skippedCUs + s.mergeCUs > 0 && s.amvpCUs > 0, "\(s)")
+    }
+
+    @Test("Low-delay B pictures: bi-prediction, TMVP from either list, mvd_l1_zero, cabac_init_flag", arguments: [false, true])
+    func lowDelayB(_ variant: Bool) throws {
+        var c = H265EngineHarness.Config()
+        c.frames = 4
+        c.laterType = .b
+        c.refs = 2
+        c.tmvp = true
+        c.collocatedFromL0 = variant
+        c.collocatedRefIdx = 1
+        c.mvdL1Zero = variant
+        c.cabacInitFlag = !variant
+        c.signDataHiding = variant
+        c.sao = variant
+        let s = try Self.check(c, label: "low-delay B \(variant)")
+        #expect(s.biPredictedCUs > 0 && s.amvpCUs > 0, "\(s)")
+    }
+
+    @Test("Random access B pictures (a later reference, TMVP scaling), slices, Main 10")
+    func randomAccessB() throws {
+        var c = H265EngineHarness.Config()
+        c.frames = 5
+        c.randomAccessB = true
+        c.refs = 2
+        c.tmvp = true
+        c.collocatedFromL0 = false
+        c.ctbsPerSlice = 5
+        let s = try Self.check(c, label: "random access B")
+        #expect(s.biPredictedCUs > 0 && s.amvpCUs > 0, "\(s)")
+        c.bitDepth = 10
+        c.ctbsPerSlice = 0
+        try Self.check(c, label: "random access B, Main 10")
+    }
+
+    @Test func sizesThatAreNotWholeMinimumCodingBlocksAreRefused() throws {
+        var c = H265EngineHarness.Config()
+        c.height = 40
+        c.log2MinCb = 4
+        c.log2MinTb = 3
+        #expect(throws: H265EncodingError.self) { try H265EngineHarness.encode(c) }
     }
 }

@@ -1,0 +1,264 @@
+/// Coding units of P and B slices: the decision between skip, merge, AMVP with a motion search, and intra;
+/// motion compensation; and the syntax of inter CUs (7.3.8.5, 7.3.8.6).
+extension H265PictureCoder {
+    /// A candidate prediction for a CU: its motion, how it is signalled, and its SATD + rate cost.
+    struct InterChoice {
+        var motion: H265Motion
+        var mergeIndex: Int?
+        /// AMVP: the predictor index per list.
+        var mvpIndex = (0, 0)
+        var cost: Double
+    }
+
+    var lambda: Double { 0.85 * Self.twoToTheSixth(sliceQP - 12) }
+
+    mutating func codeInterSliceCU(_ x0: Int, _ y0: Int, log2: Int, depth: Int) {
+        let n = 1 << log2
+        let lambda = self.lambda
+        // Merge candidates.
+        var best: InterChoice?
+        let merge = mergeCandidates(x0, y0, size: n)
+        for (i, candidate) in merge.enumerated() {
+            let cost = Double(lumaCost(x0, y0, n: n, motion: candidate)) + lambda * Double(i + 1)
+            if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: candidate, mergeIndex: i, cost: cost) }
+        }
+        // AMVP with a motion search in each list, and their average in B slices.
+        var uni: [InterChoice?] = [nil, nil]
+        for list in 0..<(sliceType == .b ? 2 : 1) {
+            for refIdx in 0..<numRefIdxActive[list] {
+                let predictors = amvpCandidates(x0, y0, size: n, list: list, refIdx: refIdx)
+                let (mv, cost) = searchMotion(x0, y0, n: n, list: list, refIdx: refIdx, predictors: predictors)
+                var m = H265Motion()
+                if list == 0 { m.interDir = 1; m.mv0x = mv.0; m.mv0y = mv.1; m.refIdx0 = Int8(refIdx) } else {
+                    m.interDir = 2; m.mv1x = mv.0; m.mv1y = mv.1; m.refIdx1 = Int8(refIdx)
+                }
+                let mvp = Self.closest(predictors, to: mv)
+                let total = cost + lambda * Double(refIdx + 1)
+                if total < (uni[list]?.cost ?? .infinity) {
+                    uni[list] = InterChoice(motion: m, mvpIndex: list == 0 ? (mvp, 0) : (0, mvp), cost: total)
+                }
+            }
+        }
+        for case let choice? in uni where choice.cost < (best?.cost ?? .infinity) { best = choice }
+        if sliceType == .b, let l0 = uni[0], let l1 = uni[1] {
+            var m = l0.motion
+            m.interDir = 3
+            m.mv1x = l1.motion.mv1x; m.mv1y = l1.motion.mv1y; m.refIdx1 = l1.motion.refIdx1
+            var mvpIndex = (l0.mvpIndex.0, l1.mvpIndex.1)
+            if mvdL1Zero {
+                // MvdL1 is zero: the L1 vector is its predictor.
+                let predictors = amvpCandidates(x0, y0, size: n, list: 1, refIdx: Int(m.refIdx1))
+                m.mv1x = predictors[0].0; m.mv1y = predictors[0].1
+                mvpIndex.1 = 0
+            }
+            let cost = Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * (mvBits(l0) + mvBits(l1) + 2)
+            if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: m, mvpIndex: mvpIndex, cost: cost) }
+        }
+        // Intra.
+        let intraChoice = chooseLumaMode(x0, y0, log2: min(log2, maxTbLog2), candidates: mostProbableModes(x0, y0))
+        let skipCtx = skipContext(x0, y0)
+        guard let inter = best, inter.cost < intraChoice.cost + lambda * 4 else {
+            writer.cuSkipFlag(false, ctxInc: skipCtx)
+            writer.predModeFlag(intra: true)
+            markCU(x0, y0, size: n, depth: depth, isIntra: true, isSkip: false)
+            chosenIntraMode = intraChoice.mode
+            codeIntraCU(x0, y0, log2: log2)
+            return
+        }
+        codeInterCU(x0, y0, log2: log2, depth: depth, choice: inter, skipCtx: skipCtx)
+    }
+
+    func mvBits(_ c: InterChoice) -> Double { 6 }
+
+    /// The index of the predictor nearest `mv` (fewest MVD bits).
+    static func closest(_ predictors: [(Int32, Int32)], to mv: (Int32, Int32)) -> Int {
+        func cost(_ p: (Int32, Int32)) -> Int32 { abs(p.0 - mv.0) + abs(p.1 - mv.1) }
+        return cost(predictors[1]) < cost(predictors[0]) ? 1 : 0
+    }
+
+    mutating func codeInterCU(_ x0: Int, _ y0: Int, log2: Int, depth: Int, choice: InterChoice, skipCtx: Int) {
+        let n = 1 << log2
+        markCU(x0, y0, size: n, depth: depth, isIntra: false, isSkip: false)
+        // Prediction of the whole CU, then the residual tree on it.
+        interOrigin = (x0, y0, n)
+        interPrediction = [predict(x0, y0, w: n, h: n, motion: choice.motion, cIdx: 0),
+                           predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 1),
+                           predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 2)]
+        var tree = TransformNode()
+        buildTransformTree(&tree, x0, y0, log2: log2, depth: 0, mode: 0, intraCU: false)
+        for y in stride(from: y0, to: y0 + n, by: 4) {
+            for x in stride(from: x0, to: x0 + n, by: 4) { motion[block(x, y)] = choice.motion }
+        }
+        let coded = Self.hasCoefficients(tree)
+        if choice.motion.interDir == 3 { statistics.biPredictedCUs += 1 }
+        if choice.mergeIndex == nil { statistics.amvpCUs += 1 } else if coded { statistics.mergeCUs += 1 } else { statistics.skippedCUs += 1 }
+        if let mergeIndex = choice.mergeIndex, !coded {
+            writer.cuSkipFlag(true, ctxInc: skipCtx)
+            writer.mergeIdx(mergeIndex, maxNumMergeCand: maxNumMergeCand)
+            for y in stride(from: y0, to: y0 + n, by: 4) {
+                for x in stride(from: x0, to: x0 + n, by: 4) { skip[block(x, y)] = true }
+            }
+            return
+        }
+        writer.cuSkipFlag(false, ctxInc: skipCtx)
+        writer.predModeFlag(intra: false)
+        writer.partModeInter(.p2Nx2N, log2CbSize: log2, minCbLog2: minCbLog2, amp: sps.ampEnabledFlag)
+        if let mergeIndex = choice.mergeIndex {
+            writer.mergeFlag(true)
+            writer.mergeIdx(mergeIndex, maxNumMergeCand: maxNumMergeCand)
+        } else {
+            writer.mergeFlag(false)
+            let m = choice.motion
+            if sliceType == .b { writer.interPredIdc(Int(m.interDir) - 1, nPbW: n, nPbH: n, ctDepth: depth) }
+            if m.predL0 {
+                writer.refIdx(Int(m.refIdx0), numRefIdxActive: numRefIdxActive[0])
+                let p = amvpCandidates(x0, y0, size: n, list: 0, refIdx: Int(m.refIdx0))[choice.mvpIndex.0]
+                writer.mvd(Int(m.mv0x - p.0), Int(m.mv0y - p.1))
+                writer.mvpFlag(choice.mvpIndex.0)
+            }
+            if m.predL1 {
+                writer.refIdx(Int(m.refIdx1), numRefIdxActive: numRefIdxActive[1])
+                let p = amvpCandidates(x0, y0, size: n, list: 1, refIdx: Int(m.refIdx1))[choice.mvpIndex.1]
+                if !(mvdL1Zero && m.interDir == 3) { writer.mvd(Int(m.mv1x - p.0), Int(m.mv1y - p.1)) }
+                writer.mvpFlag(choice.mvpIndex.1)
+            }
+            writer.rqtRootCbf(coded)
+        }
+        if coded {
+            writeTransformTree(tree, x0, y0, log2: log2, depth: 0, parentCbf: (true, true), intraCU: false, blkIdx: 0, mode: 0)
+        }
+    }
+
+    static func hasCoefficients(_ node: TransformNode) -> Bool {
+        node.luma != nil || node.cb != nil || node.cr != nil || node.children.contains { hasCoefficients($0) }
+    }
+
+    // MARK: Motion compensation
+
+    /// The prediction of a w x h block of plane cIdx at (x, y) (that plane's coordinates) with `motion`.
+    func predict(_ x: Int, _ y: Int, w: Int, h: Int, motion m: H265Motion, cIdx: Int) -> [Int32] {
+        var parts: [[Int32]] = []
+        for list in 0..<2 where list == 0 ? m.predL0 : m.predL1 {
+            let ref = references[list][Int(list == 0 ? m.refIdx0 : m.refIdx1)].picture
+            let mvx = Int(list == 0 ? m.mv0x : m.mv1x), mvy = Int(list == 0 ? m.mv0y : m.mv1y)
+            var out = [Int32](repeating: 0, count: w * h)
+            if cIdx == 0 {
+                H265MotionCompensation.predict(ref.luma, pw: width, ph: height, x: x + (mvx >> 2), y: y + (mvy >> 2), fx: mvx & 3, fy: mvy & 3,
+                                               w: w, h: h, luma: true, bitDepth: bitDepth, into: &out)
+            } else {
+                H265MotionCompensation.predict(cIdx == 1 ? ref.cb : ref.cr, pw: width >> 1, ph: height >> 1, x: x + (mvx >> 3), y: y + (mvy >> 3),
+                                               fx: mvx & 7, fy: mvy & 7, w: w, h: h, luma: false, bitDepth: bitDepth, into: &out)
+            }
+            parts.append(out)
+        }
+        var result = [Int32](repeating: 0, count: w * h)
+        H265MotionCompensation.weighted(parts[0], parts.count > 1 ? parts[1] : nil, count: w * h, bitDepth: bitDepth, into: &result)
+        return result
+    }
+
+    /// SATD of the luma prediction with `motion` against the source.
+    func lumaCost(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int {
+        satd(x0, y0, n: n, pred: predict(x0, y0, w: n, h: n, motion: m, cIdx: 0))
+    }
+
+    // MARK: Motion search
+
+    /// Integer search (a diamond from the best predictor), then half- and quarter-sample refinement.
+    /// Returns the vector (quarter samples) and its SATD + MVD rate cost.
+    func searchMotion(_ x0: Int, _ y0: Int, n: Int, list: Int, refIdx: Int, predictors: [(Int32, Int32)]) -> ((Int32, Int32), Double) {
+        let ref = references[list][refIdx].picture.luma
+        let lambda = self.lambda
+        let range = 64
+        func sad(_ ix: Int, _ iy: Int) -> Int {
+            var total = 0
+            for j in 0..<n {
+                let sy = min(max(y0 + iy + j, 0), height - 1)
+                let row = (y0 + j) * width
+                for i in 0..<n {
+                    let sx = min(max(x0 + ix + i, 0), width - 1)
+                    total += abs(Int(source.luma[row + x0 + i]) - Int(ref[sy * width + sx]))
+                }
+            }
+            return total
+        }
+        func rate(_ mv: (Int32, Int32)) -> Double {
+            let p = predictors[Self.closest(predictors, to: mv)]
+            func bits(_ d: Int32) -> Double { d == 0 ? 1 : 2 * Double(Int(abs(d)).bitWidth - Int(abs(d)).leadingZeroBitCount) + 2 }
+            return bits(mv.0 - p.0) + bits(mv.1 - p.1)
+        }
+        // Integer start: the better of the predictors (rounded) and zero.
+        var bestX = 0, bestY = 0
+        var bestCost = Double.infinity
+        for p in predictors + [(0, 0)] {
+            let ix = Int((p.0 + 2) >> 2), iy = Int((p.1 + 2) >> 2)
+            let c = Double(sad(ix, iy)) + lambda * rate((Int32(ix * 4), Int32(iy * 4)))
+            if c < bestCost { bestCost = c; bestX = ix; bestY = iy }
+        }
+        var step = 8
+        while step >= 1 {
+            var moved = true
+            var rounds = 0
+            while moved && rounds < 16 {
+                moved = false
+                rounds += 1
+                let cx = bestX, cy = bestY
+                for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step)] {
+                    let ix = cx + dx, iy = cy + dy
+                    guard abs(ix) <= range, abs(iy) <= range else { continue }
+                    let c = Double(sad(ix, iy)) + lambda * rate((Int32(ix * 4), Int32(iy * 4)))
+                    if c < bestCost { bestCost = c; bestX = ix; bestY = iy; moved = true }
+                }
+            }
+            step >>= 1
+        }
+        // Fractional refinement with SATD.
+        var m = H265Motion()
+        func fractionalCost(_ mv: (Int32, Int32)) -> Double {
+            if list == 0 { m.interDir = 1; m.mv0x = mv.0; m.mv0y = mv.1; m.refIdx0 = Int8(refIdx) } else {
+                m.interDir = 2; m.mv1x = mv.0; m.mv1y = mv.1; m.refIdx1 = Int8(refIdx)
+            }
+            return Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(mv)
+        }
+        var best = (Int32(bestX * 4), Int32(bestY * 4))
+        var bestFractional = fractionalCost(best)
+        for step: Int32 in [2, 1] {
+            let centre = best
+            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)] {
+                let mv = (centre.0 + dx, centre.1 + dy)
+                let c = fractionalCost(mv)
+                if c < bestFractional { bestFractional = c; best = mv }
+            }
+        }
+        return (best, bestFractional)
+    }
+
+    // MARK: Deblocking
+
+    /// bS 1 or 0 of an edge between two inter blocks from their motion (8.7.2.4).
+    static func motionStrength(_ p: H265Motion, _ q: H265Motion, refPocs: [[Int]]) -> Int {
+        func refs(_ m: H265Motion) -> [(poc: Int, mv: (Int32, Int32))] {
+            var out: [(poc: Int, mv: (Int32, Int32))] = []
+            if m.predL0 { out.append((refPocs[0][Int(m.refIdx0)], (m.mv0x, m.mv0y))) }
+            if m.predL1 { out.append((refPocs[1][Int(m.refIdx1)], (m.mv1x, m.mv1y))) }
+            return out
+        }
+        func far(_ a: (Int32, Int32), _ b: (Int32, Int32)) -> Bool { abs(a.0 - b.0) >= 4 || abs(a.1 - b.1) >= 4 }
+        let rp = refs(p), rq = refs(q)
+        guard rp.count == rq.count else { return 1 }
+        if rp.count == 1 {
+            return rp[0].poc != rq[0].poc || far(rp[0].mv, rq[0].mv) ? 1 : 0
+        }
+        guard Set([rp[0].poc, rp[1].poc]) == Set([rq[0].poc, rq[1].poc]),
+              [rp[0].poc, rp[1].poc].sorted() == [rq[0].poc, rq[1].poc].sorted() else { return 1 }
+        if rp[0].poc != rp[1].poc {
+            // Two different pictures: compare the vectors of the same picture.
+            let q0 = rq[0].poc == rp[0].poc ? rq[0].mv : rq[1].mv
+            let q1 = rq[0].poc == rp[0].poc ? rq[1].mv : rq[0].mv
+            return far(rp[0].mv, q0) || far(rp[1].mv, q1) ? 1 : 0
+        }
+        // Both vectors of each block name the same picture.
+        let straight = far(rp[0].mv, rq[0].mv) || far(rp[1].mv, rq[1].mv)
+        let crossed = far(rp[0].mv, rq[1].mv) || far(rp[1].mv, rq[0].mv)
+        return straight && crossed ? 1 : 0
+    }
+}
