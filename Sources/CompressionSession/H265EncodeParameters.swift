@@ -72,7 +72,7 @@ struct H265EncodeParameters {
         let header = headers.sliceHeader(plan, leading: leading)
         var p = VAEncPictureParameterBufferHEVC()
         p.decoded_curr_pic = Self.picture(surface: reconstructed(plan.reconstructedSlot), picOrderCnt: plan.picOrderCnt)
-        VAFixedArray.store(plan.referenceFrames.map { Self.picture(surface: reconstructed($0.slot), picOrderCnt: $0.picOrderCnt) },
+        VAFixedArray.store(plan.referenceFrames.map { Self.reference($0, of: plan, reconstructed) },
                            into: &p.reference_frames, padding: Self.invalidPicture)
         p.coded_buf = codedBuffer
         p.collocated_ref_pic_index = 0xFF  // no temporal MV prediction
@@ -107,17 +107,15 @@ struct H265EncodeParameters {
         s.num_ref_idx_l0_active_minus1 = UInt8(h.numRefIdxL0ActiveMinus1)
         s.num_ref_idx_l1_active_minus1 = UInt8(h.numRefIdxL1ActiveMinus1)
         let list1 = h.sliceType == .b ? l1 : []
-        VAFixedArray.store(l0.map { Self.picture(surface: reconstructed($0.slot), picOrderCnt: $0.picOrderCnt) },
-                           into: &s.ref_pic_list0, padding: Self.invalidPicture)
-        VAFixedArray.store(list1.map { Self.picture(surface: reconstructed($0.slot), picOrderCnt: $0.picOrderCnt) },
-                           into: &s.ref_pic_list1, padding: Self.invalidPicture)
+        VAFixedArray.store(l0.map { Self.reference($0, of: plan, reconstructed) }, into: &s.ref_pic_list0, padding: Self.invalidPicture)
+        VAFixedArray.store(list1.map { Self.reference($0, of: plan, reconstructed) }, into: &s.ref_pic_list1, padding: Self.invalidPicture)
         s.max_num_merge_cand = UInt8(5 - h.fiveMinusMaxNumMergeCand)
         s.slice_qp_delta = Int8(h.qpDelta)
         s.slice_fields.bits.last_slice_of_pic_flag = 1
         s.slice_fields.bits.num_ref_idx_active_override_flag = h.numRefIdxActiveOverrideFlag ? 1 : 0
         s.slice_fields.bits.slice_loop_filter_across_slices_enabled_flag = h.loopFilterAcrossSlicesEnabledFlag ? 1 : 0
-        // Only read with temporal MV prediction, which vtk leaves off: 0, as FFmpeg sends it.
-        s.slice_fields.bits.collocated_from_l0_flag = h.temporalMvpEnabledFlag && h.collocatedFromL0Flag ? 1 : 0
+        // Only read with temporal MV prediction, which vtk leaves off: 1 on inter slices, as FFmpeg sends it.
+        s.slice_fields.bits.collocated_from_l0_flag = h.sliceType != .i ? 1 : 0
         return s
     }
 
@@ -126,6 +124,14 @@ struct H265EncodeParameters {
         p.picture_id = surface
         p.pic_order_cnt = Int32(picOrderCnt)
         p.flags = 0
+        return p
+    }
+
+    /// A reference as VA names it: its surface and POC, flagged as before or after the current picture
+    /// (VA_PICTURE_HEVC_RPS_ST_CURR_BEFORE/AFTER), as FFmpeg flags them.
+    static func reference(_ r: H264GOPPlanner.Reference, of plan: H264GOPPlanner.PicturePlan, _ reconstructed: (Int) -> VASurfaceID) -> VAPictureHEVC {
+        var p = picture(surface: reconstructed(r.slot), picOrderCnt: r.picOrderCnt)
+        p.flags = UInt32(r.picOrderCnt < plan.picOrderCnt ? VA_PICTURE_HEVC_RPS_ST_CURR_BEFORE : VA_PICTURE_HEVC_RPS_ST_CURR_AFTER)
         return p
     }
 

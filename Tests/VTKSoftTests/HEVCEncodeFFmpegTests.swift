@@ -15,8 +15,13 @@ struct HEVCEncodeFFmpegTests {
         var bFrames: Bool { arguments.contains("-bf") && arguments[arguments.firstIndex(of: "-bf")! + 1] != "0" }
     }
 
+    /// Intra only, -bf 0 and -bf 2 at CQP (QP 24: 35 dB with margin on this small busy picture), CBR and VBR.
     static let configurations: [Configuration] = [
-        ["-g", "1", "-bf", "0", "-rc_mode", "CQP", "-qp", "27"],
+        ["-g", "1", "-bf", "0", "-rc_mode", "CQP", "-qp", "24"],
+        ["-bf", "0", "-rc_mode", "CQP", "-qp", "24"],
+        ["-bf", "2", "-rc_mode", "CQP", "-qp", "24"],
+        ["-bf", "0", "-rc_mode", "CBR", "-b:v", "1500k"],
+        ["-bf", "2", "-rc_mode", "VBR", "-b:v", "1200k", "-maxrate", "2400k"],
     ].map(Configuration.init)
 
     static let frames = 8
