@@ -186,3 +186,8 @@ extension EncodeOptions {
         if !quiet { StandardStreams.error(warnings.map { "vtk \(command): warning: \($0)\n" }.joined()) }
     }
 }
+
+extension CompressionProperties {
+    /// The profile of the codec in use: "High", "Main 10".
+    var profileName: String { codec == .h264 ? profile.rawValue : hevcProfile.rawValue }
+}
