@@ -115,8 +115,10 @@ final class HEVCEncodeSession {
         var packedParameterSets = false
         for header in buffers.packedHeaders where header.kind == .sequence || header.kind == .picture {
             for unit in header.nalUnits {
+                // Hardware inserts packed headers without reading them: one that does not parse goes out as sent,
+                // and the picture is coded with the parameters (a violation, as a disagreeing one is).
                 do throws(BitstreamError) { try packedSets.store(unit) } catch {
-                    throw VAError.invalidParameter.because("packed \(header.kind.name) header does not parse: \(error)")
+                    violation("packed \(header.kind.name) header does not parse (\(error)); coded with the parameters")
                 }
                 packedParameterSets = true
             }
