@@ -130,6 +130,6 @@ let package = Package(
         .testTarget(name: "PixelConversionTests", dependencies: ["PixelConversion", "VTKMedia"]),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
         .testTarget(name: "ProcessToolsTests", dependencies: ["ProcessTools"]),
-        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),
+        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "H265Bitstream", "VideoAcceleration", "VTKMedia"]),
     ]
 )
