@@ -131,7 +131,7 @@ final class HEVCEncodeSession {
         let irap = pic.pic_fields.bits.idr_pic_flag != 0 || (16...23).contains(Int(pic.nal_unit_type))
         return Prepared(sequence: seq, picture: pic, slices: buffers.slices, packedHeaders: buffers.packedHeaders, packedSets: packedSets,
                         references: references, source: source, target: try surface(pic.decoded_curr_pic.picture_id),
-                        kind: pictureKind(buffers.slices), rateControl: rateControlParameters(seq), maxFrameSize: maxFrameSize,
+                        kind: pictureKind(buffers.slices, references: references, poc: Int(pic.decoded_curr_pic.pic_order_cnt)), rateControl: rateControlParameters(seq), maxFrameSize: maxFrameSize,
                         writeParameterSets: irap && !packedParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags),
                         violations: violations)
     }
@@ -305,9 +305,12 @@ final class HEVCEncodeSession {
             lumaSamples: Int(seq.pic_width_in_luma_samples) * Int(seq.pic_height_in_luma_samples))
     }
 
-    /// slice_type (Table 7-7): B 0, P 1, I 2.
-    private func pictureKind(_ slices: [VAEncSliceParameterBufferHEVC]) -> RateController.PictureKind {
-        if slices.contains(where: { $0.slice_type == 0 }) { return .bipredicted }
+    /// slice_type (Table 7-7): B 0, P 1, I 2. A low-delay B picture (every reference before it, as iHD's VDEnc
+    /// codes P pictures) is an anchor to the rate controller, budgeted as a P picture.
+    private func pictureKind(_ slices: [VAEncSliceParameterBufferHEVC], references: [[PendingReference]], poc: Int) -> RateController.PictureKind {
+        if slices.contains(where: { $0.slice_type == 0 }) {
+            return references.joined().contains { $0.picOrderCnt > poc } ? .bipredicted : .predicted
+        }
         if slices.contains(where: { $0.slice_type == 1 }) { return .predicted }
         return .intra
     }
