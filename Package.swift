@@ -72,12 +72,12 @@ let package = Package(
         .target(name: "DecompressionSession",
                 dependencies: ["H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding", "VideoDecoding", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
         .target(name: "CompressionSession",
-                dependencies: ["H264Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
+                dependencies: ["H264Bitstream", "H265Bitstream", "VideoAcceleration", "PixelConversion", "VTKMedia", "CLibVA"]),
 
         // MARK: vtksoft, the software VA-API driver
         .target(
             name: "VTKSoft",
-            dependencies: ["CLibVA", "CX11", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "JSONText", "VTKMedia"],
+            dependencies: ["CLibVA", "CX11", "CLibAVCodec", "COpenH264", "CLibYUV", "H264Bitstream", "H264Encoding", "H265Bitstream", "H265Encoding", "JSONText", "VTKMedia"],
             linkerSettings: [
                 // libva dlopens the driver from a process that may not carry the Swift runtime's path.
                 .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "/opt/swift/usr/lib/swift/linux"]),
@@ -126,10 +126,11 @@ let package = Package(
         .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "NALStream", "VTKTestSupport"]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding"]),
         .testTarget(name: "H265DecodingTests", dependencies: ["H265Decoding", "H265Bitstream", "H264Bitstream", "VideoDecoding", "VTKTestSupport"]),
-        .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "RTP", "PixelConversion", "VTKMedia"]),
+        .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "H265Bitstream", "RTP", "PixelConversion", "VTKMedia"]),
         .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "NALStream", "H264Bitstream", "H264Decoding", "H265Bitstream"]),
         .testTarget(name: "CompressionSessionTests",
-                    dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
+                    dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding",
+                                   "VideoDecoding", "DecompressionSession", "VideoAcceleration", "VTKMedia"]),
         .testTarget(name: "MP4Tests", dependencies: ["MP4", "H264Bitstream", "H265Bitstream", "VTKMedia", "DecompressionSession", "VTKTestSupport"]),
         .testTarget(name: "VideoDisplayTests", dependencies: ["VideoDisplay", "H264Bitstream", "VTKMedia"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "DecompressionSession", "VideoDisplay", "NALStream", "H264Bitstream", "H265Bitstream", "VTKTestSupport", "VTKMedia"]),
@@ -141,6 +142,6 @@ let package = Package(
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText"]),
         .testTarget(name: "BenchSupportTests", dependencies: ["BenchSupport"]),
         .testTarget(name: "ProcessToolsTests", dependencies: ["ProcessTools"]),
-        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "VideoAcceleration", "VTKMedia"]),
+        .testTarget(name: "VTKSoftTests", dependencies: ["VTKTestSupport", "CLibVA", "CX11", "H264Bitstream", "H265Bitstream", "VideoAcceleration", "VTKMedia"]),
     ]
 )

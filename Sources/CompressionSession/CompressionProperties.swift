@@ -27,6 +27,23 @@ public struct CompressionProperties: Hashable, Sendable {
 
     public enum EntropyMode: String, Hashable, Sendable { case cavlc = "CAVLC", cabac = "CABAC" }
 
+    /// The codec (kCMVideoCodecType_H264, kCMVideoCodecType_HEVC).
+    public enum Codec: String, Hashable, Sendable, CaseIterable {
+        case h264 = "H.264"
+        case h265 = "H.265"
+    }
+
+    /// H.265 profiles (A.3.2, A.3.3).
+    public enum HEVCProfile: String, Hashable, Sendable, CaseIterable {
+        case main = "Main"
+        /// 10-bit samples: frames in P010 or yuv420p10 (8-bit frames are widened).
+        case main10 = "Main 10"
+    }
+
+    public var codec: Codec = .h264
+    /// The H.265 profile, for ``Codec/h265``; ``profile`` is H.264's.
+    public var hevcProfile: HEVCProfile = .main
+
     public var rateControl: RateControl = .constantQP
     /// QP for ``RateControl/constantQP``, 0...51.
     public var quantizer: Int = 26

@@ -1,10 +1,13 @@
 import CLibVA
 import H264Bitstream
+import H265Bitstream
+import NALStream
 import PixelConversion
 import VideoAcceleration
 import VTKMedia
 
-/// H.264 encoding through VA-API, shaped like VideoToolbox's VTCompressionSession.
+/// H.264 and H.265 encoding through VA-API, shaped like VideoToolbox's VTCompressionSession
+/// (``CompressionProperties/codec``, as kCMVideoCodecType_H264 or kCMVideoCodecType_HEVC).
 ///
 /// Create it with the frame size and ``CompressionProperties``; the properties are checked against what
 /// the driver reports (entrypoints, profiles, rate-control modes, references, packed headers) at once.
@@ -25,6 +28,8 @@ public final class CompressionSession {
     /// SPS and PPS of the stream: vtk's own when the driver takes packed headers, else known once the
     /// first frame has come back.
     public private(set) var formatDescription: H264FormatDescription?
+    /// The samples' format description, either codec: avcC (``formatDescription``) or hvcC (VPS, SPS, PPS).
+    public private(set) var sampleFormatDescription: FormatDescription?
     /// Pixel buffers to fill with frames for this session.
     public let pixelBufferPool: PixelBufferPool
     /// Called with each sample as it becomes ready (before the call that made it ready returns).
@@ -36,8 +41,10 @@ public final class CompressionSession {
 
     let configuration: EncoderConfiguration
     let headers: H264StreamHeaders
+    /// The H.265 stream's headers (nil for H.264).
+    let hevcHeaders: H265StreamHeaders?
     private var planner: H264GOPPlanner
-    private var encoder: H264VAEncoder?
+    private var encoder: VAEncoder?
     /// Frames waiting to be coded (B-frames wait for their anchor), by display index.
     private var held: [Int: (buffer: PixelBuffer, duration: MediaTime, forced: Bool)] = [:]
     /// Presentation times of frames not yet given a decode time, in display order.
@@ -64,7 +71,8 @@ public final class CompressionSession {
         var reported: VAEncodeCapabilities?
         let configuration = try EncoderConfiguration(width: width, height: height, properties: properties,
                                                      driver: "\(connection.devicePath) (\(connection.vendor))") { profile in
-            reported = VAEncodeCapabilities.query(connection, profile: EncoderConfiguration.vaProfile(profile), lowPower: properties.preferLowPower)
+            let vaProfile = properties.codec == .h264 ? EncoderConfiguration.vaProfile(profile) : EncoderConfiguration.vaProfile(for: properties)
+            reported = VAEncodeCapabilities.query(connection, profile: vaProfile, lowPower: properties.preferLowPower)
             return reported
         }
         self.width = width
@@ -74,11 +82,17 @@ public final class CompressionSession {
         self.capabilities = configuration.capabilities
         self.configuration = configuration
         headers = H264StreamHeaders(configuration: configuration)
+        hevcHeaders = configuration.codec == .h265 ? H265StreamHeaders(configuration: configuration) : nil
         planner = H264GOPPlanner(configuration.plannerConfiguration)
         rate = H264RateSettings(configuration: configuration)
         pixelBufferPool = PixelBufferPool(width: width, height: height, capacity: configuration.framesInFlight + configuration.bFrames + 1)
         if configuration.sendsPackedSequence {
-            formatDescription = try? H264FormatDescription(sequenceParameterSets: [headers.spsNALUnit], pictureParameterSets: [headers.ppsNALUnit])
+            if let hevcHeaders {
+                sampleFormatDescription = try? VideoCodec.h265.formatFromParameterSets(hevcHeaders.parameterSetNALUnits, 4)
+            } else {
+                formatDescription = try? H264FormatDescription(sequenceParameterSets: [headers.spsNALUnit], pictureParameterSets: [headers.ppsNALUnit])
+                sampleFormatDescription = formatDescription.map { .h264($0) }
+            }
         }
     }
 
@@ -101,7 +115,9 @@ public final class CompressionSession {
     public func prepareToEncodeFrames() throws(CompressionError) {
         guard !isInvalidated else { throw .invalidated }
         guard encoder == nil else { return }
-        do { encoder = try H264VAEncoder(connection: connection, headers: headers) } catch { throw .device(error) }
+        let mapper: any VAPictureMapper = hevcHeaders.map { H265PictureMapper(parameters: H265EncodeParameters(headers: $0)) }
+            ?? H264PictureMapper(parameters: H264EncodeParameters(headers: headers))
+        do { encoder = try VAEncoder(connection: connection, configuration: configuration, mapper: mapper) } catch { throw .device(error) }
         encoder?.update(rate: rate)
     }
 
@@ -144,7 +160,8 @@ public final class CompressionSession {
         if !frameDuration.isNumeric { frameDuration = configuration.frameDuration }
         try prepareToEncodeFrames()
 
-        let nv12 = pixelBuffer.format == .nv12 ? pixelBuffer : PixelConverter.convert(pixelBuffer, to: .nv12)
+        let surfaceFormat: PixelFormat = configuration.bitDepth > 8 ? .p010 : .nv12
+        let nv12 = pixelBuffer.format == surfaceFormat ? pixelBuffer : PixelConverter.convert(pixelBuffer, to: surfaceFormat)
         let plans = planner.push(presentationTime: time, forceKeyFrame: forceKeyFrame)
         held[framesSubmitted] = (nv12, frameDuration, forceKeyFrame)
         presentationQueue.append(time)
@@ -223,13 +240,22 @@ public final class CompressionSession {
             throw .device(error)
         }
         pending.removeFirst()
+        if configuration.codec == .h265 {
+            let sample = try hevcSample(bytes, entry)
+            outputHandler?(sample)
+            ready.append(sample)
+            return
+        }
         let picture = try CodedPicture(annexB: bytes)
         if !picture.sequenceParameterSets.isEmpty || !picture.pictureParameterSets.isEmpty {
             let sps = picture.sequenceParameterSets.isEmpty ? formatDescription?.sequenceParameterSets ?? [] : picture.sequenceParameterSets
             let pps = picture.pictureParameterSets.isEmpty ? formatDescription?.pictureParameterSets ?? [] : picture.pictureParameterSets
             do {
                 let description = try H264FormatDescription(sequenceParameterSets: sps, pictureParameterSets: pps, nalUnitLengthSize: 4)
-                if description != formatDescription { formatDescription = description }
+                if description != formatDescription {
+                    formatDescription = description
+                    sampleFormatDescription = .h264(description)
+                }
             } catch { throw .bitstream(error) }
         }
         guard let formatDescription else { throw .driverOutput("the first coded picture carried no SPS and PPS") }
@@ -241,6 +267,26 @@ public final class CompressionSession {
                                   duration: entry.duration, attachments: attachments)
         outputHandler?(sample)
         ready.append(sample)
+    }
+
+    /// An H.265 picture as a sample: length-prefixed, with the hvcC description of the parameter sets in
+    /// front of it (vtk's own, or the driver's when it wrote them).
+    private func hevcSample(_ bytes: [UInt8], _ entry: (plan: H264GOPPlanner.PicturePlan, decodeTime: MediaTime, duration: MediaTime, forced: Bool))
+        throws(CompressionError) -> SampleBuffer {
+        let picture = try CodedPicture(hevc: bytes)
+        if !picture.hevcParameterSets.isEmpty {
+            do {
+                let description = try VideoCodec.h265.formatFromParameterSets(picture.hevcParameterSets, 4)
+                if description != sampleFormatDescription { sampleFormatDescription = description }
+            } catch { throw .bitstream(error) }
+        }
+        guard let sampleFormatDescription else { throw .driverOutput("the first coded picture carried no VPS, SPS and PPS") }
+        if picture.isIDR != entry.plan.isIDR { keyFrameMismatches += 1 }
+        let attachments = SampleAttachments(notSync: !entry.plan.isIntra, dependsOnOthers: !entry.plan.isIntra,
+                                            isDependedOnByOthers: entry.plan.isReference, forcedKeyFrame: entry.forced)
+        return SampleBuffer(data: picture.sample, framing: .lengthPrefixed(4), formatDescription: sampleFormatDescription,
+                            presentationTime: entry.plan.presentationTime, decodeTime: entry.decodeTime,
+                            duration: entry.duration, attachments: attachments)
     }
 
     private func takeReady() -> [SampleBuffer] {

@@ -12,6 +12,8 @@ struct EncoderConfiguration: Sendable {
     var codedWidth: Int { widthInMbs * 16 }
     var codedHeight: Int { heightInMbs * 16 }
     let profile: CompressionProperties.Profile
+    let codec: CompressionProperties.Codec
+    let hevcProfile: CompressionProperties.HEVCProfile
     let vaProfile: VAProfile
     let levelIdc: Int
     let cabac: Bool
@@ -68,6 +70,14 @@ struct EncoderConfiguration: Sendable {
         }
     }
 
+    /// The VA profile a session asks for: H.264's as ``vaProfile(_:)``, else HEVC Main or Main 10.
+    static func vaProfile(for p: CompressionProperties) -> VAProfile {
+        switch p.codec {
+        case .h264: return vaProfile(p.profile)
+        case .h265: return p.hevcProfile == .main10 ? VAProfileHEVCMain10 : VAProfileHEVCMain
+        }
+    }
+
     /// Names of the VA_RC_* modes in `mask`.
     static func rateControlNames(_ mask: UInt32) -> [String] {
         let names: [(Int32, String)] = [(VA_RC_CQP, "CQP"), (VA_RC_CBR, "CBR"), (VA_RC_VBR, "VBR"), (VA_RC_VCM, "VCM"),
@@ -90,7 +100,8 @@ struct EncoderConfiguration: Sendable {
             throw .invalidDimensions(width: width, height: height, reason: "4:2:0 frames crop in 2-pixel steps, so both must be even")
         }
         guard let caps = capabilities(p.profile) else {
-            throw .unsupportedProfile("\(driver) has no H.264 \(p.profile.rawValue) encoder (neither VAEntrypointEncSlice nor VAEntrypointEncSliceLP)")
+            let name = p.codec == .h264 ? "H.264 \(p.profile.rawValue)" : "H.265 \(p.hevcProfile.rawValue)"
+            throw .unsupportedProfile("\(driver) has no \(name) encoder (neither VAEntrypointEncSlice nor VAEntrypointEncSliceLP)")
         }
         if let maxW = caps.maxWidth, width > maxW { throw .invalidDimensions(width: width, height: height, reason: "the driver encodes at most \(maxW) wide") }
         if let maxH = caps.maxHeight, height > maxH { throw .invalidDimensions(width: width, height: height, reason: "the driver encodes at most \(maxH) high") }
@@ -137,7 +148,7 @@ struct EncoderConfiguration: Sendable {
         }
 
         let cabac: Bool
-        switch p.entropyMode {
+        switch p.codec == .h265 ? .cabac : p.entropyMode {
         case .cabac?:
             guard p.profile != .constrainedBaseline else { throw .unsupportedEntropyMode("CABAC is not allowed in Constrained Baseline (A.2.1)") }
             cabac = true
@@ -156,11 +167,15 @@ struct EncoderConfiguration: Sendable {
         if p.allowFrameReordering {
             guard (0...16).contains(p.maxConsecutiveBFrames) else { throw .frameReorderingUnsupported("\(p.maxConsecutiveBFrames) B-frames: 0...16") }
             bFrames = p.maxConsecutiveBFrames
-            if bFrames > 0 && caps.maxReferencesL1 == 0 {
+            if bFrames > 0 && p.codec == .h265 && caps.maxReferencesL1 > 0 && !caps.predictsFromFuture {
+                warnings.append("\(driver) predicts from previous pictures only on \(caps.entrypointName) (VAConfigAttribPredictionDirection): "
+                                + "no B-frames, low-delay B pictures (list 1 = list 0)")
+                bFrames = 0
+            } else if bFrames > 0 && caps.maxReferencesL1 == 0 {
                 warnings.append("\(driver) reports no list-1 references on \(caps.entrypointName) (VAConfigAttribEncMaxRefFrames L1 = 0): "
                                 + "no B-frames, P pictures only")
                 bFrames = 0
-            } else if bFrames > 0 && p.profile == .constrainedBaseline {
+            } else if bFrames > 0 && p.codec == .h264 && p.profile == .constrainedBaseline {
                 warnings.append("Constrained Baseline has no B slices (A.2.1): P pictures only")
                 bFrames = 0
             }
@@ -182,7 +197,20 @@ struct EncoderConfiguration: Sendable {
         let mbW = (width + 15) / 16, mbH = (height + 15) / 16
         let high = p.profile == .high
         let level: Int
-        if let asked = p.level {
+        if p.codec == .h265 {
+            // The DPB holds the references and the current picture (A.4.2, C.5.2.2).
+            let dpb = gop.maxDecFrameBuffering + 1
+            if let asked = p.level {
+                guard let entry = H265Level.all.first(where: { $0.idc == asked }),
+                      entry.fits(width: mbW * 16, height: mbH * 16, framesPerSecond: rate, bitsPerSecond: bits, dpbPictures: dpb) else { throw .invalidLevel(asked) }
+                level = entry.idc
+            } else {
+                guard let entry = H265Level.smallest(width: mbW * 16, height: mbH * 16, framesPerSecond: rate, bitsPerSecond: bits, dpbPictures: dpb) else {
+                    throw .invalidLevel(0)
+                }
+                level = entry.idc
+            }
+        } else if let asked = p.level {
             guard let entry = H264Level.all.first(where: { $0.idc == asked }),
                   entry.fits(widthInMbs: mbW, heightInMbs: mbH, framesPerSecond: rate, bitsPerSecond: bits, high: high,
                                  dpbFrames: gop.maxDecFrameBuffering) else { throw .invalidLevel(asked) }
@@ -200,7 +228,12 @@ struct EncoderConfiguration: Sendable {
         widthInMbs = mbW
         heightInMbs = mbH
         profile = p.profile
-        vaProfile = Self.vaProfile(p.profile)
+        codec = p.codec
+        hevcProfile = p.hevcProfile
+        vaProfile = Self.vaProfile(for: p)
+        lowDelayB = p.codec == .h265 && caps.maxReferencesL1 > 0 && !caps.predictsFromFuture
+        // CTB: the largest the driver codes (as FFmpeg picks from VAConfigAttribEncHEVCBlockSizes), else 32.
+        ctbLog2Size = caps.hevcCodingTreeBlockLog2Sizes?.upperBound ?? 5
         levelIdc = level
         self.cabac = cabac
         rateControl = p.rateControl
@@ -224,6 +257,13 @@ struct EncoderConfiguration: Sendable {
         self.warnings = warnings
         gopConfiguration = gop
     }
+
+    /// H.265: P pictures go as B slices with list 1 = list 0 (a driver with list 1 but no FUTURE direction: iHD VDEnc).
+    let lowDelayB: Bool
+    /// H.265 CtbLog2SizeY.
+    let ctbLog2Size: Int
+    /// Bits per sample: 10 for HEVC Main 10.
+    var bitDepth: Int { codec == .h265 && hevcProfile == .main10 ? 10 : 8 }
 
     /// The GOP planner's settings (sizes of the DPB and reorder depth come from it).
     let gopConfiguration: H264GOPPlanner.Configuration

@@ -107,35 +107,6 @@ struct H264EncodeParameters {
         return s
     }
 
-    /// VAEncMiscParameterRateControl for CBR and VBR (va.h).
-    func rateControl() -> VAEncMiscParameterRateControl {
-        var r = VAEncMiscParameterRateControl()
-        r.bits_per_second = UInt32(rate.bitsPerSecond)
-        r.target_percentage = UInt32(rate.targetPercentage)
-        r.window_size = UInt32(configuration.rateControlWindow)  // ms
-        r.initial_qp = 0
-        r.min_qp = 0
-        r.max_qp = 0  // 0: the driver's own limits
-        r.rc_flags.bits.disable_frame_skip = 1  // one coded picture for every frame handed in
-        return r
-    }
-
-    /// VAEncMiscParameterFrameRate: numerator in bits 0-15, denominator in bits 16-31 (va.h).
-    func frameRate() -> VAEncMiscParameterFrameRate {
-        var f = VAEncMiscParameterFrameRate()
-        let fraction = rate.frameRate
-        f.framerate = UInt32(fraction.numerator) | UInt32(fraction.denominator) << 16
-        return f
-    }
-
-    /// VAEncMiscParameterHRD: a one-second coded picture buffer, three quarters full at the start.
-    func hrd() -> VAEncMiscParameterHRD {
-        var h = VAEncMiscParameterHRD()
-        h.buffer_size = UInt32(rate.bitsPerSecond)
-        h.initial_buffer_fullness = UInt32(rate.bitsPerSecond / 4 * 3)
-        return h
-    }
-
     // MARK: VAPictureH264
 
     static func picture(surface: VASurfaceID, frameNum: Int, picOrderCnt: Int, reference: Bool) -> VAPictureH264 {
@@ -183,5 +154,37 @@ struct H264RateSettings: Equatable, Sendable {
 
     static func == (a: H264RateSettings, b: H264RateSettings) -> Bool {
         a.bitsPerSecond == b.bitsPerSecond && a.targetPercentage == b.targetPercentage && a.frameRate == b.frameRate
+    }
+}
+
+/// The misc parameter buffers of the rate settings (va.h), the same for every codec.
+extension H264RateSettings {
+    /// VAEncMiscParameterRateControl for CBR and VBR (va.h).
+    func rateControl(window: Int) -> VAEncMiscParameterRateControl {
+        var r = VAEncMiscParameterRateControl()
+        r.bits_per_second = UInt32(bitsPerSecond)
+        r.target_percentage = UInt32(targetPercentage)
+        r.window_size = UInt32(window)  // ms
+        r.initial_qp = 0
+        r.min_qp = 0
+        r.max_qp = 0  // 0: the driver's own limits
+        r.rc_flags.bits.disable_frame_skip = 1  // one coded picture for every frame handed in
+        return r
+    }
+
+    /// VAEncMiscParameterFrameRate: numerator in bits 0-15, denominator in bits 16-31 (va.h).
+    func frameRateParameter() -> VAEncMiscParameterFrameRate {
+        var f = VAEncMiscParameterFrameRate()
+        let fraction = frameRate
+        f.framerate = UInt32(fraction.numerator) | UInt32(fraction.denominator) << 16
+        return f
+    }
+
+    /// VAEncMiscParameterHRD: a one-second coded picture buffer, three quarters full at the start.
+    func hrd() -> VAEncMiscParameterHRD {
+        var h = VAEncMiscParameterHRD()
+        h.buffer_size = UInt32(bitsPerSecond)
+        h.initial_buffer_fullness = UInt32(bitsPerSecond / 4 * 3)
+        return h
     }
 }

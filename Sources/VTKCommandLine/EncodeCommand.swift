@@ -1,15 +1,16 @@
 import CompressionSession
 import Foundation
 import H264Bitstream
+import H265Bitstream
 import MP4
 import VideoAcceleration
 import VTKMedia
 
-/// `vtk encode`: raw NV12/I420 or Y4M frames -> H.264 (Annex B or MP4).
+/// `vtk encode`: raw NV12/I420 (or 10-bit) or Y4M frames -> H.264 or H.265 (Annex B or MP4).
 enum EncodeCommand {
     static let name = "encode"
-    static let summary = "NV12/I420 or Y4M frames -> H.264 (Annex B, or MP4)"
-    static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--bframes N [--b-pyramid]] [--refs N] [--profile constrained-baseline|main|high] [--device auto|soft|PATH]"
+    static let summary = "NV12/I420 or Y4M frames -> H.264 or H.265 (Annex B, or MP4)"
+    static let usage = "vtk encode INPUT -o OUTPUT [--size WxH] [--pix-fmt nv12|i420] [--fps N] [--qp N | --bitrate BPS [--rc cbr|vbr]] [--keyint N] [--bframes N [--b-pyramid]] [--refs N] [--codec h264|h265] [--profile constrained-baseline|main|high|main10] [--device auto|soft|PATH]"
     static let examples = [
         "vtk encode raw.yuv --size 1280x720 --fps 30000/1001 -o out.h264",
         "vtk encode in.y4m --bitrate 2M --rc cbr -o out.mp4 --faststart",
@@ -17,7 +18,7 @@ enum EncodeCommand {
     ]
     static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output, .internalError]
     static let options: [OptionSpec] = [
-        .value("-o", "--output", valueName: "FILE", help: "FILE.mp4 or .mov as MP4, .264/.h264 (or any other name) as an H.264 Annex B stream; - for standard output"),
+        .value("-o", "--output", valueName: "FILE", help: "FILE.mp4 or .mov as MP4 (avc1 or hvc1), .264/.h264 or .265/.h265/.hevc (or any other name) as an Annex B stream; - for standard output"),
         .flag("--faststart", help: "with MP4 output, put the movie box before the media data (streamable)"),
         .value("-n", "--frames", valueName: "N", help: "encode at most the first N frames"),
         .flag("--json", help: "print the summary as one JSON object on standard output"),
@@ -37,15 +38,16 @@ enum EncodeCommand {
         var options = try EncodeOptions(parsed, command: name)
         let inputPath = parsed.positionals[0]
         try OutputFile.refuseOverwriting(input: inputPath, output: outputPath, command: name)
-        let mp4 = try Self.isMP4(outputPath)
+        let mp4 = try Self.isMP4(outputPath, codec: options.properties.codec)
         let source = try options.source(for: inputPath, command: name)
+        options.adopt(bitDepthOf: source.pixelFormat)
         options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
         let json = parsed.has("json")
         let quiet = parsed.has("quiet") || json
         if json && outputPath == "-" { throw CommandFailure(.usage, "vtk encode: -o - and --json would both write to standard output") }
         let frameLimit = try OptionValues(parsed: parsed, command: name).int("frames", range: 1...Int(Int32.max))
         if parsed.has("faststart") && !mp4 && !quiet {
-            StandardStreams.error("vtk encode: --faststart applies to MP4 output only; \(outputPath) is written as an H.264 Annex B stream\n")
+            StandardStreams.error("vtk encode: --faststart applies to MP4 output only; \(outputPath) is written as an \(options.codecName) Annex B stream\n")
         }
 
         let connection: VADisplayConnection
@@ -108,14 +110,16 @@ enum EncodeCommand {
 extension EncodeCommand {
     /// MP4 for .mp4, .m4v and .mov (QuickTime reads the same boxes), Annex B for anything else except the
     /// extensions of formats vtk does not write, which are refused rather than silently written as H.264.
-    static func isMP4(_ path: String) throws(CommandFailure) -> Bool {
+    static func isMP4(_ path: String, codec: CompressionProperties.Codec = .h264) throws(CommandFailure) -> Bool {
         let ext = path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }?.lowercased() ?? ""
         if ["mp4", "m4v", "mov"].contains(ext) {
             if path == "-" || path.hasPrefix("-.") { throw CommandFailure(.usage, "vtk encode: MP4 output needs a file name, not standard output") }
             return true
         }
-        if ["mkv", "webm", "avi", "ts", "m2ts", "flv", "png", "jpg", "y4m", "yuv", "hevc", "h265", "265"].contains(ext) {
-            throw CommandFailure(.usage, "vtk encode: cannot write .\(ext); the output is H.264 as .mp4/.mov (MP4) or .264/.h264 "
+        let otherCodec = codec == .h264 ? ["hevc", "h265", "265"] : ["h264", "264"]
+        if (["mkv", "webm", "avi", "ts", "m2ts", "flv", "png", "jpg", "y4m", "yuv"] + otherCodec).contains(ext) {
+            let annexB = codec == .h264 ? ".264/.h264" : ".265/.h265/.hevc"
+            throw CommandFailure(.usage, "vtk encode: cannot write .\(ext); the output is \(codec.rawValue) as .mp4/.mov (MP4) or \(annexB) "
                                  + "(Annex B); to rewrap: ffmpeg -i out.mp4 -c copy \(path)")
         }
         return false
@@ -170,8 +174,12 @@ final class EncodedSampleSink {
             }
             if mp4Writer == nil {
                 do {
-                    guard let format = sample.formatDescription?.avc else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
-                    mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
+                    if let format = sample.formatDescription?.hevc {
+                        mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
+                    } else {
+                        guard let format = sample.formatDescription?.avc else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
+                        mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
+                    }
                 } catch {
                     throw CommandFailure(.output, "vtk encode: cannot write '\(path)': \(error)")
                 }

@@ -14,7 +14,7 @@ struct EncodeCase: Sendable {
     let bFrames: Int
 
     static let keys: Set<String> = ["name", "source", "size", "frames", "fps", "pix_fmt", "rc", "qp", "bitrate", "profile", "bframes", "keyint",
-                                    "device", "persona"]
+                                    "device", "persona", "codec"]
 
     /// Reads MATRIX.json: a list of cases, or {"cases": [...]}.
     static func load(_ path: String, command: String) throws(CommandFailure) -> [EncodeCase] {
@@ -71,6 +71,11 @@ struct EncodeCase: Sendable {
             targetBitRate = bits
         default:
             throw fail("\(label): rc must be cqp, cbr or vbr, not '\(rc)'")
+        }
+        // "h264" (the default) or "h265": `vtk roundtrip --codec`.
+        if let codec = try text("codec")?.lowercased() {
+            guard ["h264", "h265", "hevc"].contains(codec) else { throw fail("\(label): codec must be h264 or h265, not '\(codec)'") }
+            if codec != "h264" { arguments += ["--codec", "h265"] }
         }
         if let profile = try text("profile") { arguments += ["--profile", profile] }
         if let keyint = try text("keyint") { arguments += ["--keyint", keyint] }

@@ -17,14 +17,24 @@ struct EncodeOptions {
     var strict = false
     /// --pix-fmt was given (it describes raw input only).
     var pixelFormatGiven = false
+    /// --profile was given with --codec h265 (else 10-bit input chooses Main 10).
+    var hevcProfileGiven = false
+
+    /// H.265 without --profile: Main 10 for 10-bit frames, Main for 8-bit ones.
+    mutating func adopt(bitDepthOf format: PixelFormat) {
+        if properties.codec == .h265 && !hevcProfileGiven { properties.hevcProfile = format.is10Bit ? .main10 : .main }
+    }
+
+    /// The codec's name in messages ("H.264", "H.265").
+    var codecName: String { properties.codec.rawValue }
 
     /// The options that shape an encode, which coded input (sent or copied as it is) would ignore.
     static let encodingOptions = ["size", "pix-fmt", "qp", "bitrate", "rc", "maxrate", "keyint", "keyint-duration", "open-gop", "force-idr",
-                                  "bframes", "b-pyramid", "refs", "low-power", "strict", "profile", "device"]
+                                  "bframes", "b-pyramid", "refs", "low-power", "strict", "profile", "device", "codec"]
 
     static let table: [OptionSpec] = [
         .value("--size", valueName: "WxH", help: "frame size of raw input (required for raw input)"),
-        .value("--pix-fmt", valueName: "nv12|i420", help: "layout of raw input (default: i420)"),
+        .value("--pix-fmt", valueName: "nv12|i420|p010|yuv420p10", help: "layout of raw input (default: i420; 10-bit layouts for H.265 Main 10)"),
         .value("--fps", valueName: "N", help: "frame rate, e.g. 30, 29.97 or 30000/1001 (default: the Y4M header's, else 30)"),
         .value("--qp", valueName: "N", help: "constant QP 0-51 (CQP); the default when no --bitrate is given is 26"),
         .value("--bitrate", valueName: "BPS", help: "target bit rate in bit/s, k and M suffixes allowed (e.g. 2M)"),
@@ -39,7 +49,8 @@ struct EncodeOptions {
         .value("--refs", valueName: "N", help: "references of a P-frame, 1-16 (default: 1; capped at the driver's list-0 limit)"),
         .flag("--low-power", help: "prefer the low-power encoder (VAEntrypointEncSliceLP) to the full one"),
         .flag("--strict", help: "exit 2 instead of falling back when the driver cannot do what was asked (e.g. B-frames without list 1)"),
-        .value("--profile", valueName: "NAME", help: "constrained-baseline, main or high (default: high)"),
+        .value("--codec", valueName: "h264|h265", help: "the codec to encode (default: h264)"),
+        .value("--profile", valueName: "NAME", help: "H.264: constrained-baseline, main or high (default: high); H.265: main or main10 (default: main10 for 10-bit input, else main)"),
         .value("--device", valueName: "auto|soft|PATH", help: "VA device: auto (hardware, else vtksoft), soft, or a DRM node"),
         .flag("-q", "--quiet", help: "no progress line and no summary on standard error"),
         .flag("-h", "--help", help: "show this help"),
@@ -59,7 +70,7 @@ struct EncodeOptions {
             }
             self.size = size
         }
-        pixelFormat = try values.choice("pix-fmt", ["nv12", "i420"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
+        pixelFormat = try values.choice("pix-fmt", ["nv12", "i420", "p010", "yuv420p10"]).flatMap(PixelFormat.init(rawValue:)) ?? .i420
         pixelFormatGiven = parsed.has("pix-fmt")
         if let text = parsed["fps"] {
             guard let rate = FrameRate.parse(text) else {
@@ -109,7 +120,11 @@ struct EncodeOptions {
         properties.referenceFrameCount = try values.int("refs", range: 1...16) ?? 1
         properties.preferLowPower = parsed.has("low-power")
         strict = parsed.has("strict")
-        if let profile = try values.choice("profile", ["constrained-baseline", "main", "high"]) {
+        if try values.choice("codec", ["h264", "h265", "hevc"]).map({ $0 != "h264" }) == true {
+            properties.codec = .h265
+            if let profile = try values.choice("profile", ["main", "main10"]) { properties.hevcProfile = profile == "main10" ? .main10 : .main }
+            hevcProfileGiven = parsed.has("profile")
+        } else if let profile = try values.choice("profile", ["constrained-baseline", "main", "high"]) {
             properties.profile = profile == "main" ? .main : profile == "high" ? .high : .constrainedBaseline
         }
     }
@@ -170,4 +185,9 @@ extension EncodeOptions {
         }
         if !quiet { StandardStreams.error(warnings.map { "vtk \(command): warning: \($0)\n" }.joined()) }
     }
+}
+
+extension CompressionProperties {
+    /// The profile of the codec in use: "High", "Main 10".
+    var profileName: String { codec == .h264 ? profile.rawValue : hevcProfile.rawValue }
 }

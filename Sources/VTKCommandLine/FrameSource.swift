@@ -15,6 +15,12 @@ protocol FrameSource: AnyObject {
     var partialFrameBytes: Int { get }
     /// Fraction of the input read, when known.
     var fractionDone: Double? { get }
+    /// The layout of the frames (8-bit I420/NV12, or a 10-bit one).
+    var pixelFormat: PixelFormat { get }
+}
+
+extension FrameSource {
+    var pixelFormat: PixelFormat { .i420 }
 }
 
 /// Frames of a headerless raw file: NV12 or I420 at a size the user gives.
@@ -37,6 +43,7 @@ final class RawFrameSource: FrameSource {
 
     var displayName: String { input.displayName }
     var fractionDone: Double? { input.fractionDone }
+    var pixelFormat: PixelFormat { format }
 
     /// The frame returned last time, refilled in place once the caller has let go of it (copy on write
     /// keeps a frame the caller still holds intact).
@@ -77,6 +84,7 @@ final class Y4MFrameSource: FrameSource {
     var frameRate: (Int, Int)
     let partialFrameBytes = 0
     var fractionDone: Double? { nil }
+    var pixelFormat: PixelFormat { reader.header.colorspace.bytesPerSample == 2 ? .yuv420p10 : .i420 }
 
     init(path: String, command: String) throws(CommandFailure) {
         displayName = path == "-" ? "standard input" : path

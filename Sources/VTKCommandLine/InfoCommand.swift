@@ -92,7 +92,7 @@ enum InfoCommand {
         if parsed.has("json") {
             let json = JSONValue.object([
                 ("encode", .array(encoders.map { e in
-                    .object([("profile", .string(e.profile)), ("entrypoint", .string(e.entrypoint)),
+                    .object([("codec", .string(e.codec)), ("profile", .string(e.profile)), ("entrypoint", .string(e.entrypoint)),
                              ("low_power_entrypoint", .string(e.lowPowerEntrypoint)),
                              ("l0", .int(e.l0)), ("l1", .int(e.l1)), ("packed_headers", .string(e.packed)),
                              ("entrypoints", .array(e.entrypoints.map { choice in
@@ -132,8 +132,8 @@ enum InfoCommand {
         for e in encoders {
             // Every entrypoint vtk may use, each with its own limits.
             for choice in e.entrypoints {
-                text += "encode:     H.264 \(e.profile) on \(choice.entrypoint) (\(choice.chosenBy.joined(separator: ", ")))"
-                    + ", \(choice.limits.text), packed headers \(choice.packed)\n"
+                text += "encode:     \(e.codec) \(e.profile) on \(choice.entrypoint) (\(choice.chosenBy.joined(separator: ", ")))"
+                    + ", \(choice.limits.text), packed headers \(choice.packed)\(choice.lowDelayB ? ", low-delay B (list 1 = list 0)" : "")\n"
             }
         }
         if encoders.isEmpty { text += "encode:     none (no VAEntrypointEncSlice or VAEntrypointEncSliceLP for H.264)\n" }
@@ -160,14 +160,18 @@ enum InfoCommand {
         var chosenBy: [String]
         var limits: EncodeLimits
         var packed: String
+        /// H.265 with list 1 but no FUTURE prediction direction: B pictures predict from past pictures only.
+        var lowDelayB = false
     }
 
-    /// The encode entrypoint vtk negotiates for each H.264 profile (EncSlice, then EncSliceLP; LP first with
-    /// --low-power), and every entrypoint either choice lands on, each with its own limits.
+    /// The encode entrypoint vtk negotiates for each H.264 and H.265 profile (EncSlice, then EncSliceLP; LP
+    /// first with --low-power), and every entrypoint either choice lands on, each with its own limits.
     static func encodeChoices(_ connection: VADisplayConnection)
-        -> [(profile: String, entrypoint: String, lowPowerEntrypoint: String, l0: Int, l1: Int, packed: String, entrypoints: [EncodeEntrypoint])] {
-        let profiles: [(VAProfile, String)] = [(VAProfileH264ConstrainedBaseline, "Constrained Baseline"), (VAProfileH264Main, "Main"), (VAProfileH264High, "High")]
-        return profiles.compactMap { profile, name in
+        -> [(codec: String, profile: String, entrypoint: String, lowPowerEntrypoint: String, l0: Int, l1: Int, packed: String, entrypoints: [EncodeEntrypoint])] {
+        let profiles: [(VAProfile, String, String)] = [(VAProfileH264ConstrainedBaseline, "H.264", "Constrained Baseline"), (VAProfileH264Main, "H.264", "Main"),
+                                                       (VAProfileH264High, "H.264", "High"), (VAProfileHEVCMain, "H.265", "Main"),
+                                                       (VAProfileHEVCMain10, "H.265", "Main 10")]
+        return profiles.compactMap { profile, codec, name in
             guard let caps = VAEncodeCapabilities.query(connection, profile: profile),
                   let lowPower = VAEncodeCapabilities.query(connection, profile: profile, lowPower: true) else { return nil }
             var entrypoints: [EncodeEntrypoint] = []
@@ -176,10 +180,11 @@ enum InfoCommand {
                     entrypoints[i].chosenBy.append(role)
                 } else {
                     entrypoints.append(EncodeEntrypoint(entrypoint: choice.entrypointName, chosenBy: [role], limits: EncodeLimits(choice),
-                                                        packed: VAEncodeCapabilities.packedHeaderNames(choice.packedHeaders)))
+                                                        packed: VAEncodeCapabilities.packedHeaderNames(choice.packedHeaders),
+                                                        lowDelayB: codec == "H.265" && choice.maxReferencesL1 > 0 && !choice.predictsFromFuture))
                 }
             }
-            return (name, caps.entrypointName, lowPower.entrypointName, caps.maxReferencesL0, caps.maxReferencesL1,
+            return (codec, name, caps.entrypointName, lowPower.entrypointName, caps.maxReferencesL0, caps.maxReferencesL1,
                     VAEncodeCapabilities.packedHeaderNames(caps.packedHeaders), entrypoints)
         }
     }

@@ -65,6 +65,7 @@ enum RoundtripCommand {
         let frameLimit = try values.int("frames", range: 1...Int(Int32.max))
         if let input = parsed.positionals.first {
             source = try options.source(for: input, command: name)
+            options.adopt(bitDepthOf: source.pixelFormat)
         } else {
             let count = min(frameLimit ?? 60, 100_000)
             if let size = options.size {

@@ -65,7 +65,7 @@ struct RoundtripReport {
         let p = psnr
         var out = "input:      \(source.displayName), \(source.width)x\(source.height) @ \(source.frameRate.0)/\(source.frameRate.1) fps\n"
         out += "device:     \(device)\n"
-        out += "encoder:    H.264 \(properties.profile.rawValue), \(rateControlText), keyint \(properties.maxKeyFrameInterval), B-frames \(bFrames)\n"
+        out += "encoder:    \(properties.codec.rawValue) \(properties.profileName), \(rateControlText), keyint \(properties.maxKeyFrameInterval), B-frames \(bFrames)\n"
         out += "entrypoint: \(entrypoint), packed headers \(packedHeaders)\n"
         out += "frames:     \(frames)\n"
         out += "bit rate:   \(String(format1: bitRate / 1000)) kbit/s (\(totalBytes) bytes)\n"
@@ -91,7 +91,8 @@ struct RoundtripReport {
             ("b_frames", .int(bFrames)),
             ("width", .int(source.width)), ("height", .int(source.height)),
             ("frame_rate", .number(Double(source.frameRate.0) / Double(source.frameRate.1))),
-            ("profile", .string(properties.profile.rawValue)),
+            ("codec", .string(properties.codec.rawValue)),
+            ("profile", .string(properties.profileName)),
             ("rate_control", .string(rateControlText)),
             ("frames", .int(frames)),
             ("bytes", .int(totalBytes)),

@@ -1,5 +1,6 @@
 import DecompressionSession
 import Dispatch
+import PixelConversion
 import NALStream
 import VideoAcceleration
 import VTKMedia
@@ -12,7 +13,7 @@ import VTKMedia
 final class RoundtripStages: Sendable {
     /// What the decode stage owns: touched only on its queue (under the lock, which it never waits for).
     private struct DecodeState {
-        var decoder: H264DecompressionSession?
+        var decoder: (any VideoDecompressionSession)?
         var pending: [MediaTime: PixelBuffer] = [:]
         var bitsOf: [MediaTime: Int] = [:]
         var idrAt = Set<MediaTime>()
@@ -65,7 +66,9 @@ final class RoundtripStages: Sendable {
 
     /// A source frame handed to the encoder: kept until its decoded frame is compared with it.
     func encoded(_ frame: PixelBuffer, at time: MediaTime) {
-        decodeQueue.async { [self] in decodeState.withLock { $0.pending[time] = frame } }
+        // Measured in 8 bits, as the decoder outputs them (a 10-bit source is shifted down).
+        let reference = frame.format.is10Bit ? PixelConverter.convert(frame, to: .i420) : frame
+        decodeQueue.async { [self] in decodeState.withLock { $0.pending[time] = reference } }
     }
 
     /// Decodes the encoder's samples in order (as they are: length-prefixed, with their format description).
@@ -143,7 +146,11 @@ final class RoundtripStages: Sendable {
         let frames: [DecodedFrame]
         do {
             if state.decoder == nil {
-                state.decoder = try H264DecompressionSession(formatDescription: sample.formatDescription?.avc, connection: connection, outputFormat: .i420)
+                if let hevc = sample.formatDescription?.hevc {
+                    state.decoder = try H265DecompressionSession(formatDescription: hevc, connection: connection, outputFormat: .i420)
+                } else {
+                    state.decoder = try H264DecompressionSession(formatDescription: sample.formatDescription?.avc, connection: connection, outputFormat: .i420)
+                }
             }
             let decoder = state.decoder
             frames = try state.speed.time { () throws -> [DecodedFrame] in try decoder?.decode(sample) ?? [] }

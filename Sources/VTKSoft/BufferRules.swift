@@ -7,6 +7,8 @@ enum BufferRules {
     static func check(type: VABufferType, size: Int, count: Int, decode: Bool, packedHeaders: Bool, hevc: Bool = false) throws(VAError) {
         if decode && hevc {
             try checkHEVC(type: type, size: size, count: count)
+        } else if hevc {
+            try checkHEVCEncode(type: type, size: size, count: count)
         } else if decode {
             switch type {
             case VAPictureParameterBufferType:
@@ -77,6 +79,21 @@ enum BufferRules {
             guard size == MemoryLayout<VAQMatrixBufferHEVC>.size, count == 1 else { throw .invalidParameter }
         default:
             throw .unsupportedBufferType
+        }
+    }
+
+    /// The buffers of an H.265 encode context (va_enc_hevc.h): sequence, picture and slice parameters, and
+    /// the codec-neutral misc, packed header and coded buffers (the HEVC engine always inserts packed headers).
+    static func checkHEVCEncode(type: VABufferType, size: Int, count: Int) throws(VAError) {
+        switch type {
+        case VAEncSequenceParameterBufferType:
+            try exact(size, VAEncSequenceParameterBufferHEVC.self, count: count, single: true)
+        case VAEncPictureParameterBufferType:
+            try exact(size, VAEncPictureParameterBufferHEVC.self, count: count, single: true)
+        case VAEncSliceParameterBufferType:
+            try exact(size, VAEncSliceParameterBufferHEVC.self, count: count, single: false)
+        default:
+            try check(type: type, size: size, count: count, decode: false, packedHeaders: true)
         }
     }
 }

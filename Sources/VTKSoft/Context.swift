@@ -39,4 +39,5 @@ enum CodecBackend {
     case decode(any PictureDecoding)
     case encode(OpenH264EncodeSession)
     case nativeEncode(NativeEncodeSession)
+    case hevcEncode(HEVCEncodeSession)
 }

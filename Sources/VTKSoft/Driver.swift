@@ -170,6 +170,9 @@ final class Driver: @unchecked Sendable {
             guard let session = VTKSoftAbilities.isHEVC(config.profile) ? H265DecodeSession(profile: config.profile) as PictureDecoding?
                     : H264DecodeSession(profile: config.profile, interlaced: persona.interlacedDecode) else { throw .allocationFailed }
             backend = .decode(session)
+        } else if VTKSoftAbilities.isHEVC(config.profile) {
+            backend = .hevcEncode(HEVCEncodeSession(profile: config.profile, rateControl: config.rateControl, packedHeaders: config.packedHeaders,
+                                                    policy: persona.packedHeaders, limits: persona.hevcEncodeLimits(config.profile, config.entrypoint)))
         } else {
             switch encoderEngine {
             case .native:
@@ -188,7 +191,7 @@ final class Driver: @unchecked Sendable {
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
         try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
-                              packedHeaders: encoderEngine == .native, hevc: VTKSoftAbilities.isHEVC(context.config.profile))
+                              packedHeaders: encoderEngine == .native || VTKSoftAbilities.isHEVC(context.config.profile), hevc: VTKSoftAbilities.isHEVC(context.config.profile))
         let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
         if let data, type != VAEncCodedBufferType {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)
@@ -294,6 +297,20 @@ final class Driver: @unchecked Sendable {
             return PictureJob(coded: coded) { [self] () throws(VAError) in
                 picture.record()
                 write(try session.encode(prepared, source: surface), into: coded)
+            }
+        case .hevcEncode(let session):
+            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+            let prepared = try session.prepare(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
+            return PictureJob(coded: coded, reconstruction: prepared.target) { [self] () throws(VAError) in
+                do throws(VAError) {
+                    let output = try session.encode(prepared, hashReconstruction: picture.isRecorded)
+                    picture.encode = output.captured
+                    write(output.stream, into: coded)
+                    picture.record()
+                } catch {
+                    picture.record(failure: error)
+                    throw error
+                }
             }
         case .nativeEncode(let session):
             // Captured after coding, with what the driver did (QP, violations, reconstruction MD5).

@@ -1,11 +1,18 @@
 import CLibVA
 
+/// The buffers of one H.264 encode picture.
+typealias EncodePictureBuffers = CodecEncodePictureBuffers<VAEncSequenceParameterBufferH264, VAEncPictureParameterBufferH264,
+                                                           VAEncSliceParameterBufferH264>
+/// The buffers of one H.265 encode picture.
+typealias HEVCEncodePictureBuffers = CodecEncodePictureBuffers<VAEncSequenceParameterBufferHEVC, VAEncPictureParameterBufferHEVC,
+                                                               VAEncSliceParameterBufferHEVC>
+
 /// The buffers of one encode picture (vaBeginPicture … vaEndPicture) read into their C structs: sequence,
-/// picture and slice parameters, misc parameters, and packed headers paired with their data.
-struct EncodePictureBuffers {
-    var sequence: VAEncSequenceParameterBufferH264?
-    var picture: VAEncPictureParameterBufferH264?
-    var slices: [VAEncSliceParameterBufferH264] = []
+/// picture and slice parameters of the codec, misc parameters, and packed headers paired with their data.
+struct CodecEncodePictureBuffers<Sequence, Picture, Slice> {
+    var sequence: Sequence?
+    var picture: Picture?
+    var slices: [Slice] = []
     var rateControl: VAEncMiscParameterRateControl?
     var frameRate: VAEncMiscParameterFrameRate?
     var hrd: VAEncMiscParameterHRD?
@@ -22,11 +29,11 @@ struct EncodePictureBuffers {
             }
             switch buffer.type {
             case VAEncSequenceParameterBufferType:
-                sequence = buffer.element(as: VAEncSequenceParameterBufferH264.self)
+                sequence = buffer.element(as: Sequence.self)
             case VAEncPictureParameterBufferType:
-                picture = buffer.element(as: VAEncPictureParameterBufferH264.self)
+                picture = buffer.element(as: Picture.self)
             case VAEncSliceParameterBufferType:
-                slices += (0..<buffer.elementCount).map { buffer.element($0, as: VAEncSliceParameterBufferH264.self) }
+                slices += (0..<buffer.elementCount).map { buffer.element($0, as: Slice.self) }
             case VAEncMiscParameterBufferType:
                 try readMisc(buffer.bytes)
             case VAEncPackedHeaderParameterBufferType:
@@ -61,17 +68,25 @@ struct EncodePictureBuffers {
         default: throw .unsupportedBufferType
         }
     }
+}
 
-    /// Frames per second from the frame-rate misc parameter (numerator | denominator << 16), else the
-    /// sequence's VUI timing (two ticks per frame, E.2.1), else 30.
-    static func framesPerSecond(_ frameRate: VAEncMiscParameterFrameRate?, _ seq: VAEncSequenceParameterBufferH264) -> Double {
+extension CodecEncodePictureBuffers {
+    /// Frames per second from the frame-rate misc parameter (numerator | denominator << 16), else `timing`
+    /// (from the sequence's VUI), else 30.
+    static func framesPerSecond(_ frameRate: VAEncMiscParameterFrameRate?, timing: Double?) -> Double {
         if let fr = frameRate?.framerate, fr != 0 {
             let numerator = Double(fr & 0xffff), denominator = Double(fr >> 16)
             return denominator == 0 ? numerator : numerator / denominator
         }
-        if seq.num_units_in_tick > 0, seq.time_scale > 0 {
-            return Double(seq.time_scale) / Double(2 * seq.num_units_in_tick)
-        }
-        return 30
+        return timing ?? 30
+    }
+}
+
+extension CodecEncodePictureBuffers where Sequence == VAEncSequenceParameterBufferH264 {
+    /// Frames per second from the frame-rate misc parameter (numerator | denominator << 16), else the
+    /// sequence's VUI timing (two ticks per frame, E.2.1), else 30.
+    static func framesPerSecond(_ frameRate: VAEncMiscParameterFrameRate?, _ seq: VAEncSequenceParameterBufferH264) -> Double {
+        framesPerSecond(frameRate, timing: seq.num_units_in_tick > 0 && seq.time_scale > 0
+                        ? Double(seq.time_scale) / Double(2 * seq.num_units_in_tick) : nil)
     }
 }

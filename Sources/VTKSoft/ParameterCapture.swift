@@ -46,7 +46,7 @@ final class ParameterCapture {
             ("context", .int(Int(context))),
             ("render_target", .int(Int(surface))),
             ("entrypoint", .string(String(cString: vaEntrypointStr(entrypoint)))),
-            ("buffers", .array(buffers.map { Self.describe($0, fields: hevc ? HEVCCaptureFields.self : CaptureFields.self) })),
+            ("buffers", .array(buffers.map { Self.describe($0, fields: Self.fields(hevc: hevc, entrypoint: entrypoint)) })),
         ]
         if !encode.isEmpty { fields.append(("encode", .object(encode))) }
         if let violations { fields.append(("violations", .array(violations.map(\.json)))) }
@@ -57,6 +57,12 @@ final class ParameterCapture {
 
     /// A rendered buffer's entry: its type, count and size, then what it holds, as the codec's struct or as one
     /// of the codec-neutral encode buffers.
+    /// The struct fields of a picture's buffers: H.264 (decode and encode), H.265 decode, H.265 encode.
+    static func fields(hevc: Bool, entrypoint: VAEntrypoint) -> any CodecCaptureFields.Type {
+        guard hevc else { return CaptureFields.self }
+        return entrypoint == VAEntrypointVLD ? HEVCCaptureFields.self : HEVCEncodeCaptureFields.self
+    }
+
     static func describe(_ buffer: RenderedBuffer, fields codec: any CodecCaptureFields.Type) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string(String(cString: vaBufferTypeStr(buffer.type)))),

@@ -1,5 +1,6 @@
 import CLibVA
 import H264Encoding
+import H265Encoding
 
 /// The sample layouts of surfaces: NV12 (8-bit) and P010 (10 bits in the high bits of 16-bit words).
 enum SurfaceFormat {
@@ -48,7 +49,11 @@ final class Surface {
     var pictureError: VAError?
     /// The native encoder's reconstruction last written here (CurrPic), kept so later pictures predict
     /// from it without converting back from NV12; dropped when anything else writes the surface.
-    var reconstruction: EncoderPicture?
+    var reconstruction: EncoderPicture? {
+        didSet { if reconstruction == nil { hevcReconstruction = nil } }
+    }
+    /// The same for the H.265 engine.
+    var hevcReconstruction: H265EncoderPicture?
     /// The VASurfaceDecodeMBErrors records handed to the client; valid until the next query (va.h).
     private var errorRecords: UnsafeMutablePointer<VASurfaceDecodeMBErrors>?
 

@@ -1,7 +1,7 @@
 import CLibVA
 
 /// What vtksoft itself can run, whatever a persona lists: H.264 decode and encode, H.265 Main and Main 10
-/// decode, 4:2:0 in 8 and 10 bits (and H.264 4:0:0), and the rate control modes it implements.
+/// decode and encode, 4:2:0 in 8 and 10 bits (and H.264 4:0:0), and the rate control modes it implements.
 enum VTKSoftAbilities {
     static let h264: [VAProfile] = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High]
     static let minSize = 16
@@ -11,7 +11,7 @@ enum VTKSoftAbilities {
 
     static func runs(_ profile: VAProfile, _ entrypoint: VAEntrypoint) -> Bool {
         (h264.contains(profile) && [VAEntrypointVLD, VAEntrypointEncSlice, VAEntrypointEncSliceLP].contains(entrypoint))
-            || (isHEVC(profile) && entrypoint == VAEntrypointVLD)
+            || (isHEVC(profile) && [VAEntrypointVLD, VAEntrypointEncSlice, VAEntrypointEncSliceLP].contains(entrypoint))
     }
 
     /// The value advertised for a listed one: modes and formats vtksoft lacks are taken out.
@@ -25,7 +25,8 @@ enum VTKSoftAbilities {
     }
 }
 
-/// What vtksoft does for H.265: decode only (Main and Main 10, through libavcodec), P010 surfaces for Main 10.
+/// What vtksoft does for H.265: decode (Main and Main 10, through libavcodec) and encode (its own engine,
+/// H265Encoding), P010 surfaces for Main 10.
 extension VTKSoftAbilities {
     static let hevcProfiles: [VAProfile] = [VAProfileHEVCMain, VAProfileHEVCMain10]
 

@@ -20,6 +20,17 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
     /// Largest picture (VAConfigAttribMaxPictureWidth/Height); nil when not reported.
     public let maxWidth: Int?
     public let maxHeight: Int?
+    /// VA_PREDICTION_DIRECTION_* bits (VAConfigAttribPredictionDirection); nil when not reported (both
+    /// directions). Without FUTURE, list 1 holds past pictures only: low-delay B (iHD's HEVC VDEnc).
+    public var predictionDirection: UInt32? = nil
+    /// CtbLog2SizeY values the driver codes (VAConfigAttribEncHEVCBlockSizes); nil when not reported.
+    public var hevcCodingTreeBlockLog2Sizes: ClosedRange<Int>? = nil
+
+    /// Whether list 1 may hold pictures that follow the current one in output order (true B-frames).
+    public var predictsFromFuture: Bool {
+        guard let direction = predictionDirection else { return true }
+        return direction & UInt32(VA_PREDICTION_DIRECTION_FUTURE) != 0
+    }
 
     static let notSupported: UInt32 = 0x8000_0000  // VA_ATTRIB_NOT_SUPPORTED
 
@@ -66,7 +77,8 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
     public static func query(_ connection: VADisplayConnection, profile: VAProfile, entrypoint: VAEntrypoint) -> VAEncodeCapabilities {
         let values = connection.attributes(
             [VAConfigAttribRateControl, VAConfigAttribEncPackedHeaders, VAConfigAttribEncMaxRefFrames,
-             VAConfigAttribEncMaxSlices, VAConfigAttribMaxPictureWidth, VAConfigAttribMaxPictureHeight],
+             VAConfigAttribEncMaxSlices, VAConfigAttribMaxPictureWidth, VAConfigAttribMaxPictureHeight,
+             VAConfigAttribPredictionDirection, VAConfigAttribEncHEVCBlockSizes],
             profile: profile, entrypoint: entrypoint)
         func value(_ type: VAConfigAttribType) -> UInt32? {
             guard let v = values[type], v != notSupported else { return nil }
@@ -74,7 +86,7 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
         }
         let references = value(VAConfigAttribEncMaxRefFrames) ?? 1
         let rateControl = value(VAConfigAttribRateControl) ?? 0
-        return VAEncodeCapabilities(
+        var capabilities = VAEncodeCapabilities(
             profile: profile,
             entrypoint: entrypoint,
             rateControlModes: rateControl,
@@ -85,6 +97,14 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
             maxSlices: Int(value(VAConfigAttribEncMaxSlices) ?? 1),
             maxWidth: value(VAConfigAttribMaxPictureWidth).map(Int.init),
             maxHeight: value(VAConfigAttribMaxPictureHeight).map(Int.init))
+        capabilities.predictionDirection = value(VAConfigAttribPredictionDirection)
+        if let sizes = value(VAConfigAttribEncHEVCBlockSizes) {
+            var v = VAConfigAttribValEncHEVCBlockSizes()
+            v.value = sizes
+            let low = Int(v.bits.log2_min_coding_tree_block_size_minus3) + 3, high = Int(v.bits.log2_max_coding_tree_block_size_minus3) + 3
+            capabilities.hevcCodingTreeBlockLog2Sizes = min(low, high)...max(low, high)
+        }
+        return capabilities
     }
 
     public func supportsRateControl(_ mode: UInt32) -> Bool { rateControlModes & mode != 0 }

@@ -24,6 +24,28 @@ public enum VASurfaceWriter {
         if !image.isDerived { try image.put(into: surface, width: imageWidth, height: imageHeight) }
     }
 
+    /// Writes `buffer` as ``writeNV12(_:_:to:surfaceWidth:surfaceHeight:derive:)`` does, NV12 or P010 (into a
+    /// P010 surface: 16-bit samples, 10 bits in the high bits).
+    public static func write(_ connection: VADisplayConnection, _ buffer: PixelBuffer, to surface: VASurfaceID,
+                             surfaceWidth: Int, surfaceHeight: Int, derive: Bool = true) throws(VAError) {
+        guard buffer.format == .p010 else {
+            try writeNV12(connection, buffer, to: surface, surfaceWidth: surfaceWidth, surfaceHeight: surfaceHeight, derive: derive)
+            return
+        }
+        precondition(buffer.width <= surfaceWidth && buffer.height <= surfaceHeight)
+        let image = try VASurfaceImage(connection, surface: surface, fourcc: UInt32(VA_FOURCC_P010), width: surfaceWidth, height: surfaceHeight,
+                                       for: .writing, derive: derive)
+        defer { image.destroy() }
+        let planes = try image.map()
+        let imageWidth = min(Int(image.image.width), surfaceWidth), imageHeight = min(Int(image.image.height), surfaceHeight)
+        copyPlane(buffer.planes[0], rows: buffer.height, width: buffer.width, to: planes.base + planes.offsets.0, pitch: planes.pitches.0,
+                  paddedWidth: imageWidth, paddedRows: imageHeight, bytesPerSample: 2)
+        copyPlane(buffer.planes[1], rows: buffer.chromaHeight, width: buffer.chromaWidth, to: planes.base + planes.offsets.1, pitch: planes.pitches.1,
+                  paddedWidth: (imageWidth + 1) / 2, paddedRows: (imageHeight + 1) / 2, bytesPerSample: 4)
+        image.unmap()
+        if !image.isDerived { try image.put(into: surface, width: imageWidth, height: imageHeight) }
+    }
+
     /// Copies `rows` rows of `width` samples, then repeats the last sample of each row out to `paddedWidth`
     /// and the last row down to `paddedRows`. A sample is 1 byte (luma) or 2 (interleaved UV).
     private static func copyPlane(_ plane: PixelBuffer.Plane, rows: Int, width: Int, to destination: UnsafeMutableRawPointer,

@@ -29,7 +29,7 @@ public enum Y4MError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .lineTooLong(offset, limit): return "Y4M header line at byte \(offset) is longer than \(limit) bytes"
         case let .badParameter(name, value, offset): return "Y4M header parameter \(name)\(value) at byte \(offset) is invalid"
         case let .unsupportedColorspace(name):
-            return "Y4M colorspace C\(name) is not supported: vtk reads 8-bit 4:2:0 (C420jpeg, C420paldv, C420mpeg2, C420)"
+            return "Y4M colorspace C\(name) is not supported: vtk reads 4:2:0 (C420jpeg, C420paldv, C420mpeg2, C420, C420p10)"
         case let .badFrameHeader(frame, offset): return "Y4M frame \(frame) at byte \(offset) does not start with 'FRAME'"
         case let .truncatedFrame(frame, offset, expected, got):
             return "Y4M frame \(frame) at byte \(offset) is cut short: \(got) of \(expected) bytes"

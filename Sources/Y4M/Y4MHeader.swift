@@ -15,11 +15,11 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
         case c420paldv = "420paldv"
         case c420mpeg2 = "420mpeg2"
         case c420 = "420"
-        /// 10-bit 4:2:0: 16-bit little-endian samples. vtk writes it (H.265 Main 10) but does not read it.
+        /// 10-bit 4:2:0: 16-bit little-endian samples (H.265 Main 10 output, and input to encode it).
         case c420p10 = "420p10"
 
-        /// The layouts vtk reads: the 8-bit ones.
-        public static var allCases: [Colorspace] { [.c420jpeg, .c420paldv, .c420mpeg2, .c420] }
+        /// The layouts vtk reads: the 8-bit ones and C420p10.
+        public static var allCases: [Colorspace] { [.c420jpeg, .c420paldv, .c420mpeg2, .c420, .c420p10] }
 
         public var bytesPerSample: Int { self == .c420p10 ? 2 : 1 }
     }
@@ -100,7 +100,7 @@ public struct Y4MHeader: Hashable, Sendable, CustomStringConvertible {
                 guard let v = Interlace(rawValue: value) else { throw bad() }
                 interlace = v
             case UInt8(ascii: "C"):
-                guard let v = Colorspace(rawValue: value), v.bytesPerSample == 1 else { throw .unsupportedColorspace(value) }
+                guard let v = Colorspace(rawValue: value) else { throw .unsupportedColorspace(value) }
                 colorspace = v
                 colorspaceGiven = true
             case UInt8(ascii: "X"):

@@ -57,11 +57,13 @@ public final class Y4MReader {
         return bytes
     }
 
-    /// The next frame as an I420 pixel buffer with its presentation time and duration, or nil at the end.
+    /// The next frame as an I420 pixel buffer (yuv420p10 for C420p10) with its presentation time and
+    /// duration, or nil at the end.
     public func nextFrame() throws(Y4MError) -> PixelBuffer? {
         let index = frameCount
+        let format: PixelFormat = header.colorspace.bytesPerSample == 2 ? .yuv420p10 : .i420
         guard let bytes = try nextFrameBytes(),
-              var buffer = PixelBuffer(format: .i420, width: header.width, height: header.height, packed: bytes[...]) else { return nil }
+              var buffer = PixelBuffer(format: format, width: header.width, height: header.height, packed: bytes[...]) else { return nil }
         buffer.presentationTime = presentationTime(ofFrame: index)
         buffer.duration = MediaTime(value: Int64(header.frameRate.denominator), timescale: Int32(header.frameRate.numerator))
         return buffer

@@ -12,7 +12,8 @@ struct HEVCBadCallTests {
         defer { owner.terminate() }
         let dpy = owner.display
         var config = VAConfigID(VA_INVALID_ID)
-        expectStatus(vaCreateConfig(dpy, VAProfileHEVCMain, VAEntrypointEncSlice, nil, 0, &config), VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT, "HEVC encode")
+        // vtksoft encodes HEVC on EncSlice; EncSliceLP is iHD's (its persona), not vtksoft's own.
+        expectStatus(vaCreateConfig(dpy, VAProfileHEVCMain, VAEntrypointEncSliceLP, nil, 0, &config), VA_STATUS_ERROR_UNSUPPORTED_ENTRYPOINT, "HEVC EncSliceLP")
         var tenBit = VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420_10))
         expectStatus(vaCreateConfig(dpy, VAProfileHEVCMain, VAEntrypointVLD, &tenBit, 1, &config), VA_STATUS_ERROR_UNSUPPORTED_RT_FORMAT, "Main in 10 bits")
         var eightBit = VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))

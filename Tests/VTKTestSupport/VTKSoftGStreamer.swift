@@ -34,4 +34,13 @@ public enum VTKSoftGStreamer {
         let md5 = try ProcessRunner.run("md5sum", [output.path]).stdoutText.split(separator: " ").first.map(String.init)
         return (md5, run)
     }
+
+    /// Encodes `frames` frames of videotestsrc at `width` x `height` with vaapih265enc through vtksoft into an
+    /// H.265 Annex B file, and the run (leaks, violations).
+    public static func encodeH265(frames: Int, width: Int, height: Int, to output: URL) throws -> VTKSoftFFmpeg.Run {
+        try VTKSoftFFmpeg.runReporting("gst-launch-1.0", [
+            "-q", "videotestsrc", "num-buffers=\(frames)", "!", "video/x-raw,width=\(width),height=\(height),format=NV12", "!",
+            "vaapih265enc", "!", "h265parse", "!", "filesink", "location=\(output.path)",
+        ], environment: environment)
+    }
 }

@@ -20,11 +20,11 @@ struct Y4MHeaderTests {
         #expect(h.frameSize == 176 * 144 * 3 / 2)
     }
 
-    @Test("The four 8-bit 4:2:0 colorspaces", arguments: Y4MHeader.Colorspace.allCases)
+    @Test("The four 8-bit 4:2:0 colorspaces and C420p10", arguments: Y4MHeader.Colorspace.allCases)
     func colorspaces(_ colorspace: Y4MHeader.Colorspace) throws {
         let h = try header("YUV4MPEG2 W7 H5 F25:1 C\(colorspace.rawValue)")
         #expect(h.colorspace == colorspace)
-        #expect(h.frameSize == 7 * 5 + 2 * 4 * 3)
+        #expect(h.frameSize == (7 * 5 + 2 * 4 * 3) * colorspace.bytesPerSample)
     }
 
     @Test("Defaults, interlace values, unknown parameters ignored")
@@ -40,7 +40,9 @@ struct Y4MHeaderTests {
     func badHeaders() {
         #expect(throws: Y4MError.notY4M(byteOffset: 0)) { try header("YUV4MPEG W2 H2") }
         #expect(throws: Y4MError.unsupportedColorspace("444")) { try header("YUV4MPEG2 W2 H2 C444") }
-        #expect(throws: Y4MError.unsupportedColorspace("420p10")) { try header("YUV4MPEG2 W2 H2 C420p10") }
+        // C420p10 is read (H.265 Main 10 input); 4:4:4 and other depths are not.
+        #expect((try? header("YUV4MPEG2 W2 H2 C420p10"))?.colorspace == .c420p10)
+        #expect(throws: Y4MError.unsupportedColorspace("422p10")) { try header("YUV4MPEG2 W2 H2 C422p10") }
         #expect(throws: Y4MError.badParameter(name: "W", value: "(missing)", byteOffset: 0)) { try header("YUV4MPEG2 H2") }
         #expect(throws: Y4MError.badParameter(name: "W", value: "0", byteOffset: 10)) { try header("YUV4MPEG2 W0 H2") }
         #expect(throws: Y4MError.badParameter(name: "W", value: "99999999999999999999", byteOffset: 10)) { try header("YUV4MPEG2 W99999999999999999999 H2") }

@@ -40,9 +40,14 @@ extension Persona {
                 Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointVLD, attributes: [
                     Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
                 ]),
+                // HEVC EncSlice (gen9_hevc_encoder): Main only on Skylake (Main 10 is Kaby Lake's). Packed headers
+                // as for H.264; the driver inserts VPS/SPS/PPS only from them, as it does SPS/PPS.
                 Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointEncSlice, attributes: [
                     Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
                     Attribute(VAConfigAttribRateControl, VA_RC_CQP | VA_RC_CBR | VA_RC_VBR),
+                    Attribute(VAConfigAttribEncPackedHeaders, packed),
+                    Attribute(VAConfigAttribEncMaxRefFrames, UInt32(1 | 1 << 16)),
+                    Attribute(VAConfigAttribEncMaxSlices, UInt32(32)),
                 ]),
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12)],

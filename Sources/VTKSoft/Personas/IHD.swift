@@ -44,8 +44,25 @@ extension Persona {
             Attribute(VAConfigAttribMaxPictureWidth, UInt32(8192)),
             Attribute(VAConfigAttribMaxPictureHeight, UInt32(8192)),
         ]
-        // HEVC (listed, not advertised until vtksoft decodes HEVC): VLD, and EncSliceLP with l0 3, l1 3.
+        // HEVC: VLD, and EncSliceLP (VDEnc) with l0 3, l1 3 as low-delay B (list 1 holds past pictures only:
+        // PredictionDirection PREVIOUS | BI_NOT_EMPTY), CTB 64 only, 16384x12288, 70 slices.
         let hevcRateControl = hasHuC ? VA_RC_CQP | VA_RC_CBR | VA_RC_VBR | VA_RC_MB | VA_RC_TCBRC | VA_RC_VCM | VA_RC_QVBR : VA_RC_CQP
+        func hevcLP(_ rtFormat: Int32) -> [Attribute] {
+            [
+                Attribute(VAConfigAttribRTFormat, rtFormat),
+                Attribute(VAConfigAttribRateControl, hevcRateControl),
+                Attribute(VAConfigAttribEncPackedHeaders, VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_PICTURE
+                    | VA_ENC_PACKED_HEADER_SLICE | VA_ENC_PACKED_HEADER_MISC | VA_ENC_PACKED_HEADER_RAW_DATA),
+                Attribute(VAConfigAttribEncMaxRefFrames, UInt32(3 | 3 << 16)),
+                Attribute(VAConfigAttribPredictionDirection, VA_PREDICTION_DIRECTION_PREVIOUS | VA_PREDICTION_DIRECTION_BI_NOT_EMPTY),
+                Attribute(VAConfigAttribEncMaxSlices, UInt32(70)),
+                Attribute(VAConfigAttribEncSliceStructure, VA_ENC_SLICE_STRUCTURE_EQUAL_ROWS | VA_ENC_SLICE_STRUCTURE_MAX_SLICE_SIZE
+                    | VA_ENC_SLICE_STRUCTURE_ARBITRARY_ROWS),
+                Attribute(VAConfigAttribMaxPictureWidth, UInt32(16384)),
+                Attribute(VAConfigAttribMaxPictureHeight, UInt32(12288)),
+                Attribute(VAConfigAttribEncHEVCBlockSizes, HEVCBlockSizes(ctbLog2Sizes: 6...6).value),
+            ]
+        }
         return Persona(
             name: name,
             vendor: "Intel iHD driver for Intel(R) Gen Graphics - 24.1.0 () [vtksoft persona \(name): \(device)]",
@@ -60,11 +77,9 @@ extension Persona {
                     Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10),
                     Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
                 ]),
-                Entry(profiles: [VAProfileHEVCMain, VAProfileHEVCMain10], entrypoint: VAEntrypointEncSliceLP, attributes: [
-                    Attribute(VAConfigAttribRateControl, hevcRateControl),
-                    Attribute(VAConfigAttribEncMaxRefFrames, UInt32(3 | 3 << 16)),
-                    Attribute(VAConfigAttribEncMaxSlices, UInt32(70)),
-                ]),
+                Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointEncSliceLP, attributes: hevcLP(VA_RT_FORMAT_YUV420)),
+                Entry(profiles: [VAProfileHEVCMain10], entrypoint: VAEntrypointEncSliceLP,
+                      attributes: hevcLP(VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10)),
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 8192, maxHeight: 8192,

@@ -39,7 +39,10 @@ extension Persona {
                 Entry(profiles: h264, entrypoint: VAEntrypointVLD, attributes: decode),
                 Entry(profiles: h264, entrypoint: VAEntrypointEncSlice, attributes: encode),
                 Entry(profiles: hevc, entrypoint: VAEntrypointVLD, attributes: decode),
-                Entry(profiles: hevc, entrypoint: VAEntrypointEncSlice, attributes: encode),
+                Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointEncSlice, attributes: encode),
+                // Main 10 encodes P010 (VCN2+: PIPE_FORMAT_P010 in the encode formats).
+                Entry(profiles: [VAProfileHEVCMain10], entrypoint: VAEntrypointEncSlice,
+                      attributes: [Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10)] + encode.dropFirst()),
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,

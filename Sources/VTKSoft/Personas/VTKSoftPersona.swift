@@ -1,6 +1,7 @@
 import CLibVA
 
-/// vtksoft as itself, the default: H.264 decode and EncSlice, with what the encoder engine can do.
+/// vtksoft as itself, the default: H.264 decode and EncSlice, with what the encoder engine can do; H.265
+/// decode and EncSlice.
 extension Persona {
     static let vtksoft = vtksoft(engine: .selected)
 
@@ -24,6 +25,21 @@ extension Persona {
             Attribute(VAConfigAttribEncInterlaced, VA_ENC_INTERLACED_NONE),
         ]
         if native { encode.append(Attribute(VAConfigAttribEncSliceStructure, VA_ENC_SLICE_STRUCTURE_ARBITRARY_MACROBLOCKS)) }
+        // H.265: vtksoft's own engine (H265Encoding) whichever engine codes H.264; CTB 16, 32 or 64.
+        func hevcEncode(_ rtFormat: Int32) -> [Attribute] {
+            [
+                Attribute(VAConfigAttribRTFormat, rtFormat),
+                Attribute(VAConfigAttribMaxPictureWidth, UInt32(4096)),
+                Attribute(VAConfigAttribMaxPictureHeight, UInt32(4096)),
+                Attribute(VAConfigAttribRateControl, VA_RC_CQP | VA_RC_CBR | VA_RC_VBR),
+                Attribute(VAConfigAttribEncPackedHeaders, VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_PICTURE
+                    | VA_ENC_PACKED_HEADER_SLICE | VA_ENC_PACKED_HEADER_MISC | VA_ENC_PACKED_HEADER_RAW_DATA),
+                Attribute(VAConfigAttribEncMaxRefFrames, UInt32(4 | 1 << 16)),
+                Attribute(VAConfigAttribEncMaxSlices, UInt32(32)),
+                Attribute(VAConfigAttribEncSliceStructure, VA_ENC_SLICE_STRUCTURE_ARBITRARY_MACROBLOCKS),
+                Attribute(VAConfigAttribEncHEVCBlockSizes, HEVCBlockSizes(ctbLog2Sizes: 4...6).value),
+            ]
+        }
         return Persona(
             name: "vtksoft",
             vendor: "vtksoft: software VA-API driver (libavcodec decode, \(engine.rawValue) encode)",
@@ -49,6 +65,10 @@ extension Persona {
                     Attribute(VAConfigAttribMaxPictureHeight, UInt32(4096)),
                     Attribute(VAConfigAttribDecSliceMode, VA_DEC_SLICE_MODE_NORMAL),
                 ]),
+                Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointEncSlice, attributes: hevcEncode(VA_RT_FORMAT_YUV420)),
+                // Main 10 codes P010 surfaces (10-bit) and NV12 ones (an 8-bit Main 10 stream, A.3.3).
+                Entry(profiles: [VAProfileHEVCMain10], entrypoint: VAEntrypointEncSlice,
+                      attributes: hevcEncode(VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_10)),
             ],
             imageFormats: [ImageLayout.nv12, UInt32(VA_FOURCC_I420), UInt32(VA_FOURCC_YV12), ImageLayout.p010],
             maxWidth: 4096, maxHeight: 4096,
