@@ -51,6 +51,16 @@ struct EncoderConfiguration: Sendable {
     let log2MaxPicOrderCntLsb = 8
 
     var framesPerSecond: Double { Double(frameRate.numerator) / Double(frameRate.denominator) }
+
+    /// The sequence parameters' intra_period, intra_idr_period and ip_period (frames from one I picture to the next,
+    /// from one IDR to the next, from one anchor to the next), the same for every codec. Never 0: some drivers divide
+    /// by these. With no limit, the largest multiple of ip_period that fits 16 bits, as a "never".
+    var vaPeriods: (intra: UInt32, idr: UInt32, ip: UInt32) {
+        let ipPeriod = bFrames + 1
+        let never = (65535 / ipPeriod) * ipPeriod
+        let keyInterval = maxKeyFrameInterval > 0 ? maxKeyFrameInterval : never
+        return (UInt32(keyInterval), UInt32(openGOP ? never : keyInterval), UInt32(ipPeriod))
+    }
     var frameDuration: MediaTime { MediaTime(value: Int64(frameRate.denominator), timescale: Int32(frameRate.numerator)) }
 
     /// The VA profile for each of ours.

@@ -21,13 +21,7 @@ struct H264EncodeParameters {
         var s = VAEncSequenceParameterBufferH264()
         s.seq_parameter_set_id = UInt8(sps.seqParameterSetId)
         s.level_idc = sps.levelIdc
-        // Frames from one I picture to the next and from one IDR to the next. Never 0: some drivers divide
-        // by these. With no limit, the largest multiple of ip_period that fits 16 bits, as a "never".
-        let ipPeriod = c.bFrames + 1
-        let keyInterval = c.maxKeyFrameInterval > 0 ? c.maxKeyFrameInterval : (65535 / ipPeriod) * ipPeriod
-        s.intra_period = UInt32(keyInterval)
-        s.intra_idr_period = UInt32(c.openGOP ? (65535 / ipPeriod) * ipPeriod : keyInterval)
-        s.ip_period = UInt32(ipPeriod)
+        (s.intra_period, s.intra_idr_period, s.ip_period) = c.vaPeriods
         s.bits_per_second = UInt32(rate.bitsPerSecond)
         s.max_num_ref_frames = UInt32(sps.maxNumRefFrames)
         s.picture_width_in_mbs = UInt16(sps.picWidthInMbs)

@@ -17,11 +17,7 @@ struct H265EncodeParameters {
         s.general_profile_idc = UInt8(sps.profileTierLevel.generalProfileIdc)
         s.general_level_idc = UInt8(sps.profileTierLevel.generalLevelIdc)
         s.general_tier_flag = sps.profileTierLevel.generalTierFlag ? 1 : 0
-        let ipPeriod = c.bFrames + 1
-        let keyInterval = c.maxKeyFrameInterval > 0 ? c.maxKeyFrameInterval : (65535 / ipPeriod) * ipPeriod
-        s.intra_period = UInt32(keyInterval)
-        s.intra_idr_period = UInt32(c.openGOP ? (65535 / ipPeriod) * ipPeriod : keyInterval)
-        s.ip_period = UInt32(ipPeriod)
+        (s.intra_period, s.intra_idr_period, s.ip_period) = c.vaPeriods
         s.bits_per_second = UInt32(rate.bitsPerSecond)
         s.pic_width_in_luma_samples = UInt16(sps.picWidthInLumaSamples)
         s.pic_height_in_luma_samples = UInt16(sps.picHeightInLumaSamples)

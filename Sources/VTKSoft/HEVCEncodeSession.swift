@@ -75,7 +75,7 @@ final class HEVCEncodeSession {
     private var hrdMisc: VAEncMiscParameterHRD?
     private var maxFrameSize: Int?
     private var packedSets = H265ParameterSets()
-    private var rateController: RateController?
+    private var rateControl = RateControlledCoding()
     private var adapter = HEVCEngineAdapter()
 
     init(profile: VAProfile, rateControl: UInt32, packedHeaders: UInt32, policy: PackedHeaderPolicy, limits: Limits) {
@@ -145,30 +145,14 @@ final class HEVCEncodeSession {
             p.violations.append(message)
             EncodeViolations.report(message)
         }
-        if let parameters = p.rateControl {
-            if rateController == nil { rateController = RateController(parameters) } else { rateController?.update(parameters) }
+        let outcome = try rateControl.code(kind: p.kind, parameters: p.rateControl, clientQP: Int(p.picture.pic_init_qp) + Int(p.slices[0].slice_qp_delta),
+                                           maxFrameSize: p.maxFrameSize) { (qp: Int?) throws(VAError) -> (coded: HEVCEngineAdapter.Coded, stream: [UInt8]) in
+            let coded = try adapter.code(p, qp: qp, hashReconstruction: hashReconstruction, violation: violation)
+            return (coded, coded.stream)
         }
-        var qp = rateController?.qp(for: p.kind) ?? (Int(p.picture.pic_init_qp) + Int(p.slices[0].slice_qp_delta))
-        var coded: HEVCEngineAdapter.Coded
-        var passes = 0
-        repeat {
-            passes += 1
-            coded = try adapter.code(p, qp: rateController == nil ? nil : qp, hashReconstruction: hashReconstruction, violation: violation)
-            guard let rc = rateController, passes < 4,
-                  let retry = rc.retryQP(bits: 8 * coded.stream.count, qp: qp, maxFrameSize: p.maxFrameSize) else { break }
-            qp = retry
-        } while true
-        rateController?.record(bits: 8 * coded.stream.count, qp: qp, kind: p.kind)
-
-        var captured: [(String, JSONValue)] = [
-            ("engine", .string("native-hevc")),
-            ("qp", .int(qp)),
-            ("passes", .int(passes)),
-            ("coded_bytes", .int(coded.stream.count)),
-        ]
-        if hashReconstruction, let md5 = coded.reconstructionMD5 { captured.append(("reconstruction_md5", .string(md5))) }
-        captured.append(("violations", .array(p.violations.map { .string($0) })))
-        if let rc = rateController { captured.append(("buffer_fullness", .int(Int(rc.bufferFullness)))) }
+        let coded = outcome.coded
+        let captured = rateControl.captured(engine: "native-hevc", outcome: outcome, reconstructionMD5: hashReconstruction ? coded.reconstructionMD5 : nil,
+                                            violations: p.violations)
         return Output(stream: coded.stream, captured: captured)
     }
 

@@ -44,7 +44,7 @@ final class NativeEncodeSession {
     private var packedSets = ParameterSets()
     /// Fields of the client's packed SPS the driver writes into its own (radeonsi 24), kept as packedSets.
     private var clientSequence: MesaSequenceFields?
-    private var rateController: RateController?
+    private var rateControl = RateControlledCoding()
     private var engine = H264PictureEncoder()
     /// 7.4.3 state: the previous picture's IDR flag and idr_pic_id, and PrevRefFrameNum.
     private var previousIDRPicID: Int?
@@ -187,9 +187,6 @@ final class NativeEncodeSession {
             p.violations.append(message)
             EncodeViolations.report(message)
         }
-        if let parameters = p.rateControl {
-            if rateController == nil { rateController = RateController(parameters) } else { rateController?.update(parameters) }
-        }
         let (sps, pps) = (p.sps, p.pps)
         let crop = sps.cropRectangle
         let lists = p.references.map { list in
@@ -207,16 +204,13 @@ final class NativeEncodeSession {
         }
         let sourcePicture = EncoderPicture(nv12: p.source, visibleWidth: crop.x + crop.width, visibleHeight: crop.y + crop.height,
                                            widthInMbs: p.widthInMbs, heightInMbs: p.heightInMbs)
-        var requestSlices = p.slices
-        var qp = rateController?.qp(for: p.kind) ?? (Int(pps.picInitQpMinus26) + 26 + requestSlices[0].header.sliceQpDelta)
-        var coded: EncodedPicture
-        var stream: [UInt8]
-        var passes = 0
-        repeat {
-            passes += 1
-            if rateController != nil { requestSlices = try requestSlices.map { slice throws(VAError) in try withQP(slice, qp, sps: sps, pps: pps) } }
+        let outcome = try rateControl.code(kind: p.kind, parameters: p.rateControl, clientQP: Int(pps.picInitQpMinus26) + 26 + p.slices[0].header.sliceQpDelta,
+                                           maxFrameSize: p.maxFrameSize) { (qp: Int?) throws(VAError) -> (coded: EncodedPicture, stream: [UInt8]) in
+            var requestSlices = p.slices
+            if let qp { requestSlices = try requestSlices.map { slice throws(VAError) in try withQP(slice, qp, sps: sps, pps: pps) } }
             let request = EncodeRequest(sps: sps, pps: pps, slices: requestSlices, source: sourcePicture, refPicList0: lists[0],
                                         refPicList1: lists[1], picOrderCnt: p.picOrderCnt)
+            let coded: EncodedPicture
             do throws(EncodingError) { coded = try engine.encode(request) } catch {
                 EncodeViolations.report("engine refused the picture: \(error)")
                 switch error {
@@ -224,26 +218,17 @@ final class NativeEncodeSession {
                 case .inconsistent: throw .invalidParameter
                 }
             }
-            stream = assemble(p.packedHeaders, slices: coded.sliceNALUnits, sps: p.derivedSPS, pps: p.derivedPPS,
-                              writeParameterSets: p.writeParameterSets)
-            guard let rc = rateController, passes < 4, let retry = rc.retryQP(bits: 8 * stream.count, qp: qp, maxFrameSize: p.maxFrameSize) else { break }
-            qp = retry
-        } while true
-        rateController?.record(bits: 8 * stream.count, qp: qp, kind: p.kind)
+            return (coded, assemble(p.packedHeaders, slices: coded.sliceNALUnits, sps: p.derivedSPS, pps: p.derivedPPS,
+                                    writeParameterSets: p.writeParameterSets))
+        }
 
         // The reconstruction, into CurrPic's surface and kept with it.
+        let coded = outcome.coded
         coded.reconstruction.write(to: p.target)
         p.target.reconstruction = coded.reconstruction
-
-        var captured: [(String, JSONValue)] = [
-            ("engine", .string("native")),
-            ("qp", .int(qp)),
-            ("passes", .int(passes)),
-            ("coded_bytes", .int(stream.count)),
-        ]
-        if hashReconstruction { captured.append(("reconstruction_md5", .string(coded.reconstruction.i420MD5(crop: crop)))) }
-        captured.append(("violations", .array(p.violations.map { .string($0) })))
-        if let rc = rateController { captured.append(("buffer_fullness", .int(Int(rc.bufferFullness)))) }
+        let captured = rateControl.captured(engine: "native", outcome: outcome,
+                                            reconstructionMD5: hashReconstruction ? coded.reconstruction.i420MD5(crop: crop) : nil, violations: p.violations)
+        let stream = outcome.stream
         return Output(stream: stream, captured: captured)
     }
 
