@@ -42,11 +42,15 @@ extension Persona {
                 ]),
                 // HEVC EncSlice (gen9_hevc_encoder): Main only on Skylake (Main 10 is Kaby Lake's). Packed headers
                 // as for H.264; the driver inserts VPS/SPS/PPS only from them, as it does SPS/PPS.
+                // EncMaxRefFrames: i965_GetConfigAttributes (src/i965_drv_video.c, intel/intel-vaapi-driver at
+                // 3546a83db9e3) gives HEVCMain/Main10 on Gen9 EncSlice `(1 << 16) | (3 << 0)`: L0 3, L1 1. (Older
+                // trees, e.g. 0109172363dc, gave every EncSlice profile `(1 << 16) | 1`; the Gen9 HEVC VME
+                // encoder that replaced them takes three list-0 references.)
                 Entry(profiles: [VAProfileHEVCMain], entrypoint: VAEntrypointEncSlice, attributes: [
                     Attribute(VAConfigAttribRTFormat, VA_RT_FORMAT_YUV420),
                     Attribute(VAConfigAttribRateControl, VA_RC_CQP | VA_RC_CBR | VA_RC_VBR),
                     Attribute(VAConfigAttribEncPackedHeaders, packed),
-                    Attribute(VAConfigAttribEncMaxRefFrames, UInt32(1 | 1 << 16)),
+                    Attribute(VAConfigAttribEncMaxRefFrames, UInt32(3 | 1 << 16)),
                     Attribute(VAConfigAttribEncMaxSlices, UInt32(32)),
                 ]),
             ],
