@@ -99,3 +99,21 @@ struct RTPH265LiveSendTests {
         #expect(!intervals.isEmpty, "no IDR followed a loss: \(receiver.stdout)")
     }
 }
+
+extension RTPH265LiveSendTests {
+    @Test("vtk send FILE.265 --codec h265 names the coded input's codec (not an encode option): accepted, the SDP says H265")
+    func codecOfCodedInputIsAccepted() throws {
+        let raw = try Self.makeClip(frames: 2)
+        let coded = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).265")
+        let sdp = TestPaths.scratch.appendingPathComponent("\(UUID().uuidString).sdp")
+        defer { for url in [raw, coded, sdp] { try? FileManager.default.removeItem(at: url) } }
+        let encoded = try VTKBinary.run(["encode", raw.path, "-o", coded.path, "--size", "\(Self.width)x\(Self.height)", "--codec", "h265", "-q"])
+        #expect(encoded.status == 0, "\(encoded.stderrText)")
+        let port = try Loopback.freePortPair()
+        let send = try VTKBinary.run(["send", coded.path, "rtp://127.0.0.1:\(port)", "--codec", "h265", "--sdp", sdp.path, "--sdp-only"])
+        #expect(send.status == 0, "\(send.stderrText)")
+        #expect(((try? String(contentsOf: sdp, encoding: .utf8)) ?? "").contains("a=rtpmap:96 H265/90000"))
+        let refused = try VTKBinary.run(["send", coded.path, "rtp://127.0.0.1:\(port)", "--codec", "h265", "--qp", "30", "--sdp-only", "--sdp", sdp.path])
+        #expect(refused.status == 2 && refused.stderrText.contains("--qp applies to live encoding"), "\(refused.stderrText)")
+    }
+}
