@@ -1,5 +1,6 @@
 import CompressionSession
 import Foundation
+import H264Bitstream
 import VideoAcceleration
 import VTKMedia
 
@@ -27,6 +28,9 @@ struct EncodeOptions {
 
     /// The codec's name in messages ("H.264", "H.265").
     var codecName: String { properties.codec.rawValue }
+
+    /// The codec to encode as NALStream's ``VideoCodec`` (RTP's payload format, the SDP's rtpmap).
+    var videoCodec: VideoCodec { properties.codec == .h265 ? .h265 : .h264 }
 
     /// The options that shape an encode, which coded input (sent or copied as it is) would ignore.
     static let encodingOptions = ["size", "pix-fmt", "qp", "bitrate", "rc", "maxrate", "keyint", "keyint-duration", "open-gop", "force-idr",

@@ -10,27 +10,29 @@ import RTPSession
 import VideoAcceleration
 import VTKMedia
 
-/// `vtk send`: an H.264 or H.265 file, or frames encoded live to H.264 -> RTP (RFC 6184 packetization-mode 1, RFC 7798).
+/// `vtk send`: an H.264 or H.265 file, or frames encoded live to H.264 or H.265 -> RTP (RFC 6184 packetization-mode 1, RFC 7798).
 enum SendCommand {
     static let name = "send"
     static let summary = "H.264/H.265 file, or raw/Y4M frames encoded live -> RTP (RFC 6184, RFC 7798); PLI forces an IDR"
     static let usage = "vtk send INPUT rtp://HOST:PORT [--sdp FILE [--sdp-only]] [--fps F] [--fast] [--mtu N] [--loss P --seed S] [--reorder P] "
-        + "[--size WxH --pix-fmt nv12|i420 --qp N | --bitrate BPS --keyint N --profile NAME] [--device auto|soft|PATH]"
+        + "[--size WxH --pix-fmt nv12|i420 --qp N | --bitrate BPS --keyint N --codec h264|h265 --profile NAME] [--device auto|soft|PATH]"
     static let options: [OptionSpec] = [
         .value("--sdp", valueName: "FILE", help: "write the stream's SDP (H.264: sprop-parameter-sets, profile-level-id; H.265: sprop-vps/sps/pps) to FILE"),
         .flag("--sdp-only", help: "with --sdp: write the SDP and exit without sending (start the receiver on it, then send)"),
-        .value("--codec", valueName: "h264|h265", help: "the codec of an Annex B INPUT (default: told from its NAL unit headers)"),
         .flag("--fast", help: "send as fast as possible instead of in real time"),
         .value("--mtu", valueName: "N", help: "largest RTP packet in bytes, header included (default 1200)"),
         .value("--loss", valueName: "P", help: "drop P percent of the packets (deterministic, by sequence number; tests)"),
         .value("--seed", valueName: "S", help: "seed of --loss and --reorder, and of the RTP start values"),
         .value("--reorder", valueName: "P", help: "swap P percent of the packets with their next neighbour (tests)"),
         .value("--frames", valueName: "N", help: "send at most N frames"),
-    ] + EncodeOptions.table
+    ] + EncodeOptions.table.map { $0.names.contains("--codec") ? Self.codecOption : $0 }
+    /// `--codec` names the codec of an Annex B INPUT, or the codec live frames are encoded to.
+    static let codecOption = OptionSpec.value("--codec", valueName: "h264|h265",
+                                              help: "live encoding: the codec to encode (default: h264); an Annex B INPUT: its codec (default: told from its NAL unit headers)")
     static let details = """
         INPUT is an H.264 or H.265 file (Annex B or MP4), sent as it is (H.265 by RFC 7798: single NAL unit
-        packets, APs and FUs), or raw frames (--size) or a .y4m file, encoded live to H.264 by CompressionSession
-        with the encode options; each encoded frame is sent as it comes out, and an RTCP PLI from the receiver
+        packets, APs and FUs), or raw frames (--size) or a .y4m file, encoded live to H.264 (or H.265 with
+        --codec h265) by CompressionSession with the encode options; each encoded frame is sent as it comes out, and an RTCP PLI from the receiver
         makes the next frame an IDR. Packets are paced by presentation time
         (--fps, else the stream's VUI timing, else 25 fps for Annex B) unless --fast; Annex B pictures are sent
         in decoding order and stamped with their display time (found by the decoding process, B-frames too).
@@ -40,6 +42,7 @@ enum SendCommand {
     static let examples = [
         "vtk send stream.264 rtp://127.0.0.1:5004 --sdp stream.sdp      # then: ffmpeg -protocol_whitelist file,udp,rtp -i stream.sdp ...",
         "vtk send clip.y4m rtp://[::1]:5004 --bitrate 2M --keyint 0      # live encode; IDRs only when the receiver sends a PLI",
+        "vtk send clip.y4m rtp://127.0.0.1:5004 --codec h265 --qp 24 --sdp clip.sdp   # live H.265 (RFC 7798), sprop-vps/sps/pps in the SDP",
         "vtk send stream.mp4 rtp://127.0.0.1:5004 --fast --loss 2 --seed 1",
     ]
     static let exitCodes: [ExitCode] = [.success, .usage, .input, .device, .output, .internalError]
@@ -68,8 +71,8 @@ enum SendCommand {
         var file: (input: InputFile, mp4: MP4Input?)?
         var codec = VideoCodec.h264
         if !live {
-            // A coded file is sent as it is: encode options would be ignored, so they are refused.
-            if let option = EncodeOptions.encodingOptions.first(where: parsed.has) {
+            // A coded file is sent as it is: encode options would be ignored, so they are refused (--codec names its codec).
+            if let option = EncodeOptions.encodingOptions.first(where: { $0 != "codec" && parsed.has($0) }) {
                 throw CommandFailure(.usage, "vtk send: --\(option) applies to live encoding (raw frames with --size, or .y4m); "
                                      + "\(inputPath) is coded video, sent as it is")
             }
@@ -83,6 +86,8 @@ enum SendCommand {
             } else {
                 codec = CodecDetection.detect(annexB: try input.peek(1 << 16))
             }
+        } else {
+            codec = options.videoCodec
         }
         let sender: RTPSender
         do {
@@ -112,6 +117,7 @@ enum SendCommand {
 
         if live {
             let source = try options.source(for: inputPath, command: name)
+            options.adopt(bitDepthOf: source.pixelFormat)
             options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
             options.properties.oneFrameInFlight = true
             let connection: VADisplayConnection
