@@ -204,8 +204,10 @@ extension H265PictureCoder {
         let lambda = self.lambda
         let range = 64
         let width = self.width, height = self.height
-        func sad(_ ix: Int, _ iy: Int) -> Int {
-            source.luma.withUnsafeBufferPointer { src in
+        // `limit`: once the sum reaches it the vector cannot win, and the partial sum is returned.
+        func sad(_ ix: Int, _ iy: Int, limit: Double = .infinity) -> Int {
+            let bound: Int32 = limit >= Double(Int32.max - 1) ? .max : Int32(max(limit, 0).rounded(.up)) + 1
+            return source.luma.withUnsafeBufferPointer { src in
                 ref.withUnsafeBufferPointer { r in
                     var total: Int32 = 0
                     let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n <= width && y0 + iy + n <= height
@@ -221,6 +223,7 @@ extension H265PictureCoder {
                                 total += abs(Int32(src[row + i]) - Int32(r[sy * width + sx]))
                             }
                         }
+                        if total >= bound { break }
                     }
                     return Int(total)
                 }
@@ -250,7 +253,8 @@ extension H265PictureCoder {
                 for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step)] {
                     let ix = cx + dx, iy = cy + dy
                     guard abs(ix) <= range, abs(iy) <= range else { continue }
-                    let c = Double(sad(ix, iy)) + lambda * rate((Int32(ix * 4), Int32(iy * 4)))
+                    let r = lambda * rate((Int32(ix * 4), Int32(iy * 4)))
+                    let c = Double(sad(ix, iy, limit: bestCost - r)) + r
                     if c < bestCost { bestCost = c; bestX = ix; bestY = iy; moved = true }
                 }
             }
@@ -258,8 +262,9 @@ extension H265PictureCoder {
         }
         // Fractional refinement, costed by SAD against a bilinear estimate of the fractional samples (the
         // coded prediction uses the real filters; the search only ranks vectors).
-        func fractionalCost(_ mv: (Int32, Int32)) -> Double {
-            Double(bilinearSAD(x0, y0, n: n, mv: mv, reference: ref)) + lambda * rate(mv)
+        func fractionalCost(_ mv: (Int32, Int32), limit: Double = .infinity) -> Double {
+            let r = lambda * rate(mv)
+            return Double(bilinearSAD(x0, y0, n: n, mv: mv, reference: ref, limit: limit - r)) + r
         }
         var best = (Int32(bestX * 4), Int32(bestY * 4))
         var bestFractional = fractionalCost(best)
@@ -267,7 +272,7 @@ extension H265PictureCoder {
             let centre = best
             for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)] {
                 let mv = (centre.0 + dx, centre.1 + dy)
-                let c = fractionalCost(mv)
+                let c = fractionalCost(mv, limit: bestFractional)
                 if c < bestFractional { bestFractional = c; best = mv }
             }
         }
@@ -279,8 +284,10 @@ extension H265PictureCoder {
         return (best, Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(best))
     }
 
-    /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`.
-    func bilinearSAD(_ x0: Int, _ y0: Int, n: Int, mv: (Int32, Int32), reference ref: [UInt16]) -> Int {
+    /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`; a partial
+    /// sum above `limit` once it passes it.
+    func bilinearSAD(_ x0: Int, _ y0: Int, n: Int, mv: (Int32, Int32), reference ref: [UInt16], limit: Double = .infinity) -> Int {
+        let bound: Int32 = limit >= Double(Int32.max - 1) ? .max : Int32(max(limit, 0).rounded(.up)) + 1
         let width = self.width, height = self.height
         let ix = Int(mv.0 >> 2), iy = Int(mv.1 >> 2)
         let fx = Int32(mv.0 & 3), fy = Int32(mv.1 & 3)
@@ -307,6 +314,7 @@ extension H265PictureCoder {
                             total += abs(Int32(src[row + i]) - p)
                         }
                     }
+                    if total >= bound { break }
                 }
                 return Int(total)
             }
