@@ -452,19 +452,34 @@ struct H265PictureCoder {
         } else {
             let shift = cIdx == 0 ? 0 : 1
             let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
-            let source = interPrediction[cIdx]
-            for j in 0..<n { for i in 0..<n { pred[j * n + i] = source[(oy + j) * stride + ox + i] } }
+            interPrediction[cIdx].withUnsafeBufferPointer { source in
+                pred.withUnsafeMutableBufferPointer { p in
+                    for j in 0..<n { for i in 0..<n { p[j * n + i] = source[(oy + j) * stride + ox + i] } }
+                }
+            }
         }
         let planeWidth = cIdx == 0 ? width : width >> 1
         let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
         var residual = [Int32](repeating: 0, count: n * n)
-        for j in 0..<n {
-            for i in 0..<n { residual[j * n + i] = Int32(src[(y + j) * planeWidth + x + i]) - pred[j * n + i] }
+        var sumOfMagnitudes = 0
+        src.withUnsafeBufferPointer { s in
+            pred.withUnsafeBufferPointer { p in
+                residual.withUnsafeMutableBufferPointer { r in
+                    var sum: Int32 = 0
+                    for j in 0..<n {
+                        let row = (y + j) * planeWidth + x
+                        for i in 0..<n {
+                            let v = Int32(s[row + i]) - p[j * n + i]
+                            r[j * n + i] = v
+                            sum += abs(v)
+                        }
+                    }
+                    sumOfMagnitudes = Int(sum)
+                }
+            }
         }
         let qp = cIdx == 0 ? sliceQP : chromaQP(cIdx)
         let useDST = intraCU && cIdx == 0 && log2 == 2
-        var sumOfMagnitudes = 0
-        for v in residual { sumOfMagnitudes += Int(abs(v)) }
         var levels: [Int32]
         if H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU) {
             levels = []
@@ -483,8 +498,15 @@ struct H265PictureCoder {
         let maxValue = Int32((1 << bitDepth) - 1)
         var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
         if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
-        for j in 0..<n {
-            for i in 0..<n { plane[(y + j) * planeWidth + x + i] = UInt16(min(max(pred[j * n + i] + rebuilt[j * n + i], 0), maxValue)) }
+        plane.withUnsafeMutableBufferPointer { out in
+            pred.withUnsafeBufferPointer { p in
+                rebuilt.withUnsafeBufferPointer { r in
+                    for j in 0..<n {
+                        let row = (y + j) * planeWidth + x
+                        for i in 0..<n { out[row + i] = UInt16(min(max(p[j * n + i] + r[j * n + i], 0), maxValue)) }
+                    }
+                }
+            }
         }
         if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
         return nonZero ? levels : nil
