@@ -171,7 +171,7 @@ extension H265PictureCoder {
 
     /// The prediction of a w x h block of plane cIdx at (x, y) (that plane's coordinates) with `motion`.
     func predict(_ x: Int, _ y: Int, w: Int, h: Int, motion m: H265Motion, cIdx: Int) -> [Int32] {
-        var parts: [[Int32]] = []
+        var first: [Int32] = [], second: [Int32]? = nil
         for list in 0..<2 where list == 0 ? m.predL0 : m.predL1 {
             let ref = references[list][Int(list == 0 ? m.refIdx0 : m.refIdx1)].picture
             let mvx = Int(list == 0 ? m.mv0x : m.mv1x), mvy = Int(list == 0 ? m.mv0y : m.mv1y)
@@ -183,11 +183,11 @@ extension H265PictureCoder {
                 H265MotionCompensation.predict(cIdx == 1 ? ref.cb : ref.cr, pw: width >> 1, ph: height >> 1, x: x + (mvx >> 3), y: y + (mvy >> 3),
                                                fx: mvx & 7, fy: mvy & 7, w: w, h: h, luma: false, bitDepth: bitDepth, into: &out)
             }
-            parts.append(out)
+            if first.isEmpty { first = out } else { second = out }
         }
-        var result = [Int32](repeating: 0, count: w * h)
-        H265MotionCompensation.weighted(parts[0], parts.count > 1 ? parts[1] : nil, count: w * h, bitDepth: bitDepth, into: &result)
-        return result
+        // The first list's intermediate samples become the result in place.
+        H265MotionCompensation.weighted(&first, second, count: w * h, bitDepth: bitDepth)
+        return first
     }
 
     /// SATD of the luma prediction with `motion` against the source.
@@ -246,6 +246,8 @@ extension H265PictureCoder {
         while step >= 1 {
             var moved = true
             var rounds = 0
+            // The centre of the previous round: costed already and beaten, so it cannot win again.
+            var previous: (Int, Int)? = nil
             while moved && rounds < 16 {
                 moved = false
                 rounds += 1
@@ -253,10 +255,12 @@ extension H265PictureCoder {
                 for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step)] {
                     let ix = cx + dx, iy = cy + dy
                     guard abs(ix) <= range, abs(iy) <= range else { continue }
+                    if let previous, previous.0 == ix, previous.1 == iy { continue }
                     let r = lambda * rate((Int32(ix * 4), Int32(iy * 4)))
                     let c = Double(sad(ix, iy, limit: bestCost - r)) + r
                     if c < bestCost { bestCost = c; bestX = ix; bestY = iy; moved = true }
                 }
+                previous = (cx, cy)
             }
             step >>= 1
         }

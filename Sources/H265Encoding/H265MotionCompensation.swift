@@ -96,20 +96,18 @@ enum H265MotionCompensation {
         }
     }
 
-    /// Default weighted prediction: one list, or the average of two, back to sample values.
-    static func weighted(_ p0: [Int32], _ p1: [Int32]?, count: Int, bitDepth: Int, into out: inout [Int32]) {
+    /// Default weighted prediction: one list, or the average of two, back to sample values, in place of `p0`.
+    static func weighted(_ p0: inout [Int32], _ p1: [Int32]?, count: Int, bitDepth: Int) {
         let maxValue = Int32((1 << bitDepth) - 1)
-        p0.withUnsafeBufferPointer { a in
-            out.withUnsafeMutableBufferPointer { o in
-                if let p1 {
-                    let shift = Int32(15 - bitDepth), offset = Int32(1) << (shift - 1)
-                    p1.withUnsafeBufferPointer { b in
-                        for i in 0..<count { o[i] = min(max((a[i] + b[i] + offset) >> shift, 0), maxValue) }
-                    }
-                } else {
-                    let shift = Int32(14 - bitDepth), offset = Int32(1) << (shift - 1)
-                    for i in 0..<count { o[i] = min(max((a[i] + offset) >> shift, 0), maxValue) }
+        p0.withUnsafeMutableBufferPointer { o in
+            if let p1 {
+                let shift = Int32(15 - bitDepth), offset = Int32(1) << (shift - 1)
+                p1.withUnsafeBufferPointer { b in
+                    for i in 0..<count { o[i] = min(max((o[i] + b[i] + offset) >> shift, 0), maxValue) }
                 }
+            } else {
+                let shift = Int32(14 - bitDepth), offset = Int32(1) << (shift - 1)
+                for i in 0..<count { o[i] = min(max((o[i] + offset) >> shift, 0), maxValue) }
             }
         }
     }
