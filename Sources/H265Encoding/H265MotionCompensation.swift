@@ -15,9 +15,10 @@ enum H265MotionCompensation {
         }
         /// Σ f[k] · s[k · step], over 8 taps (luma) or 4.
         @inline(__always) func apply<T: BinaryInteger>(_ s: UnsafePointer<T>, _ step: Int, luma: Bool) -> Int32 {
-            var sum = f0 * Int32(s[0]) + f1 * Int32(s[step]) + f2 * Int32(s[2 * step]) + f3 * Int32(s[3 * step])
+            // Wrapping operators: the sums fit 32 bits by far, and without overflow checks the loops vectorise.
+            var sum = f0 &* Int32(s[0]) &+ f1 &* Int32(s[step]) &+ f2 &* Int32(s[2 * step]) &+ f3 &* Int32(s[3 * step])
             if luma {
-                sum += f4 * Int32(s[4 * step]) + f5 * Int32(s[5 * step]) + f6 * Int32(s[6 * step]) + f7 * Int32(s[7 * step])
+                sum &+= f4 &* Int32(s[4 * step]) &+ f5 &* Int32(s[5 * step]) &+ f6 &* Int32(s[6 * step]) &+ f7 &* Int32(s[7 * step])
             }
             return sum
         }

@@ -320,21 +320,21 @@ struct H265PictureCoder {
             pred.withUnsafeBufferPointer { p in
                 var total: Int32 = 0
                 @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
-                    let d0 = Int32(src[s]) - p[q], d1 = Int32(src[s + 1]) - p[q + 1]
-                    let d2 = Int32(src[s + 2]) - p[q + 2], d3 = Int32(src[s + 3]) - p[q + 3]
-                    let a0 = d0 + d3, a1 = d1 + d2, a2 = d1 - d2, a3 = d0 - d3
-                    return (a0 + a1, a3 + a2, a0 - a1, a3 - a2)
+                    let d0 = Int32(src[s]) &- p[q], d1 = Int32(src[s + 1]) &- p[q + 1]
+                    let d2 = Int32(src[s + 2]) &- p[q + 2], d3 = Int32(src[s + 3]) &- p[q + 3]
+                    let a0 = d0 &+ d3, a1 = d1 &+ d2, a2 = d1 &- d2, a3 = d0 &- d3
+                    return (a0 &+ a1, a3 &+ a2, a0 &- a1, a3 &- a2)
                 }
                 @inline(__always) func column(_ r0: Int32, _ r1: Int32, _ r2: Int32, _ r3: Int32) -> Int32 {
-                    let a0 = r0 + r3, a1 = r1 + r2, a2 = r1 - r2, a3 = r0 - r3
-                    return abs(a0 + a1) + abs(a3 + a2) + abs(a0 - a1) + abs(a3 - a2)
+                    let a0 = r0 &+ r3, a1 = r1 &+ r2, a2 = r1 &- r2, a3 = r0 &- r3
+                    return abs(a0 &+ a1) &+ abs(a3 &+ a2) &+ abs(a0 &- a1) &+ abs(a3 &- a2)
                 }
                 for by in stride(from: 0, to: n, by: 4) {
                     for bx in stride(from: 0, to: n, by: 4) {
                         let s = (y0 + by) * width + x0 + bx, q = by * n + bx
                         let r0 = row(s, q), r1 = row(s + width, q + n), r2 = row(s + 2 * width, q + 2 * n), r3 = row(s + 3 * width, q + 3 * n)
-                        total += column(r0.0, r1.0, r2.0, r3.0) + column(r0.1, r1.1, r2.1, r3.1)
-                            + column(r0.2, r1.2, r2.2, r3.2) + column(r0.3, r1.3, r2.3, r3.3)
+                        total &+= column(r0.0, r1.0, r2.0, r3.0) &+ column(r0.1, r1.1, r2.1, r3.1)
+                            &+ column(r0.2, r1.2, r2.2, r3.2) &+ column(r0.3, r1.3, r2.3, r3.3)
                     }
                 }
                 return Int(total) / 2
