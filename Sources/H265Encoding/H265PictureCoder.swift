@@ -469,9 +469,9 @@ struct H265PictureCoder {
                     for j in 0..<n {
                         let row = (y + j) * planeWidth + x
                         for i in 0..<n {
-                            let v = Int32(s[row + i]) - p[j * n + i]
+                            let v = Int32(s[row + i]) &- p[j * n + i]
                             r[j * n + i] = v
-                            sum += abs(v)
+                            sum &+= abs(v)
                         }
                     }
                     sumOfMagnitudes = Int(sum)
@@ -503,7 +503,7 @@ struct H265PictureCoder {
                 rebuilt.withUnsafeBufferPointer { r in
                     for j in 0..<n {
                         let row = (y + j) * planeWidth + x
-                        for i in 0..<n { out[row + i] = UInt16(min(max(p[j * n + i] + r[j * n + i], 0), maxValue)) }
+                        for i in 0..<n { out[row + i] = UInt16(truncatingIfNeeded: min(max(p[j * n + i] &+ r[j * n + i], 0), maxValue)) }
                     }
                 }
             }
