@@ -215,12 +215,12 @@ extension H265PictureCoder {
                         let row = (y0 + j) * width + x0
                         if inside {
                             let refRow = (y0 + iy + j) * width + x0 + ix
-                            for i in 0..<n { total &+= abs(Int32(src[row + i]) &- Int32(r[refRow + i])) }
+                            for i in 0..<n { total &+= Self.magnitude(Int32(src[row + i]) &- Int32(r[refRow + i])) }
                         } else {
                             let sy = min(max(y0 + iy + j, 0), height - 1)
                             for i in 0..<n {
                                 let sx = min(max(x0 + ix + i, 0), width - 1)
-                                total &+= abs(Int32(src[row + i]) &- Int32(r[sy * width + sx]))
+                                total &+= Self.magnitude(Int32(src[row + i]) &- Int32(r[sy * width + sx]))
                             }
                         }
                         if total >= bound { break }
@@ -307,7 +307,7 @@ extension H265PictureCoder {
                         for i in 0..<n {
                             let p = (w00 &* Int32(r[a + i]) &+ w10 &* Int32(r[a + i + 1]) &+ w01 &* Int32(r[a + i + width])
                                      &+ w11 &* Int32(r[a + i + width + 1]) &+ 8) >> 4
-                            total &+= abs(Int32(src[row + i]) &- p)
+                            total &+= Self.magnitude(Int32(src[row + i]) &- p)
                         }
                     } else {
                         let y0c = min(max(y0 + iy + j, 0), height - 1), y1c = min(max(y0 + iy + j + 1, 0), height - 1)

@@ -313,6 +313,9 @@ struct H265PictureCoder {
         return base * fractions[k - 6 * whole]
     }
 
+    /// |v| without abs's overflow trap (no sum of differences reaches Int32.min), so that the loops vectorise.
+    @inline(__always) static func magnitude(_ v: Int32) -> Int32 { (v ^ (v >> 31)) &- (v >> 31) }
+
     /// Sum of 4x4 Hadamard-transformed differences between the source luma at (x0, y0) and `pred`.
     func satd(_ x0: Int, _ y0: Int, n: Int, pred: [Int32]) -> Int {
         let width = self.width
@@ -327,7 +330,7 @@ struct H265PictureCoder {
                 }
                 @inline(__always) func column(_ r0: Int32, _ r1: Int32, _ r2: Int32, _ r3: Int32) -> Int32 {
                     let a0 = r0 &+ r3, a1 = r1 &+ r2, a2 = r1 &- r2, a3 = r0 &- r3
-                    return abs(a0 &+ a1) &+ abs(a3 &+ a2) &+ abs(a0 &- a1) &+ abs(a3 &- a2)
+                    return Self.magnitude(a0 &+ a1) &+ Self.magnitude(a3 &+ a2) &+ Self.magnitude(a0 &- a1) &+ Self.magnitude(a3 &- a2)
                 }
                 for by in stride(from: 0, to: n, by: 4) {
                     for bx in stride(from: 0, to: n, by: 4) {
