@@ -171,7 +171,7 @@ extension H265PictureCoder {
 
     /// The prediction of a w x h block of plane cIdx at (x, y) (that plane's coordinates) with `motion`.
     func predict(_ x: Int, _ y: Int, w: Int, h: Int, motion m: H265Motion, cIdx: Int) -> [Int32] {
-        var parts: [[Int32]] = []
+        var first: [Int32] = [], second: [Int32]? = nil
         for list in 0..<2 where list == 0 ? m.predL0 : m.predL1 {
             let ref = references[list][Int(list == 0 ? m.refIdx0 : m.refIdx1)].picture
             let mvx = Int(list == 0 ? m.mv0x : m.mv1x), mvy = Int(list == 0 ? m.mv0y : m.mv1y)
@@ -183,11 +183,11 @@ extension H265PictureCoder {
                 H265MotionCompensation.predict(cIdx == 1 ? ref.cb : ref.cr, pw: width >> 1, ph: height >> 1, x: x + (mvx >> 3), y: y + (mvy >> 3),
                                                fx: mvx & 7, fy: mvy & 7, w: w, h: h, luma: false, bitDepth: bitDepth, into: &out)
             }
-            parts.append(out)
+            if first.isEmpty { first = out } else { second = out }
         }
-        var result = [Int32](repeating: 0, count: w * h)
-        H265MotionCompensation.weighted(parts[0], parts.count > 1 ? parts[1] : nil, count: w * h, bitDepth: bitDepth, into: &result)
-        return result
+        // The first list's intermediate samples become the result in place.
+        H265MotionCompensation.weighted(&first, second, count: w * h, bitDepth: bitDepth)
+        return first
     }
 
     /// SATD of the luma prediction with `motion` against the source.
@@ -204,8 +204,10 @@ extension H265PictureCoder {
         let lambda = self.lambda
         let range = 64
         let width = self.width, height = self.height
-        func sad(_ ix: Int, _ iy: Int) -> Int {
-            source.luma.withUnsafeBufferPointer { src in
+        // `limit`: once the sum reaches it the vector cannot win, and the partial sum is returned.
+        func sad(_ ix: Int, _ iy: Int, limit: Double = .infinity) -> Int {
+            let bound: Int32 = limit >= Double(Int32.max - 1) ? .max : Int32(max(limit, 0).rounded(.up)) + 1
+            return source.luma.withUnsafeBufferPointer { src in
                 ref.withUnsafeBufferPointer { r in
                     var total: Int32 = 0
                     let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n <= width && y0 + iy + n <= height
@@ -213,14 +215,15 @@ extension H265PictureCoder {
                         let row = (y0 + j) * width + x0
                         if inside {
                             let refRow = (y0 + iy + j) * width + x0 + ix
-                            for i in 0..<n { total += abs(Int32(src[row + i]) - Int32(r[refRow + i])) }
+                            for i in 0..<n { total &+= Self.magnitude(Int32(src[row + i]) &- Int32(r[refRow + i])) }
                         } else {
                             let sy = min(max(y0 + iy + j, 0), height - 1)
                             for i in 0..<n {
                                 let sx = min(max(x0 + ix + i, 0), width - 1)
-                                total += abs(Int32(src[row + i]) - Int32(r[sy * width + sx]))
+                                total &+= Self.magnitude(Int32(src[row + i]) &- Int32(r[sy * width + sx]))
                             }
                         }
+                        if total >= bound { break }
                     }
                     return Int(total)
                 }
@@ -243,6 +246,8 @@ extension H265PictureCoder {
         while step >= 1 {
             var moved = true
             var rounds = 0
+            // The centre of the previous round: costed already and beaten, so it cannot win again.
+            var previous: (Int, Int)? = nil
             while moved && rounds < 16 {
                 moved = false
                 rounds += 1
@@ -250,16 +255,20 @@ extension H265PictureCoder {
                 for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step)] {
                     let ix = cx + dx, iy = cy + dy
                     guard abs(ix) <= range, abs(iy) <= range else { continue }
-                    let c = Double(sad(ix, iy)) + lambda * rate((Int32(ix * 4), Int32(iy * 4)))
+                    if let previous, previous.0 == ix, previous.1 == iy { continue }
+                    let r = lambda * rate((Int32(ix * 4), Int32(iy * 4)))
+                    let c = Double(sad(ix, iy, limit: bestCost - r)) + r
                     if c < bestCost { bestCost = c; bestX = ix; bestY = iy; moved = true }
                 }
+                previous = (cx, cy)
             }
             step >>= 1
         }
         // Fractional refinement, costed by SAD against a bilinear estimate of the fractional samples (the
         // coded prediction uses the real filters; the search only ranks vectors).
-        func fractionalCost(_ mv: (Int32, Int32)) -> Double {
-            Double(bilinearSAD(x0, y0, n: n, mv: mv, reference: ref)) + lambda * rate(mv)
+        func fractionalCost(_ mv: (Int32, Int32), limit: Double = .infinity) -> Double {
+            let r = lambda * rate(mv)
+            return Double(bilinearSAD(x0, y0, n: n, mv: mv, reference: ref, limit: limit - r)) + r
         }
         var best = (Int32(bestX * 4), Int32(bestY * 4))
         var bestFractional = fractionalCost(best)
@@ -267,7 +276,7 @@ extension H265PictureCoder {
             let centre = best
             for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)] {
                 let mv = (centre.0 + dx, centre.1 + dy)
-                let c = fractionalCost(mv)
+                let c = fractionalCost(mv, limit: bestFractional)
                 if c < bestFractional { bestFractional = c; best = mv }
             }
         }
@@ -279,8 +288,10 @@ extension H265PictureCoder {
         return (best, Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(best))
     }
 
-    /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`.
-    func bilinearSAD(_ x0: Int, _ y0: Int, n: Int, mv: (Int32, Int32), reference ref: [UInt16]) -> Int {
+    /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`; a partial
+    /// sum above `limit` once it passes it.
+    func bilinearSAD(_ x0: Int, _ y0: Int, n: Int, mv: (Int32, Int32), reference ref: [UInt16], limit: Double = .infinity) -> Int {
+        let bound: Int32 = limit >= Double(Int32.max - 1) ? .max : Int32(max(limit, 0).rounded(.up)) + 1
         let width = self.width, height = self.height
         let ix = Int(mv.0 >> 2), iy = Int(mv.1 >> 2)
         let fx = Int32(mv.0 & 3), fy = Int32(mv.1 & 3)
@@ -294,9 +305,9 @@ extension H265PictureCoder {
                     if inside {
                         let a = (y0 + iy + j) * width + x0 + ix
                         for i in 0..<n {
-                            let p = (w00 * Int32(r[a + i]) + w10 * Int32(r[a + i + 1]) + w01 * Int32(r[a + i + width])
-                                     + w11 * Int32(r[a + i + width + 1]) + 8) >> 4
-                            total += abs(Int32(src[row + i]) - p)
+                            let p = (w00 &* Int32(r[a + i]) &+ w10 &* Int32(r[a + i + 1]) &+ w01 &* Int32(r[a + i + width])
+                                     &+ w11 &* Int32(r[a + i + width + 1]) &+ 8) >> 4
+                            total &+= Self.magnitude(Int32(src[row + i]) &- p)
                         }
                     } else {
                         let y0c = min(max(y0 + iy + j, 0), height - 1), y1c = min(max(y0 + iy + j + 1, 0), height - 1)
@@ -307,6 +318,7 @@ extension H265PictureCoder {
                             total += abs(Int32(src[row + i]) - p)
                         }
                     }
+                    if total >= bound { break }
                 }
                 return Int(total)
             }

@@ -6,6 +6,24 @@ enum H265MotionCompensation {
     static let chromaFilter: [[Int32]] = [[-2, 58, 10, -2], [-4, 54, 16, -2], [-6, 46, 28, -4], [-4, 36, 36, -4],
                                           [-4, 28, 46, -6], [-2, 16, 54, -4], [-2, 10, 58, -2]]
 
+    /// The 8 or 4 taps of one filter phase, held in registers by the loops.
+    struct Taps {
+        var f0: Int32 = 0, f1: Int32 = 0, f2: Int32 = 0, f3: Int32 = 0, f4: Int32 = 0, f5: Int32 = 0, f6: Int32 = 0, f7: Int32 = 0
+        init(_ f: [Int32]) {
+            f0 = f[0]; f1 = f[1]; f2 = f[2]; f3 = f[3]
+            if f.count == 8 { f4 = f[4]; f5 = f[5]; f6 = f[6]; f7 = f[7] }
+        }
+        /// Σ f[k] · s[k · step], over 8 taps (luma) or 4.
+        @inline(__always) func apply<T: BinaryInteger>(_ s: UnsafePointer<T>, _ step: Int, luma: Bool) -> Int32 {
+            // Wrapping operators: the sums fit 32 bits by far, and without overflow checks the loops vectorise.
+            var sum = f0 &* Int32(s[0]) &+ f1 &* Int32(s[step]) &+ f2 &* Int32(s[2 * step]) &+ f3 &* Int32(s[3 * step])
+            if luma {
+                sum &+= f4 &* Int32(s[4 * step]) &+ f5 &* Int32(s[5 * step]) &+ f6 &* Int32(s[6 * step]) &+ f7 &* Int32(s[7 * step])
+            }
+            return sum
+        }
+    }
+
     /// The intermediate prediction (14-bit) of a w x h block of `plane` (pw x ph) at integer position
     /// (x, y) plus fraction (fx, fy) in units of 1/4 (luma, `taps` 8) or 1/8 (chroma, `taps` 4). Samples
     /// outside the plane are the nearest edge samples (8-228, 8-229).
@@ -13,85 +31,85 @@ enum H265MotionCompensation {
                         luma: Bool, bitDepth: Int, into out: inout [Int32]) {
         let taps = luma ? 8 : 4
         let half = luma ? 3 : 1
-        // The block with its filter margins, copied (edge-replicated where it leaves the plane).
+        // The block with its filter margins: read in place, or copied edge-replicated where it leaves the plane.
         let bw = w + taps - 1, bh = h + taps - 1
         let x0 = x - half, y0 = y - half
-        var window = [Int32](repeating: 0, count: bw * bh)
         plane.withUnsafeBufferPointer { p in
-            window.withUnsafeMutableBufferPointer { win in
+            guard let pBase = p.baseAddress else { return }
+            out.withUnsafeMutableBufferPointer { o in
+                guard let oBase = o.baseAddress else { return }
                 if x0 >= 0, y0 >= 0, x0 + bw <= pw, y0 + bh <= ph {
-                    for j in 0..<bh {
-                        let row = (y0 + j) * pw + x0
-                        for i in 0..<bw { win[j * bw + i] = Int32(p[row + i]) }
-                    }
-                } else {
+                    interpolate(pBase + y0 * pw + x0, stride: pw, fx: fx, fy: fy, w: w, h: h, luma: luma, bitDepth: bitDepth, into: oBase)
+                    return
+                }
+                withUnsafeTemporaryAllocation(of: UInt16.self, capacity: bw * bh) { window in
+                    guard let win = window.baseAddress else { return }
                     for j in 0..<bh {
                         let row = min(max(y0 + j, 0), ph - 1) * pw
-                        for i in 0..<bw { win[j * bw + i] = Int32(p[row + min(max(x0 + i, 0), pw - 1)]) }
+                        for i in 0..<bw { win[j * bw + i] = p[row + min(max(x0 + i, 0), pw - 1)] }
                     }
-                }
-            }
-        }
-        let shift1 = Int32(min(4, bitDepth - 8)), shift3 = Int32(max(2, 14 - bitDepth))
-        window.withUnsafeBufferPointer { win in
-            out.withUnsafeMutableBufferPointer { o in
-                if fx == 0 && fy == 0 {
-                    for j in 0..<h { for i in 0..<w { o[j * w + i] = win[(j + half) * bw + i + half] << shift3 } }
-                    return
-                }
-                let fX = fx == 0 ? lumaFilter[1] : (luma ? lumaFilter[fx - 1] : chromaFilter[fx - 1])
-                let fY = fy == 0 ? lumaFilter[1] : (luma ? lumaFilter[fy - 1] : chromaFilter[fy - 1])
-                if fy == 0 {
-                    for j in 0..<h {
-                        let row = (j + half) * bw
-                        for i in 0..<w {
-                            var s: Int32 = 0
-                            for k in 0..<taps { s += fX[k] * win[row + i + k] }
-                            o[j * w + i] = s >> shift1
-                        }
-                    }
-                    return
-                }
-                if fx == 0 {
-                    for j in 0..<h {
-                        for i in 0..<w {
-                            var s: Int32 = 0
-                            for k in 0..<taps { s += fY[k] * win[(j + k) * bw + i + half] }
-                            o[j * w + i] = s >> shift1
-                        }
-                    }
-                    return
-                }
-                var temp = [Int32](repeating: 0, count: bh * w)
-                temp.withUnsafeMutableBufferPointer { t in
-                    for r in 0..<bh {
-                        for i in 0..<w {
-                            var s: Int32 = 0
-                            for k in 0..<taps { s += fX[k] * win[r * bw + i + k] }
-                            t[r * w + i] = s >> shift1
-                        }
-                    }
-                    for j in 0..<h {
-                        for i in 0..<w {
-                            var s: Int32 = 0
-                            for k in 0..<taps { s += fY[k] * t[(j + k) * w + i] }
-                            o[j * w + i] = s >> 6
-                        }
-                    }
+                    interpolate(win, stride: bw, fx: fx, fy: fy, w: w, h: h, luma: luma, bitDepth: bitDepth, into: oBase)
                 }
             }
         }
     }
 
-    /// Default weighted prediction: one list, or the average of two, back to sample values.
-    static func weighted(_ p0: [Int32], _ p1: [Int32]?, count: Int, bitDepth: Int, into out: inout [Int32]) {
+    /// 8-228 to 8-230 (luma) and 8-266 to 8-268 (chroma) on the samples at `win`, which start `half`
+    /// samples above and left of the block.
+    private static func interpolate(_ win: UnsafePointer<UInt16>, stride bw: Int, fx: Int, fy: Int, w: Int, h: Int, luma: Bool,
+                                    bitDepth: Int, into o: UnsafeMutablePointer<Int32>) {
+        let taps = luma ? 8 : 4
+        let half = luma ? 3 : 1
+        let bh = h + taps - 1
+        let shift1 = Int32(min(4, bitDepth - 8)), shift3 = Int32(max(2, 14 - bitDepth))
+        if fx == 0 && fy == 0 {
+            for j in 0..<h {
+                let row = win + (j + half) * bw + half
+                for i in 0..<w { o[j * w + i] = Int32(row[i]) << shift3 }
+            }
+            return
+        }
+        let fX = Taps(fx == 0 ? lumaFilter[1] : (luma ? lumaFilter[fx - 1] : chromaFilter[fx - 1]))
+        let fY = Taps(fy == 0 ? lumaFilter[1] : (luma ? lumaFilter[fy - 1] : chromaFilter[fy - 1]))
+        if fy == 0 {
+            for j in 0..<h {
+                let row = win + (j + half) * bw
+                for i in 0..<w { o[j * w + i] = fX.apply(row + i, 1, luma: luma) >> shift1 }
+            }
+            return
+        }
+        if fx == 0 {
+            for j in 0..<h {
+                let row = win + j * bw + half
+                for i in 0..<w { o[j * w + i] = fY.apply(row + i, bw, luma: luma) >> shift1 }
+            }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: bh * w) { temp in
+            guard let t = temp.baseAddress else { return }
+            for r in 0..<bh {
+                let row = win + r * bw
+                for i in 0..<w { t[r * w + i] = fX.apply(row + i, 1, luma: luma) >> shift1 }
+            }
+            for j in 0..<h {
+                for i in 0..<w { o[j * w + i] = fY.apply(UnsafePointer(t + j * w + i), w, luma: luma) >> 6 }
+            }
+        }
+    }
+
+    /// Default weighted prediction: one list, or the average of two, back to sample values, in place of `p0`.
+    static func weighted(_ p0: inout [Int32], _ p1: [Int32]?, count: Int, bitDepth: Int) {
         let maxValue = Int32((1 << bitDepth) - 1)
-        if let p1 {
-            let shift = Int32(15 - bitDepth), offset = Int32(1) << (shift - 1)
-            for i in 0..<count { out[i] = min(max((p0[i] + p1[i] + offset) >> shift, 0), maxValue) }
-        } else {
-            let shift = Int32(14 - bitDepth), offset = Int32(1) << (shift - 1)
-            for i in 0..<count { out[i] = min(max((p0[i] + offset) >> shift, 0), maxValue) }
+        p0.withUnsafeMutableBufferPointer { o in
+            if let p1 {
+                let shift = Int32(15 - bitDepth), offset = Int32(1) << (shift - 1)
+                p1.withUnsafeBufferPointer { b in
+                    for i in 0..<count { o[i] = min(max((o[i] + b[i] + offset) >> shift, 0), maxValue) }
+                }
+            } else {
+                let shift = Int32(14 - bitDepth), offset = Int32(1) << (shift - 1)
+                for i in 0..<count { o[i] = min(max((o[i] + offset) >> shift, 0), maxValue) }
+            }
         }
     }
 }

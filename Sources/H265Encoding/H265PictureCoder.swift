@@ -313,6 +313,9 @@ struct H265PictureCoder {
         return base * fractions[k - 6 * whole]
     }
 
+    /// |v| without abs's overflow trap (no sum of differences reaches Int32.min), so that the loops vectorise.
+    @inline(__always) static func magnitude(_ v: Int32) -> Int32 { (v ^ (v >> 31)) &- (v >> 31) }
+
     /// Sum of 4x4 Hadamard-transformed differences between the source luma at (x0, y0) and `pred`.
     func satd(_ x0: Int, _ y0: Int, n: Int, pred: [Int32]) -> Int {
         let width = self.width
@@ -320,21 +323,21 @@ struct H265PictureCoder {
             pred.withUnsafeBufferPointer { p in
                 var total: Int32 = 0
                 @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
-                    let d0 = Int32(src[s]) - p[q], d1 = Int32(src[s + 1]) - p[q + 1]
-                    let d2 = Int32(src[s + 2]) - p[q + 2], d3 = Int32(src[s + 3]) - p[q + 3]
-                    let a0 = d0 + d3, a1 = d1 + d2, a2 = d1 - d2, a3 = d0 - d3
-                    return (a0 + a1, a3 + a2, a0 - a1, a3 - a2)
+                    let d0 = Int32(src[s]) &- p[q], d1 = Int32(src[s + 1]) &- p[q + 1]
+                    let d2 = Int32(src[s + 2]) &- p[q + 2], d3 = Int32(src[s + 3]) &- p[q + 3]
+                    let a0 = d0 &+ d3, a1 = d1 &+ d2, a2 = d1 &- d2, a3 = d0 &- d3
+                    return (a0 &+ a1, a3 &+ a2, a0 &- a1, a3 &- a2)
                 }
                 @inline(__always) func column(_ r0: Int32, _ r1: Int32, _ r2: Int32, _ r3: Int32) -> Int32 {
-                    let a0 = r0 + r3, a1 = r1 + r2, a2 = r1 - r2, a3 = r0 - r3
-                    return abs(a0 + a1) + abs(a3 + a2) + abs(a0 - a1) + abs(a3 - a2)
+                    let a0 = r0 &+ r3, a1 = r1 &+ r2, a2 = r1 &- r2, a3 = r0 &- r3
+                    return Self.magnitude(a0 &+ a1) &+ Self.magnitude(a3 &+ a2) &+ Self.magnitude(a0 &- a1) &+ Self.magnitude(a3 &- a2)
                 }
                 for by in stride(from: 0, to: n, by: 4) {
                     for bx in stride(from: 0, to: n, by: 4) {
                         let s = (y0 + by) * width + x0 + bx, q = by * n + bx
                         let r0 = row(s, q), r1 = row(s + width, q + n), r2 = row(s + 2 * width, q + 2 * n), r3 = row(s + 3 * width, q + 3 * n)
-                        total += column(r0.0, r1.0, r2.0, r3.0) + column(r0.1, r1.1, r2.1, r3.1)
-                            + column(r0.2, r1.2, r2.2, r3.2) + column(r0.3, r1.3, r2.3, r3.3)
+                        total &+= column(r0.0, r1.0, r2.0, r3.0) &+ column(r0.1, r1.1, r2.1, r3.1)
+                            &+ column(r0.2, r1.2, r2.2, r3.2) &+ column(r0.3, r1.3, r2.3, r3.3)
                     }
                 }
                 return Int(total) / 2
@@ -452,19 +455,34 @@ struct H265PictureCoder {
         } else {
             let shift = cIdx == 0 ? 0 : 1
             let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
-            let source = interPrediction[cIdx]
-            for j in 0..<n { for i in 0..<n { pred[j * n + i] = source[(oy + j) * stride + ox + i] } }
+            interPrediction[cIdx].withUnsafeBufferPointer { source in
+                pred.withUnsafeMutableBufferPointer { p in
+                    for j in 0..<n { for i in 0..<n { p[j * n + i] = source[(oy + j) * stride + ox + i] } }
+                }
+            }
         }
         let planeWidth = cIdx == 0 ? width : width >> 1
         let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
         var residual = [Int32](repeating: 0, count: n * n)
-        for j in 0..<n {
-            for i in 0..<n { residual[j * n + i] = Int32(src[(y + j) * planeWidth + x + i]) - pred[j * n + i] }
+        var sumOfMagnitudes = 0
+        src.withUnsafeBufferPointer { s in
+            pred.withUnsafeBufferPointer { p in
+                residual.withUnsafeMutableBufferPointer { r in
+                    var sum: Int32 = 0
+                    for j in 0..<n {
+                        let row = (y + j) * planeWidth + x
+                        for i in 0..<n {
+                            let v = Int32(s[row + i]) &- p[j * n + i]
+                            r[j * n + i] = v
+                            sum &+= abs(v)
+                        }
+                    }
+                    sumOfMagnitudes = Int(sum)
+                }
+            }
         }
         let qp = cIdx == 0 ? sliceQP : chromaQP(cIdx)
         let useDST = intraCU && cIdx == 0 && log2 == 2
-        var sumOfMagnitudes = 0
-        for v in residual { sumOfMagnitudes += Int(abs(v)) }
         var levels: [Int32]
         if H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU) {
             levels = []
@@ -483,8 +501,15 @@ struct H265PictureCoder {
         let maxValue = Int32((1 << bitDepth) - 1)
         var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
         if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
-        for j in 0..<n {
-            for i in 0..<n { plane[(y + j) * planeWidth + x + i] = UInt16(min(max(pred[j * n + i] + rebuilt[j * n + i], 0), maxValue)) }
+        plane.withUnsafeMutableBufferPointer { out in
+            pred.withUnsafeBufferPointer { p in
+                rebuilt.withUnsafeBufferPointer { r in
+                    for j in 0..<n {
+                        let row = (y + j) * planeWidth + x
+                        for i in 0..<n { out[row + i] = UInt16(truncatingIfNeeded: min(max(p[j * n + i] &+ r[j * n + i], 0), maxValue)) }
+                    }
+                }
+            }
         }
         if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
         return nonZero ? levels : nil

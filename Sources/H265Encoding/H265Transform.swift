@@ -37,90 +37,174 @@ enum H265Transform {
     /// Forward quantiser scales (the inverse of levelScale: 2^20 / levelScale / 64 · 2^6).
     static let quantScale: [Int32] = [26214, 23302, 20560, 18396, 16384, 14564]
 
+    /// transMatrix of the 32-point transform flattened, `[k * 32 + n]`: the butterflies read it through one pointer.
+    static let flat32: [Int32] = matrix32.flatMap { $0 }
+
     /// Scaling (8.6.3, flat m = 16, no scaling lists) then the inverse transform (8.6.4.2) of the levels
     /// `c` into residuals `r` (both raster, N x N). `dst`: the 4x4 DST.
     static func inverse(_ c: [Int32], log2: Int, qp: Int, bitDepth: Int, dst useDST: Bool, into r: inout [Int32]) {
         let n = 1 << log2
         let bdShift = bitDepth + log2 - 5
-        let scale = levelScale[qp % 6] << Int32(qp / 6)
-        var d = [Int32](repeating: 0, count: n * n)
+        let scale = Int64(levelScale[qp % 6] << Int32(qp / 6))
         let add = Int64(1) << Int64(bdShift - 1)
-        var anyNonZero = false
-        for i in 0..<(n * n) where c[i] != 0 {
-            let v = (Int64(c[i]) * Int64(scale) * 16 + add) >> Int64(bdShift)
-            d[i] = Int32(min(max(v, -32768), 32767))
-            anyNonZero = true
-        }
-        if !anyNonZero {
-            for i in 0..<(n * n) { r[i] = 0 }
-            return
-        }
-        let m = useDST ? dst : matrices[log2 - 2]
-        // Columns (vertical 1-D transforms), then clip to 16 bits; rows of d that are all zero are skipped.
-        var g = [Int32](repeating: 0, count: n * n)
-        var rowUsed = [Bool](repeating: false, count: n)
-        for k in 0..<n { for x in 0..<n where d[k * n + x] != 0 { rowUsed[k] = true; break } }
         let shift2 = Int64(20 - bitDepth)
         let add2 = Int64(1) << (shift2 - 1)
-        m.withUnsafeBufferPointer { mat in
-            d.withUnsafeBufferPointer { dd in
-                g.withUnsafeMutableBufferPointer { gg in
+        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 3 * 1024 + 64) { scratch in
+            guard let base = scratch.baseAddress else { return }
+            let d = base, g = base + 1024, line = base + 2048, out = base + 2048 + 32, tmp = base + 2048 + 64
+            // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
+            var rows = 0, columns = 0
+            c.withUnsafeBufferPointer { cc in
+                for k in 0..<n {
                     for x in 0..<n {
-                        for y in 0..<n {
-                            var sum: Int64 = 0
-                            for k in 0..<n where rowUsed[k] { sum += Int64(mat[k * n + y]) * Int64(dd[k * n + x]) }
-                            gg[y * n + x] = Int32(min(max((sum + 64) >> 7, -32768), 32767))
-                        }
+                        let level = cc[k * n + x]
+                        if level == 0 { d[k * n + x] = 0; continue }
+                        d[k * n + x] = min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767)
+                        rows = k + 1
+                        columns = max(columns, x + 1)
                     }
                 }
             }
-            g.withUnsafeBufferPointer { gg in
-                r.withUnsafeMutableBufferPointer { rr in
-                    for y in 0..<n {
-                        for x in 0..<n {
-                            var sum: Int64 = 0
-                            for k in 0..<n { sum += Int64(mat[k * n + x]) * Int64(gg[y * n + k]) }
-                            rr[y * n + x] = Int32((sum + add2) >> shift2)
+            r.withUnsafeMutableBufferPointer { rr in
+                if rows == 0 {
+                    for i in 0..<(n * n) { rr[i] = 0 }
+                    return
+                }
+                flat32.withUnsafeBufferPointer { mp in
+                    guard let m = mp.baseAddress else { return }
+                    // Columns (vertical 1-D transforms), then clip to 16 bits; all-zero columns give zero.
+                    for x in 0..<n {
+                        if x >= columns {
+                            for y in 0..<n { g[y * n + x] = 0 }
+                            continue
                         }
+                        if useDST {
+                            for y in 0..<4 {
+                                var sum: Int64 = 0
+                                for k in 0..<4 { sum += Int64(dst[k * 4 + y]) * d[k * 4 + x] }
+                                out[y] = sum
+                            }
+                        } else {
+                            inverseButterfly(d + x, stride: n, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
+                        }
+                        for y in 0..<n { g[y * n + x] = min(max((out[y] + 64) >> 7, -32768), 32767) }
+                    }
+                    // Rows.
+                    for y in 0..<n {
+                        if useDST {
+                            for x in 0..<4 {
+                                var sum: Int64 = 0
+                                for k in 0..<4 { sum += Int64(dst[k * 4 + x]) * g[y * 4 + k] }
+                                out[x] = sum
+                            }
+                        } else {
+                            for k in 0..<n { line[k] = g[y * n + k] }
+                            inverseButterfly(line, stride: 1, n: n, nonZero: n, out: out, tmp: tmp, m: m)
+                        }
+                        for x in 0..<n { rr[y * n + x] = Int32((out[x] + add2) >> shift2) }
                     }
                 }
             }
         }
     }
 
+    /// One N-point inverse DCT (8-318 with transMatrix 8-319) by its even-odd decomposition: the even
+    /// coefficients are the N/2-point transform E, the odd ones O, and x[i] = E[i] + O[i],
+    /// x[N−1−i] = E[i] − O[i] (the matrix's rows are symmetric for even k, antisymmetric for odd k).
+    /// `c[k * stride]` for k < nonZero may be nonzero; `tmp` holds N samples.
+    private static func inverseButterfly(_ c: UnsafeMutablePointer<Int64>, stride: Int, n: Int, nonZero: Int,
+                                         out x: UnsafeMutablePointer<Int64>, tmp: UnsafeMutablePointer<Int64>, m: UnsafePointer<Int32>) {
+        if n == 1 {
+            x[0] = 64 * c[0]
+            return
+        }
+        let half = n >> 1, step = 32 / n
+        let e = tmp
+        inverseButterfly(c, stride: 2 * stride, n: half, nonZero: (nonZero + 1) >> 1, out: e, tmp: tmp + half, m: m)
+        for i in 0..<half {
+            var o: Int64 = 0
+            var k = 1
+            while k < nonZero {
+                o += Int64(m[k * step * 32 + i]) * c[k * stride]
+                k += 2
+            }
+            x[i] = e[i] + o
+            x[n - 1 - i] = e[i] - o
+        }
+    }
+
+    /// One N-point forward DCT (the transpose of 8-318) by its even-odd decomposition: the even outputs are
+    /// the N/2-point transform of x[i] + x[N−1−i], the odd ones products with x[i] − x[N−1−i].
+    /// Writes `y[k * stride]`; `tmp` holds 2N samples.
+    private static func forwardButterfly(_ x: UnsafeMutablePointer<Int64>, n: Int, out y: UnsafeMutablePointer<Int64>, stride: Int,
+                                         tmp: UnsafeMutablePointer<Int64>, m: UnsafePointer<Int32>) {
+        if n == 1 {
+            y[0] = 64 * x[0]
+            return
+        }
+        let half = n >> 1, step = 32 / n
+        let e = tmp, o = tmp + half
+        for i in 0..<half {
+            e[i] = x[i] + x[n - 1 - i]
+            o[i] = x[i] - x[n - 1 - i]
+        }
+        var k = 1
+        while k < n {
+            let row = m + k * step * 32
+            var sum: Int64 = 0
+            for i in 0..<half { sum += Int64(row[i]) * o[i] }
+            y[k * stride] = sum
+            k += 2
+        }
+        forwardButterfly(e, n: half, out: y, stride: 2 * stride, tmp: tmp + n, m: m)
+    }
+
     /// Forward transform of residuals `r` into coefficients (HM's scaling: shifts log2 + bitDepth − 9, then log2 + 6).
     static func forward(_ r: [Int32], log2: Int, bitDepth: Int, dst useDST: Bool) -> [Int32] {
         let n = 1 << log2
-        let m = useDST ? dst : matrices[log2 - 2]
-        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
-        var t = [Int32](repeating: 0, count: n * n)
-        var out = [Int32](repeating: 0, count: n * n)
-        m.withUnsafeBufferPointer { mat in
-            r.withUnsafeBufferPointer { rr in
-                t.withUnsafeMutableBufferPointer { tt in
-                    // Rows: t[y][k] = Σ_x m[k][x] r[y][x] (fits 32 bits: |r| < 2^11, |m| < 2^7, n <= 2^5).
+        let shift1 = Int64(log2 + bitDepth - 9), shift2 = Int64(log2 + 6)
+        let add1 = Int64(1) << (shift1 - 1), add2 = Int64(1) << (shift2 - 1)
+        var result = [Int32](repeating: 0, count: n * n)
+        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 1024 + 128) { scratch in
+            guard let base = scratch.baseAddress else { return }
+            let t = base, line = base + 1024, out = base + 1024 + 32, tmp = base + 1024 + 64
+            flat32.withUnsafeBufferPointer { mp in
+                guard let m = mp.baseAddress else { return }
+                r.withUnsafeBufferPointer { rr in
+                    // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
                     for y in 0..<n {
-                        for k in 0..<n {
-                            var sum: Int32 = 0
-                            for x in 0..<n { sum &+= mat[k * n + x] &* rr[y * n + x] }
-                            tt[y * n + k] = (sum + (1 << (shift1 - 1))) >> shift1
+                        for i in 0..<n { line[i] = Int64(rr[y * n + i]) }
+                        if useDST {
+                            for k in 0..<4 {
+                                var sum: Int64 = 0
+                                for i in 0..<4 { sum += Int64(dst[k * 4 + i]) * line[i] }
+                                out[k] = sum
+                            }
+                        } else {
+                            forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
+                        for k in 0..<n { t[y * n + k] = (out[k] + add1) >> shift1 }
                     }
                 }
-            }
-            t.withUnsafeBufferPointer { tt in
-                out.withUnsafeMutableBufferPointer { o in
+                result.withUnsafeMutableBufferPointer { o in
+                    // Columns.
                     for x in 0..<n {
-                        for k in 0..<n {
-                            var sum: Int64 = 0
-                            for y in 0..<n { sum += Int64(mat[k * n + y]) * Int64(tt[y * n + x]) }
-                            o[k * n + x] = Int32((sum + (1 << Int64(shift2 - 1))) >> Int64(shift2))
+                        for i in 0..<n { line[i] = t[i * n + x] }
+                        if useDST {
+                            for k in 0..<4 {
+                                var sum: Int64 = 0
+                                for i in 0..<4 { sum += Int64(dst[k * 4 + i]) * line[i] }
+                                out[k] = sum
+                            }
+                        } else {
+                            forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
+                        for k in 0..<n { o[k * n + x] = Int32((out[k] + add2) >> shift2) }
                     }
                 }
             }
         }
-        return out
+        return result
     }
 
     /// Whether quantisation would leave every level of these residuals zero, judged from their sum of
