@@ -296,6 +296,16 @@ struct MacroblockEncoder {
     /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma (a skip `probe`: as
     /// ``codeLumaInter(_:probe:)``).
     private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool, probe: Bool = false) -> Int {
+        let cbp = quantizeChroma(intra: intra)
+        if probe && cbp != 0 { return cbp }
+        reconstructChroma(&mb, cbp: cbp)
+        return cbp
+    }
+
+    /// The first half of ``codeChroma(_:intra:probe:)``: transform and quantise both components
+    /// against predCb / predCr into chromaLevels, counts and chromaDCLevels; returns
+    /// CodedBlockPatternChroma.
+    private mutating func quantizeChroma(intra: Bool) -> Int {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
         // coefMB is free here: the luma levels are already taken from it
@@ -315,8 +325,13 @@ struct MacroblockEncoder {
             Transform.hadamard2x2(s.chromaDCCoef + 4 * c)
             if Transform.quantizeDC(s.chromaDCCoef + 4 * c, levels: s.chromaDCLevels + 4 * c, count: 4, qp: cqp, deadZone: dz) > 0 { anyDC = true }
         }
-        let cbp = anyAC ? 2 : (anyDC ? 1 : 0)
-        if probe && cbp != 0 { return cbp }
+        return anyAC ? 2 : (anyDC ? 1 : 0)
+    }
+
+    /// The second half of ``codeChroma(_:intra:probe:)``: the levels into `mb` and the reconstruction
+    /// from predCb / predCr of what ``quantizeChroma(intra:)`` left in the scratch.
+    private mutating func reconstructChroma(_ mb: inout MacroblockSyntax, cbp: Int) {
+        let anyAC = cbp == 2
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
             let pred = c == 0 ? s.predCb : s.predCr
@@ -333,7 +348,6 @@ struct MacroblockEncoder {
                                dst: rec + 4 * by * rs + 4 * bx, dstStride: rs)
             }
         }
-        return cbp
     }
 
     // MARK: Inter luma residual
@@ -427,7 +441,7 @@ struct MacroblockEncoder {
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
         // What the probe leaves in the scratch for skipMV, reused when the search ends there.
         var chromaPredicted = false
-        var probedLumaCBP: Int? = nil
+        var probedLumaCBP: Int? = nil, probedChromaCBP: Int? = nil
         if skipSAD < Self.skipProbeSAD[qp] {
             predictInterChroma(ref, mv: skipMV, cb: s.predCb, cr: s.predCr)
             chromaPredicted = true
@@ -435,9 +449,11 @@ struct MacroblockEncoder {
             let lumaCBP = quantizeLumaInter()
             probedLumaCBP = lumaCBP
             if lumaCBP == 0 {
-                let cbpC = codeChroma(&mb, intra: false, probe: true)
+                let cbpC = quantizeChroma(intra: false)
+                probedChromaCBP = cbpC
                 if cbpC == 0 {
                     _ = reconstructLumaInter(&mb, cbp: 0)
+                    reconstructChroma(&mb, cbp: 0)
                     mb.reset(kind: .pSkip)
                     setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
                     return
@@ -466,12 +482,19 @@ struct MacroblockEncoder {
             predictInterLuma(bestPlanes, mv: best.mv, into: s.predY)
             chromaPredicted = false
             probedLumaCBP = nil
+            probedChromaCBP = nil
         }
         if !chromaPredicted { predictInterChroma(bestPlanes, mv: best.mv, cb: s.predCb, cr: s.predCr) }
         let lumaCBP = probedLumaCBP ?? quantizeLumaInter()
         let luma = (cbp: lumaCBP, nonZero: reconstructLumaInter(&mb, cbp: lumaCBP))
         mb.codedBlockPatternLuma = luma.cbp
-        mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+        if let cbpC = probedChromaCBP {
+            // the probe's chroma levels for this same prediction are still in the scratch
+            reconstructChroma(&mb, cbp: cbpC)
+            mb.codedBlockPatternChroma = cbpC
+        } else {
+            mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+        }
         if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV && bestRef == 0 {
             mb.reset(kind: .pSkip)
             setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
