@@ -104,12 +104,15 @@ struct MacroblockEncoder {
         let n = intraNeighbours()
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let recY = ctx.reconY.at(16 * mbx, 16 * mby)
-        // Intra16x16: best mode by SATD
+        // Intra16x16: best mode by SATD. A mode costing at least `worse` loses to inter anyway: its SATD
+        // may stop there too. Every mode below `worse` is then costed exactly, and so is the best one
+        // whenever it is below; otherwise cost16 ≥ interCost either way.
+        let worse = interCost <= Int32.max / 2 ? interCost - lambda * 4 : Int32.max
         var best16 = Int32.max, mode16 = 2
         for mode in 0..<4 where IntraPrediction.isAvailable16x16(mode: mode, n) {
             IntraPrediction.predict16x16(mode: mode, at: recY, stride: ctx.reconY.stride, n, dst: s.candY, dstStride: 16)
             let modeCost = lambda * (mode == 2 ? 2 : 4)
-            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: best16 &- modeCost) + modeCost
+            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: min(best16, worse) &- modeCost) + modeCost
             if cost < best16 { best16 = cost; mode16 = mode; s.predY.update(from: s.candY, count: 256) }
         }
         let cost16 = best16 + lambda * 4
