@@ -580,8 +580,9 @@ struct MacroblockEncoder {
         let biCost = refineBi(ref0, ref1, &bi0, &bi1, mvp0: mvp0, mvp1: mvp1) + lambda * 5
         let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
         let bestCost = min(biCost, cost0, cost1, directCost)
-        // predY is scratch for the intra trial: each inter choice predicts again
-        if encodeIntra(&mb, &st, interCost: bestCost) { return }
+        // predY is scratch for the intra trial: each inter choice predicts again. As in P, intra is tried
+        // only where the inter prediction is poor.
+        if bestCost > Self.intraTrialCost[qp], encodeIntra(&mb, &st, interCost: bestCost) { return }
         if let d = direct, directCost == bestCost {
             mb.reset(kind: .bDirect16x16)
             predictDirect(d)
