@@ -104,12 +104,15 @@ struct MacroblockEncoder {
         let n = intraNeighbours()
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let recY = ctx.reconY.at(16 * mbx, 16 * mby)
-        // Intra16x16: best mode by SATD
+        // Intra16x16: best mode by SATD. A mode costing at least `worse` loses to inter anyway: its SATD
+        // may stop there too. Every mode below `worse` is then costed exactly, and so is the best one
+        // whenever it is below; otherwise cost16 ≥ interCost either way.
+        let worse = interCost <= Int32.max / 2 ? interCost - lambda * 4 : Int32.max
         var best16 = Int32.max, mode16 = 2
         for mode in 0..<4 where IntraPrediction.isAvailable16x16(mode: mode, n) {
             IntraPrediction.predict16x16(mode: mode, at: recY, stride: ctx.reconY.stride, n, dst: s.candY, dstStride: 16)
             let modeCost = lambda * (mode == 2 ? 2 : 4)
-            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: best16 &- modeCost) + modeCost
+            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: min(best16, worse) &- modeCost) + modeCost
             if cost < best16 { best16 = cost; mode16 = mode; s.predY.update(from: s.candY, count: 256) }
         }
         let cost16 = best16 + lambda * 4
@@ -296,6 +299,16 @@ struct MacroblockEncoder {
     /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma (a skip `probe`: as
     /// ``codeLumaInter(_:probe:)``).
     private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool, probe: Bool = false) -> Int {
+        let cbp = quantizeChroma(intra: intra)
+        if probe && cbp != 0 { return cbp }
+        reconstructChroma(&mb, cbp: cbp)
+        return cbp
+    }
+
+    /// The first half of ``codeChroma(_:intra:probe:)``: transform and quantise both components
+    /// against predCb / predCr into chromaLevels, counts and chromaDCLevels; returns
+    /// CodedBlockPatternChroma.
+    private mutating func quantizeChroma(intra: Bool) -> Int {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
         // coefMB is free here: the luma levels are already taken from it
@@ -315,8 +328,13 @@ struct MacroblockEncoder {
             Transform.hadamard2x2(s.chromaDCCoef + 4 * c)
             if Transform.quantizeDC(s.chromaDCCoef + 4 * c, levels: s.chromaDCLevels + 4 * c, count: 4, qp: cqp, deadZone: dz) > 0 { anyDC = true }
         }
-        let cbp = anyAC ? 2 : (anyDC ? 1 : 0)
-        if probe && cbp != 0 { return cbp }
+        return anyAC ? 2 : (anyDC ? 1 : 0)
+    }
+
+    /// The second half of ``codeChroma(_:intra:probe:)``: the levels into `mb` and the reconstruction
+    /// from predCb / predCr of what ``quantizeChroma(intra:)`` left in the scratch.
+    private mutating func reconstructChroma(_ mb: inout MacroblockSyntax, cbp: Int) {
+        let anyAC = cbp == 2
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
             let pred = c == 0 ? s.predCb : s.predCr
@@ -333,7 +351,6 @@ struct MacroblockEncoder {
                                dst: rec + 4 * by * rs + 4 * bx, dstStride: rs)
             }
         }
-        return cbp
     }
 
     // MARK: Inter luma residual
@@ -427,7 +444,7 @@ struct MacroblockEncoder {
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
         // What the probe leaves in the scratch for skipMV, reused when the search ends there.
         var chromaPredicted = false
-        var probedLumaCBP: Int? = nil
+        var probedLumaCBP: Int? = nil, probedChromaCBP: Int? = nil
         if skipSAD < Self.skipProbeSAD[qp] {
             predictInterChroma(ref, mv: skipMV, cb: s.predCb, cr: s.predCr)
             chromaPredicted = true
@@ -435,9 +452,11 @@ struct MacroblockEncoder {
             let lumaCBP = quantizeLumaInter()
             probedLumaCBP = lumaCBP
             if lumaCBP == 0 {
-                let cbpC = codeChroma(&mb, intra: false, probe: true)
+                let cbpC = quantizeChroma(intra: false)
+                probedChromaCBP = cbpC
                 if cbpC == 0 {
                     _ = reconstructLumaInter(&mb, cbp: 0)
+                    reconstructChroma(&mb, cbp: 0)
                     mb.reset(kind: .pSkip)
                     setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
                     return
@@ -466,12 +485,19 @@ struct MacroblockEncoder {
             predictInterLuma(bestPlanes, mv: best.mv, into: s.predY)
             chromaPredicted = false
             probedLumaCBP = nil
+            probedChromaCBP = nil
         }
         if !chromaPredicted { predictInterChroma(bestPlanes, mv: best.mv, cb: s.predCb, cr: s.predCr) }
         let lumaCBP = probedLumaCBP ?? quantizeLumaInter()
         let luma = (cbp: lumaCBP, nonZero: reconstructLumaInter(&mb, cbp: lumaCBP))
         mb.codedBlockPatternLuma = luma.cbp
-        mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+        if let cbpC = probedChromaCBP {
+            // the probe's chroma levels for this same prediction are still in the scratch
+            reconstructChroma(&mb, cbp: cbpC)
+            mb.codedBlockPatternChroma = cbpC
+        } else {
+            mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
+        }
         if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 && best.mv == skipMV && bestRef == 0 {
             mb.reset(kind: .pSkip)
             setInter(&st, kind: .skip, refIdx: SIMD2(0, -1), mv: SIMD4(skipMV.x, skipMV.y, 0, 0), nonZero: 0)
@@ -554,8 +580,9 @@ struct MacroblockEncoder {
         let biCost = refineBi(ref0, ref1, &bi0, &bi1, mvp0: mvp0, mvp1: mvp1) + lambda * 5
         let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
         let bestCost = min(biCost, cost0, cost1, directCost)
-        // predY is scratch for the intra trial: each inter choice predicts again
-        if encodeIntra(&mb, &st, interCost: bestCost) { return }
+        // predY is scratch for the intra trial: each inter choice predicts again. As in P, intra is tried
+        // only where the inter prediction is poor.
+        if bestCost > Self.intraTrialCost[qp], encodeIntra(&mb, &st, interCost: bestCost) { return }
         if let d = direct, directCost == bestCost {
             mb.reset(kind: .bDirect16x16)
             predictDirect(d)
