@@ -270,6 +270,25 @@ final class Driver: @unchecked Sendable {
         submit(job, on: surface)
     }
 
+    /// An encode on one of vtksoft's own engines: checked here, coded on the worker into the coded buffer and the
+    /// target surface; captured after coding, with what the driver did (QP, violations, reconstruction MD5).
+    private func engineJob<Session: EngineEncodeSession>(_ session: Session, contextID: VAContextID, surface: Surface, rendered: [RenderedBuffer],
+                                                         picture: CapturedPicture) throws(VAError) -> PictureJob {
+        let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
+        let prepared = try session.prepare(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
+        return PictureJob(coded: coded, reconstruction: prepared.target) { [self] () throws(VAError) in
+            do throws(VAError) {
+                let output = try session.encode(prepared, hashReconstruction: picture.isRecorded)
+                picture.encode = output.captured
+                write(output.stream, into: coded)
+                picture.record()
+            } catch {
+                picture.record(failure: error)
+                throw error
+            }
+        }
+    }
+
     /// The checks of vaEndPicture, and the work left for the worker.
     private func prepare(context: Context, contextID: VAContextID, surface: Surface, rendered: [RenderedBuffer],
                          picture: CapturedPicture) throws(VAError) -> PictureJob {
@@ -299,34 +318,9 @@ final class Driver: @unchecked Sendable {
                 write(try session.encode(prepared, source: surface), into: coded)
             }
         case .hevcEncode(let session):
-            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
-            let prepared = try session.prepare(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
-            return PictureJob(coded: coded, reconstruction: prepared.target) { [self] () throws(VAError) in
-                do throws(VAError) {
-                    let output = try session.encode(prepared, hashReconstruction: picture.isRecorded)
-                    picture.encode = output.captured
-                    write(output.stream, into: coded)
-                    picture.record()
-                } catch {
-                    picture.record(failure: error)
-                    throw error
-                }
-            }
+            return try engineJob(session, contextID: contextID, surface: surface, rendered: rendered, picture: picture)
         case .nativeEncode(let session):
-            // Captured after coding, with what the driver did (QP, violations, reconstruction MD5).
-            let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
-            let prepared = try session.prepare(rendered, source: surface) { id throws(VAError) in try surfaces.get(id) }
-            return PictureJob(coded: coded, reconstruction: prepared.target) { [self] () throws(VAError) in
-                do throws(VAError) {
-                    let output = try session.encode(prepared, hashReconstruction: picture.isRecorded)
-                    picture.encode = output.captured
-                    write(output.stream, into: coded)
-                    picture.record()
-                } catch {
-                    picture.record(failure: error)
-                    throw error
-                }
-            }
+            return try engineJob(session, contextID: contextID, surface: surface, rendered: rendered, picture: picture)
         }
     }
 

@@ -19,11 +19,6 @@ import VTKMedia
 ///   VDEnc), an IDR with a POC other than 0 (8.3.1), a packed SPS or slice header that disagrees with the
 ///   parameters, a reference surface that holds no reconstruction.
 final class HEVCEncodeSession {
-    struct Output {
-        var stream: [UInt8]
-        var captured: [(String, JSONValue)]
-    }
-
     /// What the persona says about its HEVC encoder, read from its attribute table.
     struct Limits {
         /// CtbLog2SizeY values coded (VAConfigAttribEncHEVCBlockSizes; 4...6 when not reported).
@@ -139,7 +134,7 @@ final class HEVCEncodeSession {
     /// The worker's part: codes the prepared picture through the engine and writes the reconstruction into
     /// decoded_curr_pic's surface. CBR/VBR: the rate controller's QP, coded again (up to 4 passes) when the
     /// picture breaks the window or MaxFrameSize.
-    func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> Output {
+    func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> EngineEncodeOutput {
         var p = prepared
         func violation(_ message: String) {
             p.violations.append(message)
@@ -153,7 +148,7 @@ final class HEVCEncodeSession {
         let coded = outcome.coded
         let captured = rateControl.captured(engine: "native-hevc", outcome: outcome, reconstructionMD5: hashReconstruction ? coded.reconstructionMD5 : nil,
                                             violations: p.violations)
-        return Output(stream: coded.stream, captured: captured)
+        return EngineEncodeOutput(stream: coded.stream, captured: captured)
     }
 
     // MARK: Checks

@@ -24,11 +24,6 @@ import VTKMedia
 /// packed slice header, which is parsed and re-packed with only slice_qp_delta changed (what iHD does
 /// under BRC); under CQP the packed slice header goes out verbatim.
 final class NativeEncodeSession {
-    struct Output {
-        var stream: [UInt8]
-        var captured: [(String, JSONValue)]
-    }
-
     private let profile: VAProfile
     private let rateControlMode: UInt32
     private let packedHeaderFlags: UInt32
@@ -181,7 +176,7 @@ final class NativeEncodeSession {
     /// The worker's part: codes the prepared picture into the access unit bytes and writes the
     /// reconstruction into CurrPic's surface. `hashReconstruction`: capture its MD5 (only the capture line
     /// shows it, and hashing every picture costs several percent of the encode).
-    func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> Output {
+    func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> EngineEncodeOutput {
         var p = prepared
         func violation(_ message: String) {
             p.violations.append(message)
@@ -229,7 +224,7 @@ final class NativeEncodeSession {
         let captured = rateControl.captured(engine: "native", outcome: outcome,
                                             reconstructionMD5: hashReconstruction ? coded.reconstruction.i420MD5(crop: crop) : nil, violations: p.violations)
         let stream = outcome.stream
-        return Output(stream: stream, captured: captured)
+        return EngineEncodeOutput(stream: stream, captured: captured)
     }
 
     /// radeonsi 24: a packed SEQUENCE gives fields of the driver's own SPS; one that does not parse is
