@@ -105,6 +105,7 @@ final class HEVCEncodeSession {
             throw VAError.invalidParameter.because("a picture needs sequence (once), picture and slice parameters")
         }
         let geometry = try checkSequence(seq, source: source)
+        try HEVCEncodeParameterCheck.check(seq, pic, buffers.slices, clientQP: rateControlParameters(seq) == nil, violation: violation)
 
         // The client's VPS/SPS/PPS, kept; an SPS that disagrees with the sequence parameters is a violation.
         var packedParameterSets = false

@@ -29,6 +29,8 @@ struct EncoderTableEntry {
     let name: String
     /// Whether it codes B-frames in the B rows (openh264 has none: it is in the P-only rows alone).
     let hasBFrames: Bool
+    /// The coded stream's file extension, by which FFmpeg knows its format when it decodes it.
+    var streamExtension = "264"
     let arguments: (_ content: EncoderTableContent, _ qp: Int, _ bFrames: Bool, _ output: String) -> (tool: String, arguments: [String], environment: [String: String])
 }
 
@@ -129,15 +131,20 @@ func meanLumaPSNR(_ decoded: String, _ content: EncoderTableContent) throws -> D
     return total / Double(count)
 }
 
-/// Codes `content` at every QP with `entry`; each stream decoded by FFmpeg for its PSNR.
-func encoderTableCurve(_ entry: EncoderTableEntry, _ content: EncoderTableContent, bFrames: Bool) throws -> [EncoderTablePoint] {
-    let taskset = ProcessRunner.which("taskset")
-    let core = ["-c", "\(max(0, sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1))"]
-    let output = work.appendingPathComponent("table.264").path, decoded = work.appendingPathComponent("table-decoded.yuv").path
-    return try encoderTableQPs.map { qp in
+/// `tool arguments` run on the last core (`taskset`, when there is one): every encoder of a table on the same one.
+func onOneCore(_ tool: String, _ arguments: [String]) -> (tool: String, arguments: [String]) {
+    guard let taskset = ProcessRunner.which("taskset") else { return (tool, arguments) }
+    return (taskset, ["-c", "\(max(0, sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1))", tool] + arguments)
+}
+
+/// Codes `content` at every QP of `qps` with `entry`; each stream decoded by FFmpeg for its PSNR.
+func encoderTableCurve(_ entry: EncoderTableEntry, _ content: EncoderTableContent, bFrames: Bool,
+                       qps: [Int] = encoderTableQPs) throws -> [EncoderTablePoint] {
+    let output = work.appendingPathComponent("table.\(entry.streamExtension)").path, decoded = work.appendingPathComponent("table-decoded.yuv").path
+    return try qps.map { qp in
         let c = entry.arguments(content, qp, bFrames, output)
-        let sample = try taskset.map { try spawn($0, core + [c.tool] + c.arguments, extraEnvironment: c.environment) }
-            ?? spawn(c.tool, c.arguments, extraEnvironment: c.environment)
+        let pinned = onOneCore(c.tool, c.arguments)
+        let sample = try spawn(pinned.tool, pinned.arguments, extraEnvironment: c.environment)
         let bytes = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         try encoderTableMake(["-i", output, "-pix_fmt", "yuv420p", "-f", "rawvideo", decoded])
         let psnr = try meanLumaPSNR(decoded, content)

@@ -2,96 +2,109 @@ import BenchSupport
 import Foundation
 import VTKTestSupport
 
-/// The H.265 row: vtksoft's own HEVC engine (h265-engine-bench, in-process, no VA) beside x265 ultrafast and
-/// veryfast, every process on one core and single-threaded, at 720p CQP without B-frames. Speed is frames per
-/// CPU second of each whole process (issue #29: floor 15); compression is the BD-rate (Y-PSNR, 4 QPs) of the
-/// engine against each x265 preset (goal: within +10 % of ultrafast).
+/// The H.265 row (issue #29): vtksoft's own HEVC engine (h265-engine-bench, in-process, no VA) beside x265
+/// ultrafast and veryfast and beside vtk's own H.264 engine (`vtk encode` on vtksoft's native engine, as the
+/// encoder table drives it), every process on one core and single-threaded, at 720p CQP without B-frames.
+/// Speed is frames per CPU second of each whole process (floor 15), each encoder's divided by the H.265
+/// engine's in the same repetition; compression is the BD-rate (Y-PSNR, 4 QPs) of the engine against each of
+/// the others (goal: within +10 % of x265 ultrafast). Points are measured as in the encoder table
+/// (EncoderTable.swift): rate at 30 fps, the mean of the per-picture Y-PSNRs of FFmpeg's decode.
 struct H265EngineInput {
     /// h265-engine-bench, built beside vtk-bench.
     let engine: String
     let ffmpeg: String
-    /// Raw I420 frames of the 720p input.
+    /// Raw I420 frames of the 720p input (at least `frames` of them).
     let i420: String
     let work: URL
     let width: Int, height: Int, frames: Int
     let qps: [Int]
 }
 
-/// One encoder at one QP: kbit/s (30 fps) and Y-PSNR of FFmpeg's decode against the source.
+let h265EngineName = "vtksoft H.265 engine"
+
+/// The encoders of the section, the engine first: each codes the raw input at a QP, P pictures only.
+func h265EngineEntries(_ input: H265EngineInput) -> [EncoderTableEntry] {
+    var entries = [EncoderTableEntry(name: h265EngineName, hasBFrames: false, streamExtension: "265") { content, qp, _, output in
+        (input.engine, ["--yuv", content.raw, "--size", "\(content.width)x\(content.height)", "--frames", "\(content.frames)",
+                        "--qp", "\(qp)", "--output", output], [:])
+    }]
+    for preset in ["ultrafast", "veryfast"] {
+        entries.append(EncoderTableEntry(name: "x265 \(preset)", hasBFrames: false, streamExtension: "265") { content, qp, _, output in
+            (input.ffmpeg, ["-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(content.width)x\(content.height)",
+                            "-r", "30", "-i", content.raw, "-frames:v", "\(content.frames)", "-c:v", "libx265", "-preset", preset, "-x265-params",
+                            "qp=\(qp):bframes=0:pools=1:frame-threads=1:log-level=error", "-f", "hevc", output], [:])
+        })
+    }
+    // The encoder table's native H.264 entry, P pictures only, one IDR (as the engine and x265 code these frames).
+    if let native = encoderTableEntries(keyint: input.frames).first(where: { $0.name == "native" }) {
+        entries.append(EncoderTableEntry(name: "vtk native H.264, P only", hasBFrames: false, arguments: native.arguments))
+    }
+    return entries
+}
 
 func h265EngineSection(_ input: H265EngineInput) throws -> String {
     guard FileManager.default.isExecutableFile(atPath: input.engine) else {
         throw BenchFailure("no h265-engine-bench beside vtk-bench (\(input.engine)); build with swift build -c release")
     }
-    guard FileManager.default.fileExists(atPath: input.i420) else { throw BenchFailure("no raw input \(input.i420)") }
+    // The input's first `frames` pictures alone: vtk encode codes a whole file, and the PSNR is over every source picture.
+    let frameSize = input.width * input.height * 3 / 2
+    guard let all = FileManager.default.contents(atPath: input.i420), all.count >= frameSize else { throw BenchFailure("no raw input \(input.i420)") }
+    let frames = min(input.frames, all.count / frameSize)
+    let raw = input.work.appendingPathComponent("h265-input-\(input.width)x\(input.height)-\(frames).yuv").path
+    guard FileManager.default.createFile(atPath: raw, contents: all.prefix(frames * frameSize)) else { throw BenchFailure("cannot write \(raw)") }
     let size = "\(input.width)x\(input.height)"
-    let taskset = ProcessRunner.which("taskset")
-    let core = ["-c", "\(max(0, sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1))"]
-    func pinned(_ name: String, _ tool: String, _ arguments: [String]) -> Command {
-        taskset.map { command(name, $0, core + [tool] + arguments) } ?? command(name, tool, arguments)
-    }
-    func commands(qp: Int) -> [(name: String, output: String, command: Command)] {
-        let engineOut = input.work.appendingPathComponent("h265-engine-\(qp).265").path
-        var list = [("vtksoft H.265 engine", engineOut,
-                     pinned("vtksoft H.265 engine", input.engine, ["--yuv", input.i420, "--size", size, "--frames", "\(input.frames)",
-                                                                   "--qp", "\(qp)", "--output", engineOut]))]
-        for preset in ["ultrafast", "veryfast"] {
-            let out = input.work.appendingPathComponent("x265-\(preset)-\(qp).265").path
-            list.append(("x265 \(preset)", out,
-                         pinned("x265 \(preset)", input.ffmpeg, ["-nostdin", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", size,
-                                                                 "-r", "30", "-i", input.i420, "-frames:v", "\(input.frames)", "-c:v", "libx265",
-                                                                 "-preset", preset, "-x265-params",
-                                                                 "qp=\(qp):bframes=0:pools=1:frame-threads=1:log-level=error", "-f", "hevc", out])))
-        }
-        return list
-    }
-    // Speed at the middle QP, rotated repetitions.
+    let content = EncoderTableContent(label: size, raw: raw, width: input.width, height: input.height, frames: frames)
+    let entries = h265EngineEntries(input)
+
+    // Speed at the middle QP: whole processes, order rotated, each one's CPU time against the engine's in the same repetition.
     let middle = input.qps[input.qps.count / 2]
-    let speed = try compare("H.265 encode \(size) CQP \(middle), one core", commands(qp: middle).map(\.command))
-    var out = "\n### H.265: vtksoft's engine beside x265, \(size), \(input.frames) frames, CQP, no B-frames, one core\n\n"
-    out += "| encoder | frames per CPU second, median (min–max) | ÷ engine's |\n|---|---:|---:|\n"
-    let engineCPU = median(speed[0].cpuSeconds)
+    let commands = entries.enumerated().map { index, entry in
+        let c = entry.arguments(content, middle, false, input.work.appendingPathComponent("h265-speed-\(index).\(entry.streamExtension)").path)
+        let pinned = onOneCore(c.tool, c.arguments)
+        return command(entry.name, pinned.tool, pinned.arguments, environment: c.environment)
+    }
+    let speed = try compare("H.265 encode \(size) CQP \(middle), one core", commands)
+    var out = "\n### H.265: vtksoft's engine beside x265 and vtk's H.264 engine, \(size), \(frames) frames, CQP, no B-frames, one core\n\n"
+    out += "Whole processes on one core (`taskset`), single-threaded, order rotated; the ratio is each encoder's frames per CPU second "
+        + "divided by the H.265 engine's in the same repetition. x265: `bframes=0:pools=1:frame-threads=1`; vtk native H.264: "
+        + "`vtk encode --qp` on vtksoft's native engine, P pictures only.\n\n"
+    out += "| encoder (QP \(middle)) | frames per CPU second, median (min–max) | ÷ \(h265EngineName)'s, median (min–max) |\n|---|---:|---:|\n"
+    let engineCPU = speed[0].cpuSeconds
+    var speedJSON: [[String: Any]] = []
     for row in speed {
-        let fps = row.cpuSeconds.map { Double(input.frames) / $0 }
-        out += String(format: "| %@ | %.2f (%.2f–%.2f) | %.2f |\n", row.name, median(fps), fps.min() ?? 0, fps.max() ?? 0, engineCPU / median(row.cpuSeconds))
+        let fps = row.cpuSeconds.map { Double(frames) / $0 }
+        let ratios = zip(engineCPU, row.cpuSeconds).map { $0 / $1 }
+        out += "| \(row.name) | \(range(fps, f2)) | \(range(ratios, f2)) |\n"
+        speedJSON.append(["encoder": row.name, "framesPerCPUSecond": fps, "ratioToEngine": ratios])
     }
-    // Rate and distortion at every QP.
-    var points: [String: [RatePoint]] = [:]
-    var names: [String] = []
-    for qp in input.qps {
-        for entry in commands(qp: qp) {
-            if qp != middle { _ = try entry.command.run() }
-            if !names.contains(entry.name) { names.append(entry.name) }
-            points[entry.name, default: []].append(try ratePoint(entry.output, input: input))
-        }
+
+    // Rate, distortion and CPU at every QP, one run each.
+    var curves: [(name: String, points: [EncoderTablePoint])] = []
+    for entry in entries { curves.append((entry.name, try encoderTableCurve(entry, content, bFrames: false, qps: input.qps))) }
+    out += "\n| encoder | " + input.qps.map { "QP \($0): kbit/s, Y-PSNR dB, CPU s" }.joined(separator: " | ") + " |\n|---|"
+        + String(repeating: "---:|", count: input.qps.count) + "\n"
+    for curve in curves {
+        out += "| \(curve.name) | " + curve.points.map { String(format: "%.0f, %.2f, %.2f", $0.kbps, $0.psnrY, $0.cpuSeconds) }.joined(separator: " | ") + " |\n"
     }
-    out += "\n| encoder | " + input.qps.map { "QP \($0): kbit/s, Y-PSNR" }.joined(separator: " | ") + " |\n|---|" + input.qps.map { _ in "---:|" }.joined() + "\n"
-    for name in names {
-        out += "| \(name) | " + (points[name] ?? []).map { String(format: "%.0f, %.2f dB", $0.rate, $0.psnr) }.joined(separator: " | ") + " |\n"
+    func ratePoints(_ points: [EncoderTablePoint]) -> [RatePoint] { points.map { RatePoint(rate: $0.kbps, psnr: $0.psnrY) } }
+    let engine = ratePoints(curves[0].points)
+    out += "\n| BD-rate of the \(h265EngineName) (Y-PSNR) | against |\n|---:|---|\n"
+    var bdJSON: [String: Any] = [:]
+    for curve in curves.dropFirst() {
+        let rate = BjontegaardDelta.rate(reference: ratePoints(curve.points), test: engine)
+        out += "| \(rate.map { String(format: "%+.1f %%", $0) } ?? "n/a") | \(curve.name) |\n"
+        bdJSON[curve.name] = rate ?? NSNull()
     }
-    if let engine = points[names[0]] {
-        out += "\n| BD-rate of the engine (Y-PSNR) | against |\n|---:|---|\n"
-        for name in names.dropFirst() {
-            let rate = BjontegaardDelta.rate(reference: points[name] ?? [], test: engine) ?? .nan
-            out += String(format: "| %+.1f %% | %@ |\n", rate, name)
-        }
-        let floor = Double(input.frames) / engineCPU
-        out += String(format: "\nFloor ≥ 15 frames per CPU second: %.2f, %@.\n", floor, floor >= 15 ? "met" : "NOT met")
+    let floor = median(engineCPU.map { Double(frames) / $0 })
+    out += String(format: "\nFloor ≥ 15 frames per CPU second: %.2f, %@.\n", floor, floor >= 15 ? "met" : "NOT met")
+    let points = curves.map { curve -> [String: Any] in
+        ["encoder": curve.name, "points": curve.points.map { ["qp": $0.qp, "kbps": $0.kbps, "psnrY": $0.psnrY, "cpuSeconds": $0.cpuSeconds] }]
+    }
+    let json: [String: Any] = ["frames": frames, "size": size, "speedQP": middle, "speed": speedJSON, "bdRatePercentOfEngineAgainst": bdJSON,
+                               "points": points]
+    try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+    if let data = try? JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]) {
+        _ = FileManager.default.createFile(atPath: "\(outDir)/h265-engine.json", contents: data)
     }
     return out
-}
-
-/// kbit/s at 30 fps and the Y-PSNR of FFmpeg's decode of `stream` against the raw input.
-func ratePoint(_ stream: String, input: H265EngineInput) throws -> RatePoint {
-    let bytes = (try FileManager.default.attributesOfItem(atPath: stream)[.size] as? NSNumber)?.intValue ?? 0
-    let decoded = input.work.appendingPathComponent("h265-decoded.yuv").path
-    defer { try? FileManager.default.removeItem(atPath: decoded) }
-    let d = try ProcessRunner.run(input.ffmpeg, ["-nostdin", "-v", "error", "-y", "-i", stream, "-f", "rawvideo", "-pix_fmt", "yuv420p", decoded])
-    guard d.status == 0 else { throw BenchFailure("ffmpeg cannot decode \(stream): \(d.stderrText.prefix(200))") }
-    let size = "\(input.width)x\(input.height)"
-    let p = try ProcessRunner.run(input.ffmpeg, ["-nostdin", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", size, "-i", decoded,
-                                                 "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", size, "-i", input.i420,
-                                                 "-frames:v", "\(input.frames)", "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"])
-    guard let psnr = VTKSoftFFmpeg.lumaPSNR(p.stderrText) else { throw BenchFailure("no PSNR for \(stream)") }
-    return RatePoint(rate: Double(bytes * 8) / Double(input.frames) * 30 / 1000, psnr: psnr)
 }
