@@ -1,11 +1,14 @@
 // libFuzzer target: vtksoft's H.265 encode path without VA, as vaEndPicture and the worker drive it
 // (HEVCEncodeSession.prepare, then encode: the checks, the header derivation, the engine adapter and the
-// engine) on 32x32 pictures. A clean IDR, P and B are mutated by the input: its first bytes choose the profile,
+// engine) on 16x16 pictures. A clean IDR, P and B are mutated by the input: its first bytes choose the profile,
 // CTB size, rate control, persona limits and which pictures are mutated; then 4-byte pokes (buffer, offset, value)
 // into the sequence, picture and slice parameters and the rate-control misc parameter; what follows a 0xFF
 // byte is a packed header (its first byte the VAEncPackedHeaderType). A VA error or a counted violation is
 // fine; a crash, a trap or a success without a coded slice is a finding.
 // fuzz-inside: Sources/VTKSoft/HEVCEncodeSession.swift Sources/VTKSoft/HEVCSurfacePictureConversion.swift
+// fuzz-inside: Sources/VTKSoft/Personas/VTKSoftPersona.swift Sources/VTKSoft/Personas/IHD.swift Sources/VTKSoft/Personas/I965.swift
+// fuzz-inside: Sources/VTKSoft/Personas/RadeonSI.swift Sources/VTKSoft/Personas/NVIDIA.swift
+// fuzz-inside: Sources/VTKSoft/SurfacePresentation.swift Sources/VTKSoft/SurfacePictureConversion.swift
 
 import CLibVA
 
@@ -67,7 +70,7 @@ public func fuzzHEVCEncode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     if setup & 0x80 != 0 { limits.ctbLog2Sizes = 5...5 }
     let session = HEVCEncodeSession(profile: tenBit ? VAProfileHEVCMain10 : VAProfileHEVCMain, rateControl: UInt32(rateControl),
                                     packedHeaders: UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE), policy: policy, limits: limits)
-    let side = 32
+    let side = 16
     let surfaces = (0..<4).map { _ in Surface(width: side, height: side, format: tenBit ? .p010 : .nv12) }
     let source = surfaces[0]
     for y in 0..<side {
@@ -85,7 +88,7 @@ public func fuzzHEVCEncode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         return surfaces[Int(id)]
     }
 
-    // The clean sequence: 32x32 Main (or Main 10), CTB 16 or 32, 8x8 coding blocks, 4x4...16 transforms.
+    // The clean sequence: 16x16 Main (or Main 10), CTB 16 or 32, 8x8 coding blocks, 4x4...16 transforms.
     var sequence = VAEncSequenceParameterBufferHEVC()
     sequence.general_profile_idc = tenBit ? 2 : 1
     sequence.general_level_idc = 30
@@ -142,7 +145,8 @@ public func fuzzHEVCEncode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         picture.pic_fields.bits.coding_type = index == 0 ? 1 : UInt32(index + 1)
         picture.pic_fields.bits.reference_pic_flag = index < 2 ? 1 : 0
         var slice = VAEncSliceParameterBufferHEVC()
-        slice.num_ctu_in_slice = UInt32((side >> ctbLog2) * (side >> ctbLog2))
+        let ctbsPerSide = (side + (1 << ctbLog2) - 1) >> ctbLog2
+        slice.num_ctu_in_slice = UInt32(ctbsPerSide * ctbsPerSide)
         slice.slice_type = [2, 1, 0][index]
         slice.max_num_merge_cand = 5
         slice.slice_fields.bits.last_slice_of_pic_flag = 1
