@@ -17,9 +17,9 @@ struct HEVCEncodeBadParameterTests {
         let neverEncoded: VASurfaceID
     }
 
-    /// What a breakage must give: an error status (from vaEndPicture, or vaSyncSurface after it), or a picture
-    /// coded with a violation counted.
-    enum Outcome: Sendable { case refused, violation }
+    /// What a breakage must give: an error status (from vaEndPicture, or vaSyncSurface after it), a picture
+    /// coded with a violation counted, or (for fields the spec says are absent) a picture coded cleanly.
+    enum Outcome: Sendable { case refused, violation, clean }
 
     /// One broken P picture (POC 1, RefPicList0 the IDR's reconstruction) as edits to the clean parameters.
     struct Breakage: CustomStringConvertible, Sendable {
@@ -99,6 +99,13 @@ struct HEVCEncodeBadParameterTests {
         Breakage(name: "slice_pic_parameter_set_id 64", picture: { p, _ in p.slice_pic_parameter_set_id = 64 }),
         Breakage(name: "tiles the engine does not code", picture: { p, _ in p.pic_fields.bits.tiles_enabled_flag = 1; p.num_tile_columns_minus1 = 18 }),
         Breakage(name: "weighted prediction the engine does not code", picture: { p, _ in p.pic_fields.bits.weighted_pred_flag = 1 }),
+        // 7.3.6.3: without weighted_pred_flag the weight table is absent, whatever the buffer holds.
+        Breakage(name: "weight tables filled with weighted prediction off", slice: { s, _ in
+            s.luma_log2_weight_denom = 200
+            s.delta_chroma_log2_weight_denom = -100
+            withUnsafeMutableBytes(of: &s.delta_luma_weight_l0) { for i in $0.indices { $0[i] = 0x80 } }
+            withUnsafeMutableBytes(of: &s.chroma_offset_l1) { for i in $0.indices { $0[i] = 0x7F } }
+        }, outcome: .clean),
         // 7.4.7.1: the slice segment header.
         Breakage(name: "slice_qp_delta to QP 80", slice: { s, _ in s.slice_qp_delta = 50 }),
         Breakage(name: "slice_qp_delta to QP -98", slice: { s, _ in s.slice_qp_delta = -128 }),
@@ -263,6 +270,9 @@ struct HEVCEncodeBadParameterTests {
             case .violation:
                 #expect(result.end == VA_STATUS_SUCCESS && result.sync == VA_STATUS_SUCCESS && !result.bytes.isEmpty, "\(breakage): not coded (\(statuses))")
                 #expect(violated, "\(breakage): no violation counted")
+            case .clean:
+                #expect(result.end == VA_STATUS_SUCCESS && result.sync == VA_STATUS_SUCCESS && !result.bytes.isEmpty, "\(breakage): not coded (\(statuses))")
+                #expect(!violated, "\(breakage): a violation counted")
             }
             try client.cleanPair(after: breakage.name)
         }

@@ -12,6 +12,7 @@ small libx264 streams made with ffmpeg. Per target:
   y4m        small Y4M files from ffmpeg, and header variants
   arguments  NUL-separated vtk command lines
   hevcencode setup variants, field pokes, and the VPS/SPS/PPS and first slice header of H.265 streams as packed headers
+  h264encode the same for H.264 (SPS/PPS and slice header of the streams used above)
 """
 import os
 import shutil
@@ -22,7 +23,7 @@ import tempfile
 out = sys.argv[1]
 here = os.path.dirname(os.path.abspath(__file__))
 shared = sys.argv[2] if len(sys.argv) > 2 else os.environ.get("VTK_SHARED", os.path.join(here, "..", "..", "..", "shared"))
-targets = ["annexb", "headers", "avcc", "mp4", "y4m", "rtp", "arguments", "hevc", "hvcc", "hevcencode"]
+targets = ["annexb", "headers", "avcc", "mp4", "y4m", "rtp", "arguments", "hevc", "hvcc", "hevcencode", "h264encode"]
 for t in targets:
     os.makedirs(os.path.join(out, t), exist_ok=True)
 have_ffmpeg = shutil.which("ffmpeg") is not None
@@ -207,10 +208,19 @@ put("rtp", "rtcp", bytes([0, 28]) + bytes([0x80, 201, 0, 1, 0, 0, 0, 2, 0x81, 20
 
 # hevcencode (FuzzHEVCEncode.swift): a setup byte, a byte of pictures to mutate, 4-byte pokes (buffer, offset
 # low, high, value), then 0xFF, a packed header type (1 sequence, 3 slice) and its bytes.
-for k, setup in enumerate([0x00, 0x01, 0x02, 0x03, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80]):
-    put("hevcencode", "setup-%d" % k, bytes([setup, 0x07]))
-for k in range(16):
-    put("hevcencode", "poke-%d" % k, bytes([0x02, 0x07, k % 4, (k * 37) & 0xFF, 0, (k * 91 + 1) & 0xFF]))
+for target in ("hevcencode", "h264encode"):
+    for k, setup in enumerate([0x00, 0x01, 0x02, 0x03, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80]):
+        put(target, "setup-%d" % k, bytes([setup, 0x07]))
+    for k in range(16):
+        put(target, "poke-%d" % k, bytes([0x02, 0x07, k % 4, (k * 37) & 0xFF, 0, (k * 91 + 1) & 0xFF]))
+for k, path in enumerate(streams[:4]):
+    with open(path, "rb") as f:
+        units = nal_units(f.read(1 << 20))[:12]
+    sets = b"".join(b"\x00\x00\x00\x01" + u for u in units if u[0] & 0x1F in (7, 8))
+    slices = [u for u in units if u[0] & 0x1F in (1, 5)]
+    put("h264encode", "packed-sets-%d" % k, bytes([0x02, 0x38, 0xFF, 0x41]) + sets)
+    if slices:
+        put("h264encode", "packed-slice-%d" % k, bytes([0x02, 0x08, 0xFF, 0x43, 0, 0, 0, 1]) + slices[0][:24])
 if os.path.isdir(hevc):
     names = [n for n in sorted(os.listdir(hevc)) if n.endswith((".265", ".bin"))]
     for k, name in enumerate(names[:4]):
