@@ -18,7 +18,8 @@ struct HEVCEncodeBadParameterTests {
     }
 
     /// What a breakage must give: an error status (from vaEndPicture, or vaSyncSurface after it), a picture
-    /// coded with a violation counted, or (for fields the spec says are absent) a picture coded cleanly.
+    /// coded with a violation counted, or (for fields the spec says are absent) a picture coded. The violation
+    /// counter is the process's: other suites running meanwhile may add to it, never take from it.
     enum Outcome: Sendable { case refused, violation, clean }
 
     /// One broken P picture (POC 1, RefPicList0 the IDR's reconstruction) as edits to the clean parameters.
@@ -233,16 +234,15 @@ struct HEVCEncodeBadParameterTests {
             return result
         }
 
-        /// A clean IDR into surfaces[0] and a clean P from it into surfaces[1]: both coded, no violation.
+        /// A clean IDR into surfaces[0] and a clean P from it into surfaces[1]: both coded. (Whether they count
+        /// a violation cannot be told here: the counter is the process's, and other suites encode meanwhile.)
         func cleanPair(after what: String) throws {
-            let before = VTKSoftCounters.encodeViolations
             for idr in [true, false] {
                 let (s, p, slice) = parameters(idr: idr)
                 let result = try encode(s, p, slice)
                 #expect(result.end == VA_STATUS_SUCCESS && result.sync == VA_STATUS_SUCCESS && result.bytes.count > 8,
                         "after \(what): a clean \(idr ? "IDR" : "P") gave \(String(cString: vaErrorStr(result.end)))/\(String(cString: vaErrorStr(result.sync))), \(result.bytes.count) bytes")
             }
-            #expect(VTKSoftCounters.encodeViolations == before, "after \(what): the clean pair counted a violation")
         }
     }
 
@@ -272,7 +272,6 @@ struct HEVCEncodeBadParameterTests {
                 #expect(violated, "\(breakage): no violation counted")
             case .clean:
                 #expect(result.end == VA_STATUS_SUCCESS && result.sync == VA_STATUS_SUCCESS && !result.bytes.isEmpty, "\(breakage): not coded (\(statuses))")
-                #expect(!violated, "\(breakage): a violation counted")
             }
             try client.cleanPair(after: breakage.name)
         }
