@@ -51,6 +51,10 @@ public struct H264PictureEncoder {
         guard sps.bitDepthLuma == 8, sps.bitDepthChroma == 8 else { throw .unsupported("bit depth other than 8") }
         guard !sps.seqScalingMatrixPresentFlag, !pps.picScalingMatrixPresentFlag else { throw .unsupported("scaling matrices") }
         guard !sps.qpprimeYZeroTransformBypassFlag else { throw .unsupported("qpprime_y_zero_transform_bypass_flag") }
+        // 7.4.2.2: chroma_qp_index_offset and second_chroma_qp_index_offset in -12...12.
+        guard (-12...12).contains(pps.chromaQpIndexOffset), (-12...12).contains(pps.secondChromaQpIndexOffset) else {
+            throw .inconsistent("chroma_qp_index_offset \(pps.chromaQpIndexOffset) / second_chroma_qp_index_offset \(pps.secondChromaQpIndexOffset) outside -12...12")
+        }
         guard pps.numSliceGroupsMinus1 == 0 else { throw .unsupported("slice groups (FMO)") }
         guard !pps.weightedPredFlag, pps.weightedBipredIdc == 0 else { throw .unsupported("weighted prediction") }
         let w = sps.picWidthInMbs, h = sps.frameHeightInMbs
@@ -66,6 +70,9 @@ public struct H264PictureEncoder {
                 throw .inconsistent("slice \(i) starts at macroblock \(slice.header.firstMbInSlice), expected \(covered)")
             }
             covered += slice.macroblockCount
+            // 7.4.3: SliceQPY in 0...51 (8-bit), whatever pic_init_qp and slice_qp_delta a client sent.
+            let qp = 26 + pps.picInitQpMinus26 + slice.header.sliceQpDelta
+            guard (0...51).contains(qp) else { throw .inconsistent("slice \(i): SliceQPY \(qp) outside 0...51") }
             if type != .i && request.refPicList0.isEmpty { throw .inconsistent("slice \(i) is \(type) but RefPicList0 is empty") }
             if type == .b && request.refPicList1.isEmpty { throw .inconsistent("slice \(i) is B but RefPicList1 is empty") }
             if let packed = slice.packedHeader, packed.bitLength > packed.bytes.count * 8 || packed.bitLength < 8 {
