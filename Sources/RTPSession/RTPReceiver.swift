@@ -111,7 +111,7 @@ public final class RTPReceiver<Codec: RTPCodec> {
     }
 
     /// Seconds between frames as the sender paces them (the smallest RTP time step seen), once two frames came.
-    public var frameStep: Double? { timing.frameStep }
+    public var frameStep: MediaTime? { timing.frameStep }
 
     /// A frame's number by its RTP time (see ``FrameTiming/displayIndex(ticks:)``); nil without a time.
     public func displayIndex(_ frame: DecodedFrame) -> Int? {
