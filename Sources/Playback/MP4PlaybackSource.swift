@@ -9,7 +9,8 @@ import VTKMedia
 /// with their times shifted by the pass duration each pass.
 public final class MP4PlaybackSource: PlaybackSource {
     public let path: String
-    public let isHEVC: Bool
+    /// The track's codec, by its sample entry.
+    public let codec: VideoCodec
     /// The track's parameter sets (avcC or hvcC), for the decoder.
     public let formatDescription: FormatDescription?
     public let frameDuration: MediaTime
@@ -34,8 +35,8 @@ public final class MP4PlaybackSource: PlaybackSource {
         self.path = path
         self.loops = loops
         reader = try Self.open(path)
-        isHEVC = reader.isHEVC
-        formatDescription = reader.formatDescription.map { .h264($0) } ?? reader.hevcFormatDescription.map { .h265($0) }
+        codec = reader.codec
+        formatDescription = reader.format
         // The first group of pictures holds the earliest picture.
         var syncs = 0
         while buffered.count < 64, let sample = try Self.read(reader, path: path) {

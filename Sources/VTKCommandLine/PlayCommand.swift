@@ -233,7 +233,7 @@ struct PlayFile {
         do throws(PlaybackError) {
             if input.signature == .mp4 {
                 let mp4 = try MP4PlaybackSource(path: input.path, frameRate: frameRate, loops: loops)
-                (source, codec, formatDescription) = (mp4, mp4.isHEVC ? VideoCodec.h265 : VideoCodec.h264, mp4.formatDescription)
+                (source, codec, formatDescription) = (mp4, mp4.codec, mp4.formatDescription)
                 return
             }
             formatDescription = nil

@@ -182,15 +182,12 @@ enum SendCommand {
         let (input, mp4) = file
         let fps: Double? = options.frameRate.map { Double($0.0) / Double($0.1) }
         if let mp4 {
-            let sets: [[UInt8]]
-            if codec == .h265 {
-                // hvc1 carries the parameter sets in its hvcC; hev1 may carry them in the samples only.
-                let format = mp4.reader.hevcFormatDescription
-                sets = ((format?.videoParameterSets ?? []) + (format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])).map { Array($0.bytes) }
-            } else {
-                guard let format = mp4.formatDescription else { throw CommandFailure(.input, "vtk send: \(input.displayName): the MP4 track has no avcC parameter sets") }
-                sets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
+            // hvc1 carries the parameter sets in its hvcC, and hev1 may carry them in the samples only; H.264 is sent
+            // with its avcC's.
+            if mp4.format == nil, codec == .h264 {
+                throw CommandFailure(.input, "vtk send: \(input.displayName): the MP4 track has no avcC parameter sets")
             }
+            let sets = (mp4.format?.parameterSetNALUnits ?? []).map { Array($0.bytes) }
             try writeSDP(sets)
             if sdpOnly { return sdpWrittenOnly() }
             var index = 0
