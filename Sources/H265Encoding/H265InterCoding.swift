@@ -211,6 +211,9 @@ extension H265PictureCoder {
                 ref.withUnsafeBufferPointer { r in
                     var total: Int32 = 0
                     let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n <= width && y0 + iy + n <= height
+                    if inside, n % 8 == 0, let s = src.baseAddress, let rb = r.baseAddress {
+                        return Int(H265Distortion.sad(s + y0 * width + x0, width, rb + (y0 + iy) * width + x0 + ix, width, w: n, h: n, bound: bound))
+                    }
                     for j in 0..<n {
                         let row = (y0 + j) * width + x0
                         if inside {
@@ -300,6 +303,10 @@ extension H265PictureCoder {
             ref.withUnsafeBufferPointer { r in
                 var total: Int32 = 0
                 let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n + 1 <= width && y0 + iy + n + 1 <= height
+                if inside, n % 8 == 0, let s = src.baseAddress, let rb = r.baseAddress {
+                    return Int(H265Distortion.bilinearSAD(s + y0 * width + x0, width, rb + (y0 + iy) * width + x0 + ix, width,
+                                                          fx: Int(fx), fy: Int(fy), w: n, h: n, bound: bound))
+                }
                 for j in 0..<n {
                     let row = (y0 + j) * width + x0
                     if inside {

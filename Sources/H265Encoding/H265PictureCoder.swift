@@ -474,7 +474,7 @@ struct H265PictureCoder {
                         for i in 0..<n {
                             let v = Int32(s[row + i]) &- p[j * n + i]
                             r[j * n + i] = v
-                            sum &+= abs(v)
+                            sum &+= Self.magnitude(v)
                         }
                     }
                     sumOfMagnitudes = Int(sum)

@@ -47,9 +47,9 @@ enum H265Transform {
         let bdShift = bitDepth + log2 - 5
         let scale = Int64(levelScale[qp % 6] << Int32(qp / 6))
         let add = Int64(1) << Int64(bdShift - 1)
-        let shift2 = Int64(20 - bitDepth)
-        let add2 = Int64(1) << (shift2 - 1)
-        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 3 * 1024 + 64) { scratch in
+        let shift2 = Int32(20 - bitDepth)
+        let add2 = Int32(1) << (shift2 - 1)
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024 + 64) { scratch in
             guard let base = scratch.baseAddress else { return }
             let d = base, g = base + 1024, line = base + 2048, out = base + 2048 + 32, tmp = base + 2048 + 64
             // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
@@ -59,7 +59,7 @@ enum H265Transform {
                     for x in 0..<n {
                         let level = cc[k * n + x]
                         if level == 0 { d[k * n + x] = 0; continue }
-                        d[k * n + x] = min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767)
+                        d[k * n + x] = Int32(min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767))
                         rows = k + 1
                         columns = max(columns, x + 1)
                     }
@@ -80,28 +80,28 @@ enum H265Transform {
                         }
                         if useDST {
                             for y in 0..<4 {
-                                var sum: Int64 = 0
-                                for k in 0..<4 { sum += Int64(dst[k * 4 + y]) * d[k * 4 + x] }
+                                var sum: Int32 = 0
+                                for k in 0..<4 { sum &+= dst[k * 4 + y] &* d[k * 4 + x] }
                                 out[y] = sum
                             }
                         } else {
                             inverseButterfly(d + x, stride: n, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
                         }
-                        for y in 0..<n { g[y * n + x] = min(max((out[y] + 64) >> 7, -32768), 32767) }
+                        for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
                     }
                     // Rows.
                     for y in 0..<n {
                         if useDST {
                             for x in 0..<4 {
-                                var sum: Int64 = 0
-                                for k in 0..<4 { sum += Int64(dst[k * 4 + x]) * g[y * 4 + k] }
+                                var sum: Int32 = 0
+                                for k in 0..<4 { sum &+= dst[k * 4 + x] &* g[y * 4 + k] }
                                 out[x] = sum
                             }
                         } else {
                             for k in 0..<n { line[k] = g[y * n + k] }
                             inverseButterfly(line, stride: 1, n: n, nonZero: n, out: out, tmp: tmp, m: m)
                         }
-                        for x in 0..<n { rr[y * n + x] = Int32((out[x] + add2) >> shift2) }
+                        for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) >> shift2 }
                     }
                 }
             }
@@ -112,47 +112,47 @@ enum H265Transform {
     /// coefficients are the N/2-point transform E, the odd ones O, and x[i] = E[i] + O[i],
     /// x[N−1−i] = E[i] − O[i] (the matrix's rows are symmetric for even k, antisymmetric for odd k).
     /// `c[k * stride]` for k < nonZero may be nonzero; `tmp` holds N samples.
-    private static func inverseButterfly(_ c: UnsafeMutablePointer<Int64>, stride: Int, n: Int, nonZero: Int,
-                                         out x: UnsafeMutablePointer<Int64>, tmp: UnsafeMutablePointer<Int64>, m: UnsafePointer<Int32>) {
+    private static func inverseButterfly(_ c: UnsafeMutablePointer<Int32>, stride: Int, n: Int, nonZero: Int,
+                                         out x: UnsafeMutablePointer<Int32>, tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
         if n == 1 {
-            x[0] = 64 * c[0]
+            x[0] = 64 &* c[0]
             return
         }
         let half = n >> 1, step = 32 / n
         let e = tmp
         inverseButterfly(c, stride: 2 * stride, n: half, nonZero: (nonZero + 1) >> 1, out: e, tmp: tmp + half, m: m)
         for i in 0..<half {
-            var o: Int64 = 0
+            var o: Int32 = 0
             var k = 1
             while k < nonZero {
-                o += Int64(m[k * step * 32 + i]) * c[k * stride]
+                o &+= m[k * step * 32 + i] &* c[k * stride]
                 k += 2
             }
-            x[i] = e[i] + o
-            x[n - 1 - i] = e[i] - o
+            x[i] = e[i] &+ o
+            x[n - 1 - i] = e[i] &- o
         }
     }
 
     /// One N-point forward DCT (the transpose of 8-318) by its even-odd decomposition: the even outputs are
     /// the N/2-point transform of x[i] + x[N−1−i], the odd ones products with x[i] − x[N−1−i].
     /// Writes `y[k * stride]`; `tmp` holds 2N samples.
-    private static func forwardButterfly(_ x: UnsafeMutablePointer<Int64>, n: Int, out y: UnsafeMutablePointer<Int64>, stride: Int,
-                                         tmp: UnsafeMutablePointer<Int64>, m: UnsafePointer<Int32>) {
+    private static func forwardButterfly(_ x: UnsafeMutablePointer<Int32>, n: Int, out y: UnsafeMutablePointer<Int32>, stride: Int,
+                                         tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
         if n == 1 {
-            y[0] = 64 * x[0]
+            y[0] = 64 &* x[0]
             return
         }
         let half = n >> 1, step = 32 / n
         let e = tmp, o = tmp + half
         for i in 0..<half {
-            e[i] = x[i] + x[n - 1 - i]
-            o[i] = x[i] - x[n - 1 - i]
+            e[i] = x[i] &+ x[n - 1 - i]
+            o[i] = x[i] &- x[n - 1 - i]
         }
         var k = 1
         while k < n {
             let row = m + k * step * 32
-            var sum: Int64 = 0
-            for i in 0..<half { sum += Int64(row[i]) * o[i] }
+            var sum: Int32 = 0
+            for i in 0..<half { sum &+= row[i] &* o[i] }
             y[k * stride] = sum
             k += 2
         }
@@ -162,10 +162,10 @@ enum H265Transform {
     /// Forward transform of residuals `r` into coefficients (HM's scaling: shifts log2 + bitDepth − 9, then log2 + 6).
     static func forward(_ r: [Int32], log2: Int, bitDepth: Int, dst useDST: Bool) -> [Int32] {
         let n = 1 << log2
-        let shift1 = Int64(log2 + bitDepth - 9), shift2 = Int64(log2 + 6)
-        let add1 = Int64(1) << (shift1 - 1), add2 = Int64(1) << (shift2 - 1)
+        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
+        let add1 = Int32(1) << (shift1 - 1), add2 = Int32(1) << (shift2 - 1)
         var result = [Int32](repeating: 0, count: n * n)
-        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 1024 + 128) { scratch in
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1024 + 128) { scratch in
             guard let base = scratch.baseAddress else { return }
             let t = base, line = base + 1024, out = base + 1024 + 32, tmp = base + 1024 + 64
             flat32.withUnsafeBufferPointer { mp in
@@ -173,17 +173,17 @@ enum H265Transform {
                 r.withUnsafeBufferPointer { rr in
                     // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
                     for y in 0..<n {
-                        for i in 0..<n { line[i] = Int64(rr[y * n + i]) }
+                        for i in 0..<n { line[i] = rr[y * n + i] }
                         if useDST {
                             for k in 0..<4 {
-                                var sum: Int64 = 0
-                                for i in 0..<4 { sum += Int64(dst[k * 4 + i]) * line[i] }
+                                var sum: Int32 = 0
+                                for i in 0..<4 { sum &+= dst[k * 4 + i] &* line[i] }
                                 out[k] = sum
                             }
                         } else {
                             forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
-                        for k in 0..<n { t[y * n + k] = (out[k] + add1) >> shift1 }
+                        for k in 0..<n { t[y * n + k] = (out[k] &+ add1) >> shift1 }
                     }
                 }
                 result.withUnsafeMutableBufferPointer { o in
@@ -192,14 +192,14 @@ enum H265Transform {
                         for i in 0..<n { line[i] = t[i * n + x] }
                         if useDST {
                             for k in 0..<4 {
-                                var sum: Int64 = 0
-                                for i in 0..<4 { sum += Int64(dst[k * 4 + i]) * line[i] }
+                                var sum: Int32 = 0
+                                for i in 0..<4 { sum &+= dst[k * 4 + i] &* line[i] }
                                 out[k] = sum
                             }
                         } else {
                             forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
-                        for k in 0..<n { o[k * n + x] = Int32((out[k] + add2) >> shift2) }
+                        for k in 0..<n { o[k * n + x] = (out[k] &+ add2) >> shift2 }
                     }
                 }
             }
@@ -226,9 +226,10 @@ enum H265Transform {
         let scale = Int64(quantScale[qp % 6])
         let offset = Int64(intra ? 171 : 85) << Int64(qBits - 9)
         return coefficients.map { c in
-            let level = (Int64(abs(c)) * scale + offset) >> Int64(qBits)
-            let clipped = Int32(min(level, 32767))
-            return c < 0 ? -clipped : clipped
+            // |c| < 2^22 and scale < 2^15: the product fits 64 bits, so wrapping operators lose nothing.
+            let level = (Int64(c.magnitude) &* scale &+ offset) >> Int64(qBits)
+            let clipped = Int32(truncatingIfNeeded: min(level, 32767))
+            return c < 0 ? 0 &- clipped : clipped
         }
     }
 }
