@@ -47,11 +47,13 @@ extension H265PictureCoder {
         for list in 0..<(sliceType == .b ? 2 : 1) {
             for refIdx in 0..<numRefIdxActive[list] {
                 let predictors = amvpCandidates(x0, y0, size: n, list: list, refIdx: refIdx)
-                let (mv, cost) = searchMotion(x0, y0, n: n, list: list, refIdx: refIdx, predictors: predictors)
+                let (mv, rateCost) = searchMotion(x0, y0, n: n, list: list, refIdx: refIdx, predictors: predictors)
                 var m = H265Motion()
                 if list == 0 { m.interDir = 1; m.mv0x = mv.0; m.mv0y = mv.1; m.refIdx0 = Int8(refIdx) } else {
                     m.interDir = 2; m.mv1x = mv.0; m.mv1y = mv.1; m.refIdx1 = Int8(refIdx)
                 }
+                // The chosen vector's real prediction, costed as the other candidates are.
+                let cost = Double(lumaCost(x0, y0, n: n, motion: m)) + rateCost
                 let mvp = Self.closest(predictors, to: mv)
                 let total = cost + lambda * Double(refIdx + 1)
                 if total < (uni[list]?.cost ?? .infinity) {
@@ -95,7 +97,7 @@ extension H265PictureCoder {
     func mvBits(_ c: InterChoice) -> Double { 6 }
 
     /// Whether a CU of 2^log2 at (x0, y0) should stay whole: a merge candidate predicts it to noise level.
-    func mergeSuffices(_ x0: Int, _ y0: Int, log2: Int) -> Bool {
+    mutating func mergeSuffices(_ x0: Int, _ y0: Int, log2: Int) -> Bool {
         let n = 1 << log2
         let merge = mergeCandidates(x0, y0, size: n)
         for (i, candidate) in merge.prefix(2).enumerated() where i == 0 || !merge[0].sameMotion(candidate) {
@@ -115,7 +117,7 @@ extension H265PictureCoder {
         markCU(x0, y0, size: n, depth: depth, isIntra: false, isSkip: false)
         // Prediction of the whole CU, then the residual tree on it.
         interOrigin = (x0, y0, n)
-        interPrediction = [predict(x0, y0, w: n, h: n, motion: choice.motion, cIdx: 0),
+        interPrediction = [predictionCache.find(x0, y0, n: n, motion: choice.motion)?.luma ?? predict(x0, y0, w: n, h: n, motion: choice.motion, cIdx: 0),
                            predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 1),
                            predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 2)]
         var tree = TransformNode()
@@ -190,15 +192,19 @@ extension H265PictureCoder {
         return first
     }
 
-    /// SATD of the luma prediction with `motion` against the source.
-    func lumaCost(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int {
-        satd(x0, y0, n: n, pred: predict(x0, y0, w: n, h: n, motion: m, cIdx: 0))
+    /// SATD of the luma prediction with `motion` against the source (kept in ``predictionCache``).
+    mutating func lumaCost(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int {
+        if let kept = predictionCache.find(x0, y0, n: n, motion: m) { return kept.cost }
+        let pred = predict(x0, y0, w: n, h: n, motion: m, cIdx: 0)
+        let cost = satd(x0, y0, n: n, pred: pred)
+        predictionCache.insert(x0, y0, n: n, motion: m, cost: cost, luma: pred)
+        return cost
     }
 
     // MARK: Motion search
 
     /// Integer search (a diamond from the best predictor), then half- and quarter-sample refinement.
-    /// Returns the vector (quarter samples) and its SATD + MVD rate cost.
+    /// Returns the vector (quarter samples) and its MVD rate cost.
     func searchMotion(_ x0: Int, _ y0: Int, n: Int, list: Int, refIdx: Int, predictors: [(Int32, Int32)]) -> ((Int32, Int32), Double) {
         let ref = references[list][refIdx].picture.luma
         let lambda = self.lambda
@@ -283,12 +289,7 @@ extension H265PictureCoder {
                 if c < bestFractional { bestFractional = c; best = mv }
             }
         }
-        // The chosen vector's real prediction, costed as the other candidates are.
-        var m = H265Motion()
-        if list == 0 { m.interDir = 1; m.mv0x = best.0; m.mv0y = best.1; m.refIdx0 = Int8(refIdx) } else {
-            m.interDir = 2; m.mv1x = best.0; m.mv1y = best.1; m.refIdx1 = Int8(refIdx)
-        }
-        return (best, Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(best))
+        return (best, lambda * rate(best))
     }
 
     /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`; a partial
