@@ -159,9 +159,47 @@ enum H265Transform {
         forwardButterfly(e, n: half, out: y, stride: 2 * stride, tmp: tmp + n, m: m)
     }
 
+    /// ``forwardButterfly(_:n:out:stride:tmp:m:)`` on eight independent lines at once, one per lane.
+    private static func forwardButterfly8(_ x: UnsafeMutablePointer<SIMD8<Int32>>, n: Int, out y: UnsafeMutablePointer<SIMD8<Int32>>,
+                                          stride: Int, tmp: UnsafeMutablePointer<SIMD8<Int32>>, m: UnsafePointer<Int32>) {
+        if n == 1 {
+            y[0] = x[0] &* 64
+            return
+        }
+        let half = n >> 1, step = 32 / n
+        let e = tmp, o = tmp + half
+        for i in 0..<half {
+            e[i] = x[i] &+ x[n - 1 - i]
+            o[i] = x[i] &- x[n - 1 - i]
+        }
+        var k = 1
+        while k < n {
+            let row = m + k * step * 32
+            var sum = SIMD8<Int32>()
+            for i in 0..<half { sum &+= o[i] &* row[i] }
+            y[k * stride] = sum
+            k += 2
+        }
+        forwardButterfly8(e, n: half, out: y, stride: 2 * stride, tmp: tmp + n, m: m)
+    }
+
+    /// The 1-D forward DCT of every column of the N x N block `a` (raster) into `b`, rounded by `shift`,
+    /// eight columns at a time.
+    private static func forwardColumns(_ a: UnsafePointer<Int32>, into b: UnsafeMutablePointer<Int32>, n: Int, shift: Int32,
+                                       scratch: UnsafeMutablePointer<SIMD8<Int32>>, m: UnsafePointer<Int32>) {
+        let line = scratch, out = scratch + 32, tmp = scratch + 64
+        let add = SIMD8<Int32>(repeating: 1 << (shift - 1))
+        for c in stride(from: 0, to: n, by: 8) {
+            for i in 0..<n { line[i] = UnsafeRawPointer(a + i * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+            forwardButterfly8(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
+            for k in 0..<n { UnsafeMutableRawPointer(b + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift, as: SIMD8<Int32>.self) }
+        }
+    }
+
     /// Forward transform of residuals `r` into coefficients (HM's scaling: shifts log2 + bitDepth − 9, then log2 + 6).
     static func forward(_ r: [Int32], log2: Int, bitDepth: Int, dst useDST: Bool) -> [Int32] {
         let n = 1 << log2
+        if n >= 8 && !useDST { return forward8(r, log2: log2, bitDepth: bitDepth) }
         let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
         let add1 = Int32(1) << (shift1 - 1), add2 = Int32(1) << (shift2 - 1)
         var result = [Int32](repeating: 0, count: n * n)
@@ -207,6 +245,34 @@ enum H265Transform {
         return result
     }
 
+    /// ``forward(_:log2:bitDepth:dst:)`` for N >= 8 by columns of eight lanes: the rows are the columns of
+    /// the transposed block, and the column pass runs on the transposed result.
+    private static func forward8(_ r: [Int32], log2: Int, bitDepth: Int) -> [Int32] {
+        let n = 1 << log2
+        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
+        var result = [Int32](repeating: 0, count: n * n)
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024) { buffers in
+            withUnsafeTemporaryAllocation(of: SIMD8<Int32>.self, capacity: 64 + 128) { scratch in
+                guard let base = buffers.baseAddress, let s = scratch.baseAddress else { return }
+                let xt = base, tt = base + 1024, t = base + 2048
+                flat32.withUnsafeBufferPointer { mp in
+                    guard let m = mp.baseAddress else { return }
+                    r.withUnsafeBufferPointer { rr in
+                        for y in 0..<n { for x in 0..<n { xt[x * n + y] = rr[y * n + x] } }
+                    }
+                    // Tᵀ = M · Xᵀ (the row pass), T, then Y = M · T (the column pass).
+                    forwardColumns(xt, into: tt, n: n, shift: shift1, scratch: s, m: m)
+                    for k in 0..<n { for y in 0..<n { t[y * n + k] = tt[k * n + y] } }
+                    result.withUnsafeMutableBufferPointer { o in
+                        guard let ob = o.baseAddress else { return }
+                        forwardColumns(t, into: ob, n: n, shift: shift2, scratch: s, m: m)
+                    }
+                }
+            }
+        }
+        return result
+    }
+
     /// Whether quantisation would leave every level of these residuals zero, judged from their sum of
     /// magnitudes alone (no coefficient can exceed 90 · 90 · Σ|r| scaled by the two transform shifts), so
     /// that the transform can be skipped without changing the result.
@@ -225,11 +291,18 @@ enum H265Transform {
         let qBits = 14 + qp / 6 + transformShift
         let scale = Int64(quantScale[qp % 6])
         let offset = Int64(intra ? 171 : 85) << Int64(qBits - 9)
-        return coefficients.map { c in
-            // |c| < 2^22 and scale < 2^15: the product fits 64 bits, so wrapping operators lose nothing.
-            let level = (Int64(c.magnitude) &* scale &+ offset) >> Int64(qBits)
-            let clipped = Int32(truncatingIfNeeded: min(level, 32767))
-            return c < 0 ? 0 &- clipped : clipped
+        let shift = Int64(qBits)
+        var levels = [Int32](repeating: 0, count: coefficients.count)
+        levels.withUnsafeMutableBufferPointer { out in
+            coefficients.withUnsafeBufferPointer { c in
+                for i in 0..<c.count {
+                    // |c| < 2^22 and scale < 2^15: the product fits 64 bits, so wrapping operators lose nothing.
+                    let level = (Int64(c[i].magnitude) &* scale &+ offset) >> shift
+                    let clipped = Int32(truncatingIfNeeded: min(level, 32767))
+                    out[i] = c[i] < 0 ? 0 &- clipped : clipped
+                }
+            }
         }
+        return levels
     }
 }
