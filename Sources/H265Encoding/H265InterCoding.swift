@@ -32,7 +32,7 @@ extension H265PictureCoder {
             }
             ranked.append((i, estimate + lambda * Double(i + 1)))
         }
-        for entry in ranked.sorted(by: { $0.estimate < $1.estimate }).prefix(2) {
+        for entry in ranked.sorted(by: { $0.estimate < $1.estimate }).prefix(H265Experiment.mergeTop) {
             let candidate = merge[entry.index]
             let cost = Double(lumaCost(x0, y0, n: n, motion: candidate)) + lambda * Double(entry.index + 1)
             if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: candidate, mergeIndex: entry.index, cost: cost) }
@@ -44,16 +44,23 @@ extension H265PictureCoder {
         }
         // AMVP with a motion search in each list, and their average in B slices.
         var uni: [InterChoice?] = [nil, nil]
+        // The vectors found in list 0 by reference POC, with their SATD: a list-1 entry naming the same
+        // picture (low-delay B, where L1 repeats L0) takes the vector instead of searching again.
+        var found: [(poc: Int, mv: (Int32, Int32), satd: Int)] = []
         for list in 0..<(sliceType == .b ? 2 : 1) {
             for refIdx in 0..<numRefIdxActive[list] {
                 let predictors = amvpCandidates(x0, y0, size: n, list: list, refIdx: refIdx)
-                let (mv, rateCost) = searchMotion(x0, y0, n: n, list: list, refIdx: refIdx, predictors: predictors)
+                let poc = refPocs[list][refIdx]
+                let known = list == 1 ? found.first(where: { $0.poc == poc }) : nil
+                let mv = known?.mv ?? searchMotion(x0, y0, n: n, list: list, refIdx: refIdx, predictors: predictors)
                 var m = H265Motion()
                 if list == 0 { m.interDir = 1; m.mv0x = mv.0; m.mv0y = mv.1; m.refIdx0 = Int8(refIdx) } else {
                     m.interDir = 2; m.mv1x = mv.0; m.mv1y = mv.1; m.refIdx1 = Int8(refIdx)
                 }
                 // The chosen vector's real prediction, costed as the other candidates are.
-                let cost = Double(lumaCost(x0, y0, n: n, motion: m)) + rateCost
+                let satd = known?.satd ?? lumaCost(x0, y0, n: n, motion: m)
+                if list == 0 { found.append((poc, mv, satd)) }
+                let cost = Double(satd) + lambda * Self.mvdBits(mv, predictors: predictors)
                 let mvp = Self.closest(predictors, to: mv)
                 let total = cost + lambda * Double(refIdx + 1)
                 if total < (uni[list]?.cost ?? .infinity) {
@@ -62,7 +69,10 @@ extension H265PictureCoder {
             }
         }
         for case let choice? in uni where choice.cost < (best?.cost ?? .infinity) { best = choice }
-        if sliceType == .b, let l0 = uni[0], let l1 = uni[1] {
+        // Bi-prediction, unless both lists name the same picture with the same vector (it would equal either).
+        if sliceType == .b, let l0 = uni[0], let l1 = uni[1],
+           refPocs[0][Int(l0.motion.refIdx0)] != refPocs[1][Int(l1.motion.refIdx1)]
+            || l0.motion.mv0x != l1.motion.mv1x || l0.motion.mv0y != l1.motion.mv1y {
             var m = l0.motion
             m.interDir = 3
             m.mv1x = l1.motion.mv1x; m.mv1y = l1.motion.mv1y; m.refIdx1 = l1.motion.refIdx1
@@ -100,10 +110,17 @@ extension H265PictureCoder {
     mutating func mergeSuffices(_ x0: Int, _ y0: Int, log2: Int) -> Bool {
         let n = 1 << log2
         let merge = mergeCandidates(x0, y0, size: n)
-        for (i, candidate) in merge.prefix(2).enumerated() where i == 0 || !merge[0].sameMotion(candidate) {
+        for (i, candidate) in merge.prefix(H265Experiment.ms1 ? 1 : 2).enumerated() where i == 0 || !merge[0].sameMotion(candidate) {
             if lumaCost(x0, y0, n: n, motion: candidate) < n * n { return true }
         }
         return false
+    }
+
+    /// An estimate of the bits of the MVD of `mv` from the nearer predictor.
+    static func mvdBits(_ mv: (Int32, Int32), predictors: [(Int32, Int32)]) -> Double {
+        let p = predictors[closest(predictors, to: mv)]
+        func bits(_ d: Int32) -> Double { d == 0 ? 1 : 2 * Double(Int(abs(d)).bitWidth - Int(abs(d)).leadingZeroBitCount) + 2 }
+        return bits(mv.0 - p.0) + bits(mv.1 - p.1)
     }
 
     /// The index of the predictor nearest `mv` (fewest MVD bits).
@@ -204,8 +221,8 @@ extension H265PictureCoder {
     // MARK: Motion search
 
     /// Integer search (a diamond from the best predictor), then half- and quarter-sample refinement.
-    /// Returns the vector (quarter samples) and its MVD rate cost.
-    func searchMotion(_ x0: Int, _ y0: Int, n: Int, list: Int, refIdx: Int, predictors: [(Int32, Int32)]) -> ((Int32, Int32), Double) {
+    /// Returns the vector (quarter samples).
+    func searchMotion(_ x0: Int, _ y0: Int, n: Int, list: Int, refIdx: Int, predictors: [(Int32, Int32)]) -> (Int32, Int32) {
         let ref = references[list][refIdx].picture.luma
         let lambda = self.lambda
         let range = 64
@@ -238,11 +255,7 @@ extension H265PictureCoder {
                 }
             }
         }
-        func rate(_ mv: (Int32, Int32)) -> Double {
-            let p = predictors[Self.closest(predictors, to: mv)]
-            func bits(_ d: Int32) -> Double { d == 0 ? 1 : 2 * Double(Int(abs(d)).bitWidth - Int(abs(d)).leadingZeroBitCount) + 2 }
-            return bits(mv.0 - p.0) + bits(mv.1 - p.1)
-        }
+        func rate(_ mv: (Int32, Int32)) -> Double { Self.mvdBits(mv, predictors: predictors) }
         // Integer start: the better of the predictors (rounded) and zero.
         var bestX = 0, bestY = 0
         var bestCost = Double.infinity
@@ -251,7 +264,7 @@ extension H265PictureCoder {
             let c = Double(sad(ix, iy)) + lambda * rate((Int32(ix * 4), Int32(iy * 4)))
             if c < bestCost { bestCost = c; bestX = ix; bestY = iy }
         }
-        var step = 8
+        var step = H265Experiment.early > 0 && bestCost < Double(n * n) * H265Experiment.early / 4 ? 1 : 8
         while step >= 1 {
             var moved = true
             var rounds = 0
@@ -281,15 +294,15 @@ extension H265PictureCoder {
         }
         var best = (Int32(bestX * 4), Int32(bestY * 4))
         var bestFractional = fractionalCost(best)
-        for step: Int32 in [2, 1] {
+        for step: Int32 in (H265Experiment.qpelOff ? [2] : [2, 1]) {
             let centre = best
-            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)] {
+            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)].prefix(H265Experiment.frac4 ? 4 : 8) {
                 let mv = (centre.0 + dx, centre.1 + dy)
                 let c = fractionalCost(mv, limit: bestFractional)
                 if c < bestFractional { bestFractional = c; best = mv }
             }
         }
-        return (best, lambda * rate(best))
+        return best
     }
 
     /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`; a partial

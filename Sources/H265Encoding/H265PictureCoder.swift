@@ -322,6 +322,9 @@ struct H265PictureCoder {
         let width = self.width
         return source.luma.withUnsafeBufferPointer { src in
             pred.withUnsafeBufferPointer { p in
+                if n % 8 == 0, let s = src.baseAddress, let q = p.baseAddress {
+                    return Int(H265Distortion.hadamardSum(s + y0 * width + x0, width, q, w: n)) / 2
+                }
                 var total: Int32 = 0
                 @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
                     let d0 = Int32(src[s]) &- p[q], d1 = Int32(src[s + 1]) &- p[q + 1]

@@ -101,7 +101,7 @@ enum H265Transform {
                             for k in 0..<n { line[k] = g[y * n + k] }
                             inverseButterfly(line, stride: 1, n: n, nonZero: n, out: out, tmp: tmp, m: m)
                         }
-                        for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) >> shift2 }
+                        for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
                     }
                 }
             }
@@ -221,7 +221,7 @@ enum H265Transform {
                         } else {
                             forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
-                        for k in 0..<n { t[y * n + k] = (out[k] &+ add1) >> shift1 }
+                        for k in 0..<n { t[y * n + k] = (out[k] &+ add1) &>> shift1 }
                     }
                 }
                 result.withUnsafeMutableBufferPointer { o in
@@ -237,7 +237,7 @@ enum H265Transform {
                         } else {
                             forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
-                        for k in 0..<n { o[k * n + x] = (out[k] &+ add2) >> shift2 }
+                        for k in 0..<n { o[k * n + x] = (out[k] &+ add2) &>> shift2 }
                     }
                 }
             }
@@ -297,7 +297,7 @@ enum H265Transform {
             coefficients.withUnsafeBufferPointer { c in
                 for i in 0..<c.count {
                     // |c| < 2^22 and scale < 2^15: the product fits 64 bits, so wrapping operators lose nothing.
-                    let level = (Int64(c[i].magnitude) &* scale &+ offset) >> shift
+                    let level = (Int64(c[i].magnitude) &* scale &+ offset) &>> shift
                     let clipped = Int32(truncatingIfNeeded: min(level, 32767))
                     out[i] = c[i] < 0 ? 0 &- clipped : clipped
                 }
