@@ -177,11 +177,11 @@ enum H265MotionCompensation {
             if let p1 {
                 let shift = Int32(15 - bitDepth), offset = Int32(1) << (shift - 1)
                 p1.withUnsafeBufferPointer { b in
-                    for i in 0..<count { o[i] = min(max((o[i] &+ b[i] &+ offset) >> shift, 0), maxValue) }
+                    for i in 0..<count { o[i] = min(max((o[i] &+ b[i] &+ offset) &>> shift, 0), maxValue) }
                 }
             } else {
                 let shift = Int32(14 - bitDepth), offset = Int32(1) << (shift - 1)
-                for i in 0..<count { o[i] = min(max((o[i] &+ offset) >> shift, 0), maxValue) }
+                for i in 0..<count { o[i] = min(max((o[i] &+ offset) &>> shift, 0), maxValue) }
             }
         }
     }

@@ -70,6 +70,10 @@ enum H265Transform {
                     for i in 0..<(n * n) { rr[i] = 0 }
                     return
                 }
+                if n >= 8 && !useDST, let rb = rr.baseAddress {
+                    inverse8(d, rows: rows, columns: columns, n: n, shift2: shift2, into: rb, g: g)
+                    return
+                }
                 flat32.withUnsafeBufferPointer { mp in
                     guard let m = mp.baseAddress else { return }
                     // Columns (vertical 1-D transforms), then clip to 16 bits; all-zero columns give zero.
@@ -130,6 +134,70 @@ enum H265Transform {
             }
             x[i] = e[i] &+ o
             x[n - 1 - i] = e[i] &- o
+        }
+    }
+
+    /// ``inverseButterfly(_:stride:n:nonZero:out:tmp:m:)`` on eight independent lines at once, one per lane.
+    private static func inverseButterfly8(_ c: UnsafeMutablePointer<SIMD8<Int32>>, stride: Int, n: Int, nonZero: Int,
+                                          out x: UnsafeMutablePointer<SIMD8<Int32>>, tmp: UnsafeMutablePointer<SIMD8<Int32>>,
+                                          m: UnsafePointer<Int32>) {
+        if n == 1 {
+            x[0] = c[0] &* 64
+            return
+        }
+        let half = n >> 1, step = 32 / n
+        let e = tmp
+        inverseButterfly8(c, stride: 2 * stride, n: half, nonZero: (nonZero + 1) >> 1, out: e, tmp: tmp + half, m: m)
+        for i in 0..<half {
+            var o = SIMD8<Int32>()
+            var k = 1
+            while k < nonZero {
+                o &+= c[k * stride] &* m[k * step * 32 + i]
+                k += 2
+            }
+            x[i] = e[i] &+ o
+            x[n - 1 - i] = e[i] &- o
+        }
+    }
+
+    /// The two passes of ``inverse(_:log2:qp:bitDepth:dst:into:)`` for N >= 8, eight lines at a time: the
+    /// columns of the scaled levels `d` (nonzero within `rows` x `columns`), clipped into `g`, then the rows
+    /// as the columns of g's transpose.
+    private static func inverse8(_ d: UnsafeMutablePointer<Int32>, rows: Int, columns: Int, n: Int, shift2: Int32,
+                                 into r: UnsafeMutablePointer<Int32>, g: UnsafeMutablePointer<Int32>) {
+        withUnsafeTemporaryAllocation(of: SIMD8<Int32>.self, capacity: 32 + 32 + 64) { scratch in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * 1024) { buffers in
+                guard let s = scratch.baseAddress, let b = buffers.baseAddress else { return }
+                let line = s, out = s + 32, tmp = s + 64
+                let gt = b, rt = b + 1024
+                flat32.withUnsafeBufferPointer { mp in
+                    guard let m = mp.baseAddress else { return }
+                    let low = SIMD8<Int32>(repeating: -32768), high = SIMD8<Int32>(repeating: 32767)
+                    let add = SIMD8<Int32>(repeating: 1 << (shift2 - 1))
+                    for c in stride(from: 0, to: n, by: 8) {
+                        if c >= columns {
+                            for k in 0..<n { for i in 0..<8 { g[k * n + c + i] = 0 } }
+                            continue
+                        }
+                        for k in 0..<rows { line[k] = UnsafeRawPointer(d + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+                        inverseButterfly8(line, stride: 1, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
+                        for k in 0..<n {
+                            let v = ((out[k] &+ 64) &>> 7).clamped(lowerBound: low, upperBound: high)
+                            UnsafeMutableRawPointer(g + k * n + c).storeBytes(of: v, as: SIMD8<Int32>.self)
+                        }
+                    }
+                    for y in 0..<n { for x in 0..<n { gt[x * n + y] = g[y * n + x] } }
+                    // Columns at or beyond `columns` of g are zero: the rows' nonzero inputs end there.
+                    for c in stride(from: 0, to: n, by: 8) {
+                        for k in 0..<columns { line[k] = UnsafeRawPointer(gt + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+                        inverseButterfly8(line, stride: 1, n: n, nonZero: columns, out: out, tmp: tmp, m: m)
+                        for k in 0..<n {
+                            UnsafeMutableRawPointer(rt + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift2, as: SIMD8<Int32>.self)
+                        }
+                    }
+                    for y in 0..<n { for x in 0..<n { r[y * n + x] = rt[x * n + y] } }
+                }
+            }
         }
     }
 
