@@ -357,17 +357,15 @@ enum H265Transform {
     static func quantise(_ coefficients: [Int32], log2: Int, qp: Int, bitDepth: Int, intra: Bool) -> [Int32] {
         let transformShift = 15 - bitDepth - log2
         let qBits = 14 + qp / 6 + transformShift
-        let scale = Int64(quantScale[qp % 6])
-        let offset = Int64(intra ? 171 : 85) << Int64(qBits - 9)
-        let shift = Int64(qBits)
+        // |c| < 2^16 and scale < 2^15 (the forward transform's output is below 90 · 90 · 2^bitDepth · N² over its
+        // shifts, 64800): level · scale + offset stays below 2^32, so 32-bit unsigned wrapping operators lose nothing.
+        let uScale = UInt32(quantScale[qp % 6]), uOffset = UInt32(intra ? 171 : 85) << UInt32(qBits - 9), shift = UInt32(qBits)
         var levels = [Int32](repeating: 0, count: coefficients.count)
         levels.withUnsafeMutableBufferPointer { out in
             coefficients.withUnsafeBufferPointer { c in
                 for i in 0..<c.count {
-                    // |c| < 2^22 and scale < 2^15: the product fits 64 bits, so wrapping operators lose nothing.
-                    let level = (Int64(c[i].magnitude) &* scale &+ offset) &>> shift
-                    let clipped = Int32(truncatingIfNeeded: min(level, 32767))
-                    out[i] = c[i] < 0 ? 0 &- clipped : clipped
+                    let level = Int32(truncatingIfNeeded: min((c[i].magnitude &* uScale &+ uOffset) &>> shift, 32767))
+                    out[i] = c[i] < 0 ? 0 &- level : level
                 }
             }
         }
