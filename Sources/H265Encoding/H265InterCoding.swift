@@ -18,11 +18,12 @@ extension H265PictureCoder {
         // Merge candidates.
         var best: InterChoice?
         let merge = mergeCandidates(x0, y0, size: n)
-        // Ranked by a bilinear SAD estimate (bi-predicted ones by their real prediction); the best two costed exactly.
+        // Ranked by a bilinear SAD estimate (bi-predicted ones by their real prediction, unless both lists name
+        // the same picture with the same vector, which predicts as one list does); the best two costed exactly.
         var ranked: [(index: Int, estimate: Double)] = []
         for (i, candidate) in merge.enumerated() where !merge[..<i].contains(where: { $0.sameMotion(candidate) }) {
             let estimate: Double
-            if candidate.interDir == 3 {
+            if candidate.interDir == 3 && !isRepeatedList(candidate) {
                 estimate = Double(lumaCost(x0, y0, n: n, motion: candidate))
             } else {
                 let list = candidate.predL0 ? 0 : 1
@@ -32,7 +33,7 @@ extension H265PictureCoder {
             }
             ranked.append((i, estimate + lambda * Double(i + 1)))
         }
-        for entry in ranked.sorted(by: { $0.estimate < $1.estimate }).prefix(H265Experiment.mergeTop) {
+        for entry in ranked.sorted(by: { $0.estimate < $1.estimate }).prefix(2) {
             let candidate = merge[entry.index]
             let cost = Double(lumaCost(x0, y0, n: n, motion: candidate)) + lambda * Double(entry.index + 1)
             if cost < (best?.cost ?? .infinity) { best = InterChoice(motion: candidate, mergeIndex: entry.index, cost: cost) }
@@ -106,14 +107,16 @@ extension H265PictureCoder {
 
     func mvBits(_ c: InterChoice) -> Double { 6 }
 
-    /// Whether a CU of 2^log2 at (x0, y0) should stay whole: a merge candidate predicts it to noise level.
+    /// Whether a CU of 2^log2 at (x0, y0) should stay whole: the first merge candidate predicts it to noise level.
     mutating func mergeSuffices(_ x0: Int, _ y0: Int, log2: Int) -> Bool {
         let n = 1 << log2
-        let merge = mergeCandidates(x0, y0, size: n)
-        for (i, candidate) in merge.prefix(H265Experiment.ms1 ? 1 : 2).enumerated() where i == 0 || !merge[0].sameMotion(candidate) {
-            if lumaCost(x0, y0, n: n, motion: candidate) < n * n { return true }
-        }
-        return false
+        guard let first = mergeCandidates(x0, y0, size: n).first else { return false }
+        return lumaCost(x0, y0, n: n, motion: first) < n * n
+    }
+
+    /// A bi-predicted motion whose lists name the same picture with the same vector: it predicts as list 0 alone.
+    func isRepeatedList(_ m: H265Motion) -> Bool {
+        m.interDir == 3 && m.mv0x == m.mv1x && m.mv0y == m.mv1y && refPocs[0][Int(m.refIdx0)] == refPocs[1][Int(m.refIdx1)]
     }
 
     /// An estimate of the bits of the MVD of `mv` from the nearer predictor.
@@ -264,7 +267,8 @@ extension H265PictureCoder {
             let c = Double(sad(ix, iy)) + lambda * rate((Int32(ix * 4), Int32(iy * 4)))
             if c < bestCost { bestCost = c; bestX = ix; bestY = iy }
         }
-        var step = H265Experiment.early > 0 && bestCost < Double(n * n) * H265Experiment.early / 4 ? 1 : 8
+        // A start that already costs under 4 per sample is refined by the smallest diamond alone.
+        var step = bestCost < Double(n * n) * 4 ? 1 : 8
         while step >= 1 {
             var moved = true
             var rounds = 0
@@ -294,9 +298,9 @@ extension H265PictureCoder {
         }
         var best = (Int32(bestX * 4), Int32(bestY * 4))
         var bestFractional = fractionalCost(best)
-        for step: Int32 in (H265Experiment.qpelOff ? [2] : [2, 1]) {
+        for step: Int32 in [2, 1] {
             let centre = best
-            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)].prefix(H265Experiment.frac4 ? 4 : 8) {
+            for (dx, dy) in [(step, 0), (-step, 0), (0, step), (0, -step), (step, step), (-step, -step), (step, -step), (-step, step)] {
                 let mv = (centre.0 + dx, centre.1 + dy)
                 let c = fractionalCost(mv, limit: bestFractional)
                 if c < bestFractional { bestFractional = c; best = mv }
