@@ -59,6 +59,34 @@ enum H265Distortion {
         return total
     }
 
+    /// SAD of the w x h block at `src` against the average of two bilinear estimates (see
+    /// ``bilinearSAD(_:_:_:_:fx:fy:w:h:bound:)``), at `ref0` with fraction (fx0, fy0) and at `ref1` with (fx1, fy1).
+    static func bilinearBiSAD(_ src: UnsafePointer<UInt16>, _ srcStride: Int, _ ref0: UnsafePointer<UInt16>, fx0: Int, fy0: Int,
+                              _ ref1: UnsafePointer<UInt16>, fx1: Int, fy1: Int, _ refStride: Int, w: Int, h: Int) -> Int32 {
+        @inline(__always) func weights(_ fx: Int, _ fy: Int) -> (SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>) {
+            (SIMD8(repeating: UInt16((4 - fx) * (4 - fy))), SIMD8(repeating: UInt16(fx * (4 - fy))),
+             SIMD8(repeating: UInt16((4 - fx) * fy)), SIMD8(repeating: UInt16(fx * fy)))
+        }
+        let a = weights(fx0, fy0), b = weights(fx1, fy1)
+        let eight = SIMD8<UInt16>(repeating: 8)
+        @inline(__always) func estimate(_ r: UnsafePointer<UInt16>, _ k: (SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>)) -> SIMD8<UInt16> {
+            (k.0 &* load(r) &+ k.1 &* load(r + 1) &+ k.2 &* load(r + refStride) &+ k.3 &* load(r + refStride + 1) &+ eight) &>> 4
+        }
+        var total: Int32 = 0
+        for j in 0..<h {
+            let s = src + j * srcStride, r0 = ref0 + j * refStride, r1 = ref1 + j * refStride
+            var acc = SIMD8<UInt16>()
+            var i = 0
+            while i < w {
+                let p = (estimate(r0 + i, a) &+ estimate(r1 + i, b) &+ 1) &>> 1
+                acc &+= difference(load(s + i), p)
+                i += 8
+            }
+            total &+= rowSum(acc)
+        }
+        return total
+    }
+
     /// The sum of the magnitudes of the 4x4 Hadamard-transformed differences between the w x w block at
     /// `src` and the prediction `pred` (raster, stride w), w a multiple of 8 (SATD is half of it): two 4x4
     /// blocks side by side per vector.

@@ -24,7 +24,7 @@ extension H265PictureCoder {
         for (i, candidate) in merge.enumerated() where !merge[..<i].contains(where: { $0.sameMotion(candidate) }) {
             let estimate: Double
             if candidate.interDir == 3 && !isRepeatedList(candidate) {
-                estimate = Double(lumaCost(x0, y0, n: n, motion: candidate))
+                estimate = Double(bilinearBiSAD(x0, y0, n: n, motion: candidate) ?? lumaCost(x0, y0, n: n, motion: candidate))
             } else {
                 let list = candidate.predL0 ? 0 : 1
                 let mv = list == 0 ? (candidate.mv0x, candidate.mv0y) : (candidate.mv1x, candidate.mv1y)
@@ -307,6 +307,25 @@ extension H265PictureCoder {
             }
         }
         return best
+    }
+
+    /// SAD of the source against the average of the bilinear estimates of a bi-predicted motion's two
+    /// references; nil unless both blocks (with one more column and row) lie inside the picture.
+    func bilinearBiSAD(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int? {
+        let width = self.width, height = self.height
+        let x0a = x0 + Int(m.mv0x >> 2), y0a = y0 + Int(m.mv0y >> 2), x1a = x0 + Int(m.mv1x >> 2), y1a = y0 + Int(m.mv1y >> 2)
+        guard n % 8 == 0, x0a >= 0, y0a >= 0, x1a >= 0, y1a >= 0, x0a + n + 1 <= width, x1a + n + 1 <= width,
+              y0a + n + 1 <= height, y1a + n + 1 <= height else { return nil }
+        let ref0 = references[0][Int(m.refIdx0)].picture.luma, ref1 = references[1][Int(m.refIdx1)].picture.luma
+        return source.luma.withUnsafeBufferPointer { src in
+            ref0.withUnsafeBufferPointer { r0 in
+                ref1.withUnsafeBufferPointer { r1 in
+                    guard let s = src.baseAddress, let a = r0.baseAddress, let b = r1.baseAddress else { return nil }
+                    return Int(H265Distortion.bilinearBiSAD(s + y0 * width + x0, width, a + y0a * width + x0a, fx0: Int(m.mv0x & 3), fy0: Int(m.mv0y & 3),
+                                                            b + y1a * width + x1a, fx1: Int(m.mv1x & 3), fy1: Int(m.mv1y & 3), width, w: n, h: n))
+                }
+            }
+        }
     }
 
     /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`; a partial
