@@ -299,7 +299,8 @@ struct H265PictureCoder {
         }
         let coarse = sliceType == .i ? [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] : [0, 1, 10, 26]
         for m in coarse + candidates { consider(m) }
-        if best >= 2 {
+        // Inter slices (where intra rarely wins) keep the coarse choice; I slices refine an angular one.
+        if best >= 2 && sliceType == .i {
             let centre = best
             for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
         }
