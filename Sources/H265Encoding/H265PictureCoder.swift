@@ -48,6 +48,7 @@ struct H265PictureCoder {
     var interOrigin = (x: 0, y: 0, size: 0)
     /// A luma mode already chosen for the next intra CU (by the inter/intra decision).
     var chosenIntraMode: Int?
+    /// The luma predictions the mode decision has costed lately, reused when the CU is coded.
     var predictionCache = H265PredictionCache()
     var statistics = H265CodingStatistics()
 
@@ -193,7 +194,7 @@ struct H265PictureCoder {
     }
 
     /// The CU size the encoder wants here: 16x16 (within the SPS's limits), or 32x32 in P and B slices where
-    /// a merge candidate already predicts the whole block well.
+    /// the first merge candidate already predicts the whole block well.
     mutating func targetCULog2(_ x0: Int, _ y0: Int, log2: Int) -> Int {
         let base = min(max(4, minCbLog2), log2Ctb)
         if sliceType != .i && log2 == 5 && base < 5 && mergeSuffices(x0, y0, log2: 5) { return 5 }
