@@ -48,6 +48,8 @@ struct H265PictureCoder {
     var interOrigin = (x: 0, y: 0, size: 0)
     /// A luma mode already chosen for the next intra CU (by the inter/intra decision).
     var chosenIntraMode: Int?
+    /// The luma predictions the mode decision has costed lately, reused when the CU is coded.
+    var predictionCache = H265PredictionCache()
     var statistics = H265CodingStatistics()
 
     // Slice state.
@@ -192,8 +194,8 @@ struct H265PictureCoder {
     }
 
     /// The CU size the encoder wants here: 16x16 (within the SPS's limits), or 32x32 in P and B slices where
-    /// a merge candidate already predicts the whole block well.
-    func targetCULog2(_ x0: Int, _ y0: Int, log2: Int) -> Int {
+    /// the first merge candidate already predicts the whole block well.
+    mutating func targetCULog2(_ x0: Int, _ y0: Int, log2: Int) -> Int {
         let base = min(max(4, minCbLog2), log2Ctb)
         if sliceType != .i && log2 == 5 && base < 5 && mergeSuffices(x0, y0, log2: 5) { return 5 }
         return base
@@ -298,7 +300,8 @@ struct H265PictureCoder {
         }
         let coarse = sliceType == .i ? [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] : [0, 1, 10, 26]
         for m in coarse + candidates { consider(m) }
-        if best >= 2 {
+        // Inter slices (where intra rarely wins) keep the coarse choice; I slices refine an angular one.
+        if best >= 2 && sliceType == .i {
             let centre = best
             for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
         }
@@ -321,6 +324,9 @@ struct H265PictureCoder {
         let width = self.width
         return source.luma.withUnsafeBufferPointer { src in
             pred.withUnsafeBufferPointer { p in
+                if n % 8 == 0, let s = src.baseAddress, let q = p.baseAddress {
+                    return Int(H265Distortion.hadamardSum(s + y0 * width + x0, width, q, w: n)) / 2
+                }
                 var total: Int32 = 0
                 @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
                     let d0 = Int32(src[s]) &- p[q], d1 = Int32(src[s + 1]) &- p[q + 1]
@@ -474,7 +480,7 @@ struct H265PictureCoder {
                         for i in 0..<n {
                             let v = Int32(s[row + i]) &- p[j * n + i]
                             r[j * n + i] = v
-                            sum &+= abs(v)
+                            sum &+= Self.magnitude(v)
                         }
                     }
                     sumOfMagnitudes = Int(sum)
