@@ -11,6 +11,7 @@ public struct H265PictureEncoder {
         var units: [[UInt8]] = []
         for (i, slice) in request.slices.enumerated() { units.append(coder.codeSlice(slice, index: i)) }
         coder.deblock()
+        coder.sampleAdaptiveOffset(into: &units)
         var reconstruction = coder.recon
         reconstruction.motion = coder.motionField
         var coded = H265EncodedPicture(sliceNALUnits: units, reconstruction: reconstruction)

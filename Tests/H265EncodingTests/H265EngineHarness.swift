@@ -13,6 +13,10 @@ enum H265EngineHarness {
         var maxTransformDepthIntra = 1, maxTransformDepthInter = 1
         var qp = 30
         var sao = false
+        /// With `sao`: slice_sao_luma_flag and slice_sao_chroma_flag.
+        var saoLuma = true, saoChroma = true
+        /// slice_loop_filter_across_slices_enabled_flag (the PPS enables it).
+        var loopFilterAcrossSlices = true
         var strongIntraSmoothing = true
         var signDataHiding = false
         var cuQpDelta = false
@@ -199,13 +203,13 @@ enum H265EngineHarness {
                     h.fiveMinusMaxNumMergeCand = 5 - c.maxMergeCand
                     h.mvdL1ZeroFlag = type == .b && c.mvdL1Zero
                 }
-                h.saoLumaFlag = c.sao
-                h.saoChromaFlag = c.sao
+                h.saoLumaFlag = c.sao && c.saoLuma
+                h.saoChromaFlag = c.sao && c.saoChroma
                 h.qpDelta = c.qp - 26
                 h.deblockingFilterDisabledFlag = c.deblockingDisabled
                 h.betaOffsetDiv2 = c.betaOffsetDiv2
                 h.tcOffsetDiv2 = c.tcOffsetDiv2
-                h.loopFilterAcrossSlicesEnabledFlag = true
+                h.loopFilterAcrossSlicesEnabledFlag = c.loopFilterAcrossSlices
                 slices.append(H265SliceRequest(header: h, ctbCount: count))
                 address += count
             }
@@ -221,6 +225,9 @@ enum H265EngineHarness {
             statistics.mergeCUs += result.statistics.mergeCUs
             statistics.amvpCUs += result.statistics.amvpCUs
             statistics.biPredictedCUs += result.statistics.biPredictedCUs
+            statistics.saoBandComponents += result.statistics.saoBandComponents
+            statistics.saoEdgeComponents += result.statistics.saoEdgeComponents
+            statistics.saoMergedCTBs += result.statistics.saoMergedCTBs
         }
         // Output (POC) order, as FFmpeg gives the pictures.
         for (poc, picture) in coded.sorted(by: { $0.poc < $1.poc }) {
