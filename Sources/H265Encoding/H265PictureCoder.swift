@@ -59,6 +59,7 @@ struct H265PictureCoder {
     var writer = H265SyntaxWriter()
     /// Slices whose sao() waits for the deblocked picture (see H265SAOStage.swift).
     var deferredSlices: [H265DeferredSlice] = []
+    var saoLambdaScale = 1.0
 
     init(request: H265EncodeRequest) {
         sps = request.sps

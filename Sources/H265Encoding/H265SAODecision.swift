@@ -17,10 +17,16 @@ struct H265SAODecision {
     let bitDepth: Int
     /// cMax of sao_offset_abs.
     let maxOffset: Int
+    /// The edge classes chroma may use. With 16x16 CTBs (8x8 chroma) FFmpeg's decoder classifies a chroma CTB
+    /// before it deblocks the horizontal edge under the CTB to its right (its chroma edges lag a whole CTB), so
+    /// the classes that read that CTB's bottom-left samples, 0 and 2, would decode differently there: the
+    /// engine uses 1 and 3 only, which every decoder reads the same.
+    let chromaEdgeClasses: [Int]
 
-    init(bitDepth: Int) {
+    init(bitDepth: Int, log2Ctb: Int) {
         self.bitDepth = bitDepth
         maxOffset = H265SAOParameters.maxOffset(bitDepth: bitDepth)
+        chromaEdgeClasses = log2Ctb == 4 ? [] : [0, 1, 2, 3]
     }
 
     /// λ for squared errors at SliceQpY (the engine's mode decision λ squared), in the picture's sample units.
@@ -142,7 +148,7 @@ struct H265SAODecision {
         var best = (H265SAOParameters.Component(), H265SAOParameters.Component(), lambda)
         let b1 = band(cb, lambda: lambda), b2 = band(cr, lambda: lambda)
         if b1.1 + b2.1 + 12 * lambda < best.2 { best = (b1.0, b2.0, b1.1 + b2.1 + 12 * lambda) }
-        for eoClass in 0..<4 {
+        for eoClass in chromaEdgeClasses {
             let e1 = edge(cb, eoClass: eoClass, lambda: lambda), e2 = edge(cr, eoClass: eoClass, lambda: lambda)
             if e1.1 + e2.1 + 4 * lambda < best.2 { best = (e1.0, e2.0, e1.1 + e2.1 + 4 * lambda) }
         }

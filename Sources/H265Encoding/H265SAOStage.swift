@@ -37,7 +37,7 @@ extension H265PictureCoder {
         guard !deferredSlices.isEmpty else { return }
         let filter = H265SampleAdaptiveOffset(log2Ctb: log2Ctb, widthInCtbs: ctbWidth, heightInCtbs: sps.picHeightInCtbs,
                                               sliceOfCtb: sliceOfCtb, acrossSlices: deblockControls.map(\.acrossSlices))
-        let decision = H265SAODecision(bitDepth: bitDepth)
+        let decision = H265SAODecision(bitDepth: bitDepth, log2Ctb: log2Ctb)
         var parameters = [H265SAOParameters](repeating: .off, count: sps.picSizeInCtbs)
         var syntax = [H265SAOSyntax](repeating: .new(.off), count: sps.picSizeInCtbs)
         let deblocked = recon
@@ -47,7 +47,7 @@ extension H265PictureCoder {
             (source.cr, deblocked.cr, width >> 1, height >> 1, 1),
         ]
         for slice in deferredSlices {
-            let lambda = decision.lambda(sliceQP: slice.sliceQP)
+            let lambda = decision.lambda(sliceQP: slice.sliceQP) * saoLambdaScale
             for addr in slice.ctbs {
                 let rx = addr % ctbWidth, ry = addr / ctbWidth
                 let mask = filter.neighbourMask(rx, ry)

@@ -44,11 +44,16 @@ enum H265EngineHarness {
         var randomAccessB = false
         /// Every picture the same as the first (its blocks should be skipped).
         var still = false
+        /// Pictures to code instead of the generated ones (by POC, at the configured size and bit depth).
+        var sources: [H265EncoderPicture] = []
+        /// The SAO decision's λ scale (below 1: offsets that barely pay are coded too).
+        var saoLambdaScale = 1.0
     }
 
     /// A picture of gradients, edges, texture and noise, different for each index.
     static func sourcePicture(_ c: Config, index requested: Int) -> H265EncoderPicture {
         let index = c.still ? 0 : requested
+        if !c.sources.isEmpty { return c.sources[index % c.sources.count] }
         var rng = SeededRandom(seed: UInt64(1000 + index))
         let maxValue = (1 << c.bitDepth) - 1
         func plane(_ w: Int, _ h: Int, _ phase: Int) -> [UInt16] {
@@ -147,6 +152,7 @@ enum H265EngineHarness {
         var stream: [UInt8] = []
         for unit in [vps.nalUnit(), sps.nalUnit(), pps.nalUnit()] { stream += [0, 0, 0, 1] + unit }
         var engine = H265PictureEncoder()
+        engine.saoLambdaScale = c.saoLambdaScale
         var recons: [H265EncoderPicture] = [], sources: [H265EncoderPicture] = []
         let ctbs = sps.picSizeInCtbs
         let perSlice = c.ctbsPerSlice > 0 ? c.ctbsPerSlice : ctbs
@@ -273,6 +279,26 @@ enum H265EngineHarness {
         }
         if offset != decoded.count { return "FFmpeg decoded \(decoded.count) bytes, the engine made \(offset)" }
         return nil
+    }
+
+    /// `frames` pictures of the 720p conformance stream (natural content), the width x height area at (x, y),
+    /// at `bitDepth` (10: the 8-bit samples shifted up); nil without ../shared.
+    static func naturalPictures(width: Int, height: Int, x: Int, y: Int, frames: Int, bitDepth: Int) throws -> [H265EncoderPicture]? {
+        guard let shared = TestPaths.shared else { return nil }
+        let input = shared.appendingPathComponent("conformance/h264/VID_1280x720_cavlc_temporal_direct.264")
+        let output = TestPaths.scratch.appendingPathComponent("h265-natural-\(UUID().uuidString).yuv")
+        defer { try? FileManager.default.removeItem(at: output) }
+        _ = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", input.path, "-frames:v", "\(frames)", "-vf", "crop=\(width):\(height):\(x):\(y)",
+                                             "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", output.path])
+        let bytes = [UInt8]((try? Data(contentsOf: output)) ?? Data())
+        let size = width * height * 3 / 2
+        guard bytes.count >= size * frames else { return nil }
+        return (0..<frames).map { i in
+            let base = i * size, shift = bitDepth - 8
+            func plane(_ from: Int, _ count: Int) -> [UInt16] { bytes[(base + from)..<(base + from + count)].map { UInt16($0) << shift } }
+            return H265EncoderPicture(width: width, height: height, bitDepth: bitDepth, luma: plane(0, width * height),
+                                      cb: plane(width * height, width * height / 4), cr: plane(width * height * 5 / 4, width * height / 4))
+        }
     }
 
     /// Y-PSNR of the reconstructions against the sources.
