@@ -17,10 +17,10 @@ struct H265SAODecision {
     let bitDepth: Int
     /// cMax of sao_offset_abs.
     let maxOffset: Int
-    /// The edge classes chroma may use. With 16x16 CTBs (8x8 chroma) FFmpeg's decoder classifies a chroma CTB
-    /// before it deblocks the horizontal edge under the CTB to its right (its chroma edges lag a whole CTB), so
-    /// the classes that read that CTB's bottom-left samples, 0 and 2, would decode differently there: the
-    /// engine uses 1 and 3 only, which every decoder reads the same.
+    /// The edge classes chroma may use: none with 16x16 CTBs (8x8 chroma). There FFmpeg's decoder classifies a
+    /// chroma CTB before it has deblocked all the neighbours it reads (its chroma horizontal edges lag a whole
+    /// CTB behind), so chroma edge offsets decode differently from the Recommendation (libde265 and the engine
+    /// agree; FFmpeg does not). Band offsets, luma, and larger CTBs decode the same everywhere.
     let chromaEdgeClasses: [Int]
 
     init(bitDepth: Int, log2Ctb: Int) {
