@@ -8,10 +8,10 @@ struct H265SAODecision {
     /// band (32), how many samples there are and the sum of source − deblocked.
     struct Statistics {
         /// Index eoClass * 4 + category − 1.
-        var edgeCount = [Int](repeating: 0, count: 16)
-        var edgeSum = [Int](repeating: 0, count: 16)
-        var bandCount = [Int](repeating: 0, count: 32)
-        var bandSum = [Int](repeating: 0, count: 32)
+        var edgeCount = InlineArray<16, Int>(repeating: 0)
+        var edgeSum = InlineArray<16, Int>(repeating: 0)
+        var bandCount = InlineArray<32, Int>(repeating: 0)
+        var bandSum = InlineArray<32, Int>(repeating: 0)
     }
 
     let bitDepth: Int
@@ -34,35 +34,51 @@ struct H265SAODecision {
         0.85 * H265PictureCoder.twoToTheSixth(2 * (sliceQP - 12)) * Double(1 << (2 * (bitDepth - 8)))
     }
 
-    /// Gathers the statistics of one CTB's block of a plane, classifying samples exactly as the filter does.
-    static func statistics(source: UnsafeBufferPointer<UInt16>, deblocked: UnsafeBufferPointer<UInt16>,
+    /// Gathers the statistics of one CTB's block of a plane, classifying samples exactly as the filter does: in
+    /// one pass over the block, every edge class at once (the neighbours of inner samples are all in the CTB).
+    static func statistics(source: UnsafeBufferPointer<UInt16>, deblocked p: UnsafeBufferPointer<UInt16>,
                            region r: H265SampleAdaptiveOffset.Region, mask: UInt16, bitDepth: Int) -> Statistics {
+        // By eoClass * 5 + edgeIdx (before the remapping of 8.7.3.2).
+        var count = InlineArray<20, Int>(repeating: 0), sum = InlineArray<20, Int>(repeating: 0)
         var s = Statistics()
         let bandShift = bitDepth - 5
+        let w = r.planeWidth
+        @inline(__always) func sign(_ a: Int32, _ b: UInt16) -> Int { (a > Int32(b) ? 1 : 0) - (a < Int32(b) ? 1 : 0) }
         for y in r.y0..<r.y1 {
+            let row = y * w
+            let innerRow = y > r.y0 && y < r.y1 - 1
             for x in r.x0..<r.x1 {
-                let i = y * r.planeWidth + x
-                let band = Int(deblocked[i]) >> bandShift
+                let i = row + x
+                let a = Int32(p[i])
+                let d = Int(source[i]) - Int(a)
+                let band = Int(a) >> bandShift
                 s.bandCount[band] += 1
-                s.bandSum[band] += Int(source[i]) - Int(deblocked[i])
-            }
-        }
-        for eoClass in 0..<4 {
-            var count = (0, 0, 0, 0, 0), sum = (0, 0, 0, 0, 0)
-            H265SampleAdaptiveOffset.forEachEdgeSample(deblocked, r, eoClass: eoClass, mask: mask) { i, e in
-                let d = Int(source[i]) - Int(deblocked[i])
-                switch e {
-                case 0: count.0 += 1; sum.0 += d
-                case 1: count.1 += 1; sum.1 += d
-                case 3: count.3 += 1; sum.3 += d
-                case 4: count.4 += 1; sum.4 += d
-                default: break
+                s.bandSum[band] += d
+                if innerRow && x > r.x0 && x < r.x1 - 1 {
+                    let e0 = 2 + sign(a, p[i - 1]) + sign(a, p[i + 1])
+                    let e1 = 5 + 2 + sign(a, p[i - w]) + sign(a, p[i + w])
+                    let e2 = 10 + 2 + sign(a, p[i - w - 1]) + sign(a, p[i + w + 1])
+                    let e3 = 15 + 2 + sign(a, p[i - w + 1]) + sign(a, p[i + w - 1])
+                    count[e0] += 1; sum[e0] += d
+                    count[e1] += 1; sum[e1] += d
+                    count[e2] += 1; sum[e2] += d
+                    count[e3] += 1; sum[e3] += d
                 }
             }
-            // edgeIdx 0, 1, 3, 4 are categories 1, 2, 3, 4 (8.7.3.2).
-            let base = eoClass * 4
-            (s.edgeCount[base], s.edgeCount[base + 1], s.edgeCount[base + 2], s.edgeCount[base + 3]) = (count.0, count.1, count.3, count.4)
-            (s.edgeSum[base], s.edgeSum[base + 1], s.edgeSum[base + 2], s.edgeSum[base + 3]) = (sum.0, sum.1, sum.3, sum.4)
+        }
+        // The samples on the CTB's border: neighbours may lie outside the picture or in a closed slice.
+        for eoClass in 0..<4 {
+            H265SampleAdaptiveOffset.forEachEdgeSample(p, r, eoClass: eoClass, mask: mask, borderOnly: true) { i, e in
+                count[eoClass * 5 + e] += 1
+                sum[eoClass * 5 + e] += Int(source[i]) - Int(p[i])
+            }
+        }
+        // edgeIdx 0, 1, 3, 4 are categories 1, 2, 3, 4 (8.7.3.2).
+        for eoClass in 0..<4 {
+            for (k, e) in [0, 1, 3, 4].enumerated() {
+                s.edgeCount[eoClass * 4 + k] = count[eoClass * 5 + e]
+                s.edgeSum[eoClass * 4 + k] = sum[eoClass * 5 + e]
+            }
         }
         return s
     }

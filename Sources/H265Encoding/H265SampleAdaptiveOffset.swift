@@ -12,8 +12,6 @@ struct H265SampleAdaptiveOffset {
 
     /// (hPos[0], vPos[0], hPos[1], vPos[1]) by SaoEoClass (8.7.3.2).
     static let neighbourOffsets: [(Int, Int, Int, Int)] = [(-1, 0, 1, 0), (0, -1, 0, 1), (-1, -1, 1, 1), (1, -1, -1, 1)]
-    /// SaoOffsetVal index by 2 + Sign(a − n0) + Sign(a − n1): edgeIdx 0, 1, 2 become 1, 2, 0 (8.7.3.2).
-    static let edgeCategory: [Int] = [1, 2, 0, 3, 4]
 
     /// Bit (dy + 1) * 3 + (dx + 1) set when the CTB at (rx + dx, ry + dy) may be read by CTB (rx, ry)'s edge
     /// classification: inside the picture and, in another slice, the later of the two slices filters across.
@@ -48,9 +46,10 @@ struct H265SampleAdaptiveOffset {
     }
 
     /// Calls `body(index, edgeIdx)` for every sample of the region whose two neighbours of class `eoClass`
-    /// may be read, with edgeIdx = 2 + Sign(a − n0) + Sign(a − n1) before the remapping of 8.7.3.2.
+    /// may be read, with edgeIdx = 2 + Sign(a − n0) + Sign(a − n1) before the remapping of 8.7.3.2; with
+    /// `borderOnly`, for the samples of the region's first and last rows and columns only.
     @inline(__always)
-    static func forEachEdgeSample(_ p: UnsafeBufferPointer<UInt16>, _ r: Region, eoClass: Int, mask: UInt16,
+    static func forEachEdgeSample(_ p: UnsafeBufferPointer<UInt16>, _ r: Region, eoClass: Int, mask: UInt16, borderOnly: Bool = false,
                                   _ body: (_ index: Int, _ edgeIdx: Int) -> Void) {
         let (h0, v0, h1, v1) = neighbourOffsets[eoClass]
         let w = r.planeWidth
@@ -66,16 +65,21 @@ struct H265SampleAdaptiveOffset {
             let a = Int32(p[i])
             return 2 + sign(a - Int32(p[i + d0])) + sign(a - Int32(p[i + d1]))
         }
+        @inline(__always) func edgeSample(_ x: Int, _ y: Int) {
+            if readable(x + h0, y + v0) && readable(x + h1, y + v1) { body(y * w + x, classify(y * w + x)) }
+        }
         for y in r.y0..<r.y1 {
             let row = y * w
-            // Interior columns: the neighbours lie in this CTB's column, so only their rows decide.
-            if r.x1 - r.x0 > 2, readable(r.x0 + 1, y + v0), readable(r.x0 + 1, y + v1) {
+            let borderRow = y == r.y0 || y == r.y1 - 1
+            // Inner columns: the neighbours lie in this CTB's column, so only their rows decide.
+            if borderOnly {
+                if borderRow { for x in (r.x0 + 1)..<max(r.x0 + 1, r.x1 - 1) { edgeSample(x, y) } }
+            } else if r.x1 - r.x0 > 2, readable(r.x0 + 1, y + v0), readable(r.x0 + 1, y + v1) {
                 for x in (r.x0 + 1)..<(r.x1 - 1) { body(row + x, classify(row + x)) }
             }
             // The first and last columns: a neighbour may sit in the CTB to the side.
-            if readable(r.x0 + h0, y + v0) && readable(r.x0 + h1, y + v1) { body(row + r.x0, classify(row + r.x0)) }
-            let last = r.x1 - 1
-            if last > r.x0 && readable(last + h0, y + v0) && readable(last + h1, y + v1) { body(row + last, classify(row + last)) }
+            edgeSample(r.x0, y)
+            if r.x1 - 1 > r.x0 { edgeSample(r.x1 - 1, y) }
         }
     }
 
@@ -110,7 +114,8 @@ struct H265SampleAdaptiveOffset {
                                     }
                                 }
                             case .edge:
-                                let offsets = Self.edgeCategory.map { $0 == 0 ? Int32(0) : Int32(c.offsets[$0 - 1]) }
+                                // SaoOffsetVal by edgeIdx before its remapping (0, 1, 2 become 1, 2, 0: 8.7.3.2).
+                                let offsets: InlineArray<5, Int32> = [Int32(c.offsets[0]), Int32(c.offsets[1]), 0, Int32(c.offsets[2]), Int32(c.offsets[3])]
                                 Self.forEachEdgeSample(p, r, eoClass: c.eoClass, mask: neighbourMask(rx, ry)) { i, e in
                                     let o = offsets[e]
                                     if o != 0 { out[i] = UInt16(min(max(Int32(p[i]) + o, 0), maxValue)) }
