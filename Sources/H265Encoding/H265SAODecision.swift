@@ -38,49 +38,58 @@ struct H265SAODecision {
     /// one pass over the block, every edge class at once (the neighbours of inner samples are all in the CTB).
     static func statistics(source: UnsafeBufferPointer<UInt16>, deblocked p: UnsafeBufferPointer<UInt16>,
                            region r: H265SampleAdaptiveOffset.Region, mask: UInt16, bitDepth: Int) -> Statistics {
-        // By eoClass * 5 + edgeIdx (before the remapping of 8.7.3.2).
-        var count = InlineArray<20, Int>(repeating: 0), sum = InlineArray<20, Int>(repeating: 0)
-        var s = Statistics()
         let bandShift = bitDepth - 5
         let w = r.planeWidth
         @inline(__always) func sign(_ a: Int32, _ b: UInt16) -> Int { (a > Int32(b) ? 1 : 0) - (a < Int32(b) ? 1 : 0) }
-        for y in r.y0..<r.y1 {
-            let row = y * w
-            let innerRow = y > r.y0 && y < r.y1 - 1
-            for x in r.x0..<r.x1 {
-                let i = row + x
-                let a = Int32(p[i])
-                let d = Int(source[i]) - Int(a)
-                let band = Int(a) >> bandShift
-                s.bandCount[band] += 1
-                s.bandSum[band] += d
-                if innerRow && x > r.x0 && x < r.x1 - 1 {
-                    let e0 = 2 + sign(a, p[i - 1]) + sign(a, p[i + 1])
-                    let e1 = 5 + 2 + sign(a, p[i - w]) + sign(a, p[i + w])
-                    let e2 = 10 + 2 + sign(a, p[i - w - 1]) + sign(a, p[i + w + 1])
-                    let e3 = 15 + 2 + sign(a, p[i - w + 1]) + sign(a, p[i + w - 1])
-                    count[e0] += 1; sum[e0] += d
-                    count[e1] += 1; sum[e1] += d
-                    count[e2] += 1; sum[e2] += d
-                    count[e3] += 1; sum[e3] += d
+        // Counts and sums: edges by eoClass * 5 + edgeIdx (before the remapping of 8.7.3.2), then bands.
+        // Every neighbouring CTB readable (so inside the picture): all samples classify directly; else the
+        // border samples are checked one by one.
+        let open = mask == 0x1FF
+        let inner = open ? (x0: r.x0, x1: r.x1, y0: r.y0, y1: r.y1) : (x0: r.x0 + 1, x1: r.x1 - 1, y0: r.y0 + 1, y1: r.y1 - 1)
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 104) { acc in
+            acc.initialize(repeating: 0)
+            guard let count = acc.baseAddress else { return Statistics() }
+            let sum = count + 20, bandCount = count + 40, bandSum = count + 72
+            for y in r.y0..<r.y1 {
+                let row = y * w
+                let innerRow = y >= inner.y0 && y < inner.y1
+                for x in r.x0..<r.x1 {
+                    let i = row + x
+                    let a = Int32(p[i])
+                    let d = Int(source[i]) - Int(a)
+                    let band = Int(a) >> bandShift
+                    bandCount[band] &+= 1
+                    bandSum[band] &+= d
+                    if innerRow && x >= inner.x0 && x < inner.x1 {
+                        let e0 = 2 + sign(a, p[i - 1]) + sign(a, p[i + 1])
+                        let e1 = 7 + sign(a, p[i - w]) + sign(a, p[i + w])
+                        let e2 = 12 + sign(a, p[i - w - 1]) + sign(a, p[i + w + 1])
+                        let e3 = 17 + sign(a, p[i - w + 1]) + sign(a, p[i + w - 1])
+                        count[e0] &+= 1; sum[e0] &+= d
+                        count[e1] &+= 1; sum[e1] &+= d
+                        count[e2] &+= 1; sum[e2] &+= d
+                        count[e3] &+= 1; sum[e3] &+= d
+                    }
                 }
             }
-        }
-        // The samples on the CTB's border: neighbours may lie outside the picture or in a closed slice.
-        for eoClass in 0..<4 {
-            H265SampleAdaptiveOffset.forEachEdgeSample(p, r, eoClass: eoClass, mask: mask, borderOnly: true) { i, e in
-                count[eoClass * 5 + e] += 1
-                sum[eoClass * 5 + e] += Int(source[i]) - Int(p[i])
+            // The samples on the CTB's border: neighbours may lie outside the picture or in a closed slice.
+            for eoClass in 0..<4 where !open {
+                H265SampleAdaptiveOffset.forEachEdgeSample(p, r, eoClass: eoClass, mask: mask, borderOnly: true) { i, e in
+                    count[eoClass * 5 + e] &+= 1
+                    sum[eoClass * 5 + e] &+= Int(source[i]) - Int(p[i])
+                }
             }
-        }
-        // edgeIdx 0, 1, 3, 4 are categories 1, 2, 3, 4 (8.7.3.2).
-        for eoClass in 0..<4 {
-            for (k, e) in [0, 1, 3, 4].enumerated() {
-                s.edgeCount[eoClass * 4 + k] = count[eoClass * 5 + e]
-                s.edgeSum[eoClass * 4 + k] = sum[eoClass * 5 + e]
+            var s = Statistics()
+            for b in 0..<32 { s.bandCount[b] = bandCount[b]; s.bandSum[b] = bandSum[b] }
+            // edgeIdx 0, 1, 3, 4 are categories 1, 2, 3, 4 (8.7.3.2).
+            for eoClass in 0..<4 {
+                for (k, e) in [0, 1, 3, 4].enumerated() {
+                    s.edgeCount[eoClass * 4 + k] = count[eoClass * 5 + e]
+                    s.edgeSum[eoClass * 4 + k] = sum[eoClass * 5 + e]
+                }
             }
+            return s
         }
-        return s
     }
 
     /// ΔD of adding offset o to n samples whose errors sum to s: Σ(e − o)² − Σe² = n·o² − 2·o·s.

@@ -115,10 +115,12 @@ struct H265SampleAdaptiveOffset {
                                 }
                             case .edge:
                                 // SaoOffsetVal by edgeIdx before its remapping (0, 1, 2 become 1, 2, 0: 8.7.3.2).
-                                let offsets: InlineArray<5, Int32> = [Int32(c.offsets[0]), Int32(c.offsets[1]), 0, Int32(c.offsets[2]), Int32(c.offsets[3])]
-                                Self.forEachEdgeSample(p, r, eoClass: c.eoClass, mask: neighbourMask(rx, ry)) { i, e in
-                                    let o = offsets[e]
-                                    if o != 0 { out[i] = UInt16(min(max(Int32(p[i]) + o, 0), maxValue)) }
+                                let table = [Int32(c.offsets[0]), Int32(c.offsets[1]), 0, Int32(c.offsets[2]), Int32(c.offsets[3])]
+                                table.withUnsafeBufferPointer { offsets in
+                                    Self.forEachEdgeSample(p, r, eoClass: c.eoClass, mask: neighbourMask(rx, ry)) { i, e in
+                                        let o = offsets[e]
+                                        if o != 0 { out[i] = UInt16(truncatingIfNeeded: min(max(Int32(p[i]) &+ o, 0), maxValue)) }
+                                    }
                                 }
                             }
                         }
