@@ -12,8 +12,9 @@ struct H265SAOParameters: Equatable, Sendable {
         var bandPosition = 0
         /// SaoEoClass (edge offset): 0 horizontal, 1 vertical, 2 135°, 3 45° (Table 7-9).
         var eoClass = 0
-        /// SaoOffsetVal[1...4] (7.4.9.3.2), log2OffsetScale 0: edge categories 1, 2 positive and 3, 4 negative;
-        /// band offsets of the four bands from sao_band_position.
+        /// SaoOffsetVal[1...4] (7.4.9.3.2): edge categories 1, 2 positive and 3, 4 negative; band offsets of the
+        /// four bands from sao_band_position. The scale is 1: log2OffsetScale (and the first edition's
+        /// << (BitDepth − Min(BitDepth, 10))) is 0 at 8 and 10 bits.
         var offsets: [Int] = [0, 0, 0, 0]
     }
 
