@@ -73,6 +73,8 @@ struct HEVCEncodeViolationTests {
             var ctus: Int?
             /// A packed SPS, changed from what the parameters say by this edit (nil: none packed).
             var editPackedSPS: ((inout H265SequenceParameterSet) -> Void)?
+            /// sample_adaptive_offset_enabled_flag, and slice_sao_luma_flag and slice_sao_chroma_flag with it.
+            var sao = false
         }
 
         func sequence(_ p: Picture) -> VAEncSequenceParameterBufferHEVC {
@@ -91,6 +93,7 @@ struct HEVCEncodeViolationTests {
             s.log2_diff_max_min_transform_block_size = 3
             s.max_transform_hierarchy_depth_inter = 2
             s.max_transform_hierarchy_depth_intra = 2
+            s.seq_fields.bits.sample_adaptive_offset_enabled_flag = p.sao ? 1 : 0
             return s
         }
 
@@ -120,6 +123,8 @@ struct HEVCEncodeViolationTests {
             slice.num_ref_idx_l0_active_minus1 = UInt8(max(p.list0.count - 1, 0))
             slice.max_num_merge_cand = 5
             slice.slice_fields.bits.last_slice_of_pic_flag = 1
+            slice.slice_fields.bits.slice_sao_luma_flag = p.sao ? 1 : 0
+            slice.slice_fields.bits.slice_sao_chroma_flag = p.sao ? 1 : 0
             withUnsafeMutableBytes(of: &slice.ref_pic_list0) { raw in
                 for i in 0..<15 {
                     raw.storeBytes(of: i < p.list0.count ? p.list0[i] : Self.invalid, toByteOffset: i * MemoryLayout<VAPictureHEVC>.stride, as: VAPictureHEVC.self)
