@@ -27,26 +27,17 @@ final class HEVCEncodeSession {
         var futureReferences = true
     }
 
-    /// One picture checked at vaEndPicture.
+    /// One picture checked at vaEndPicture. The codec-neutral part (``PreparedPicture``) reads as its own fields.
+    @dynamicMemberLookup
     struct Prepared {
         let sequence: VAEncSequenceParameterBufferHEVC
         let picture: VAEncPictureParameterBufferHEVC
         let slices: [VAEncSliceParameterBufferHEVC]
-        /// The client's packed headers that go into the stream (the persona's policy applied).
-        let packedHeaders: [PackedHeader]
         /// VPS, SPS and PPS the client packed, parsed (kept across pictures: clients send them with IRAPs only).
         let packedSets: H265ParameterSets
-        /// RefPicList0 and RefPicList1, their surfaces resolved.
-        let references: [[PendingReference]]
-        let source: Surface
-        /// decoded_curr_pic's surface, where the reconstruction goes.
-        let target: Surface
-        let kind: RateController.PictureKind
-        let rateControl: RateController.Parameters?
-        let maxFrameSize: Int?
-        /// The driver writes VPS, SPS and PPS before this picture (an IRAP with none packed, when the policy writes them).
-        let writeParameterSets: Bool
-        var violations: [String]
+        let coding: PreparedPicture
+
+        subscript<T>(dynamicMember field: KeyPath<PreparedPicture, T>) -> T { coding[keyPath: field] }
     }
 
     let profile: VAProfile
@@ -100,11 +91,13 @@ final class HEVCEncodeSession {
         checkPictureOrder(pic, violation: violation)
         let references = try referenceLists(pic, buffers.slices, surface: surface, violation: violation)
         let irap = pic.pic_fields.bits.idr_pic_flag != 0 || (16...23).contains(Int(pic.nal_unit_type))
-        return Prepared(sequence: seq, picture: pic, slices: buffers.slices, packedHeaders: buffers.packedHeaders, packedSets: packedSets,
-                        references: references, source: source, target: try surface(pic.decoded_curr_pic.picture_id),
-                        kind: pictureKind(buffers.slices, references: references, poc: Int(pic.decoded_curr_pic.pic_order_cnt)), rateControl: rateControlParameters(seq), maxFrameSize: parameters.maxFrameSize,
-                        writeParameterSets: irap && !packedParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags),
-                        violations: log.messages)
+        // The driver writes VPS, SPS and PPS before an IRAP with none packed, when the policy writes them.
+        let coding = PreparedPicture(references: references, source: source, target: try surface(pic.decoded_curr_pic.picture_id),
+                                     kind: pictureKind(buffers.slices, references: references, poc: Int(pic.decoded_curr_pic.pic_order_cnt)),
+                                     rateControl: rateControlParameters(seq), maxFrameSize: parameters.maxFrameSize, packedHeaders: buffers.packedHeaders,
+                                     writeParameterSets: irap && !packedParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags),
+                                     violations: log.messages)
+        return Prepared(sequence: seq, picture: pic, slices: buffers.slices, packedSets: packedSets, coding: coding)
     }
 
     /// The worker's part: codes the prepared picture through the engine and writes the reconstruction into

@@ -54,27 +54,21 @@ final class NativeEncodeSession {
     }
 
     /// One picture checked at vaEndPicture: what the engine needs, all but the pixels and the
-    /// reconstructions of earlier pictures, which exist only once the worker has coded those.
+    /// reconstructions of earlier pictures, which exist only once the worker has coded those. The
+    /// codec-neutral part (``PreparedPicture``) reads as its own fields.
+    @dynamicMemberLookup
     struct Prepared {
         let sps: SequenceParameterSet
         let pps: PictureParameterSet
         let derivedSPS: SequenceParameterSet
         let derivedPPS: PictureParameterSet
         let slices: [SliceRequest]
-        /// RefPicList0 and RefPicList1, their surfaces resolved.
-        let references: [[PendingReference]]
-        let source: Surface
-        /// CurrPic's surface, where the reconstruction goes.
-        let target: Surface
-        let kind: RateController.PictureKind
-        let rateControl: RateController.Parameters?
-        let maxFrameSize: Int?
-        let packedHeaders: [PackedHeader]
-        let writeParameterSets: Bool
         let picOrderCnt: Int
         let widthInMbs: Int
         let heightInMbs: Int
-        var violations: [String]
+        let coding: PreparedPicture
+
+        subscript<T>(dynamicMember field: KeyPath<PreparedPicture, T>) -> T { coding[keyPath: field] }
     }
 
     /// vaEndPicture's part: reads the buffers, checks them (what hardware refuses throws; what it codes
@@ -142,12 +136,12 @@ final class NativeEncodeSession {
 
         // Reference lists (the first inter slice's; slices with other lists are refused).
         let references = try referenceLists(pic, buffers.slices, requestSlices, surface: surface, violation: violation)
-        return Prepared(sps: sps, pps: pps, derivedSPS: derivedSPS, derivedPPS: derivedPPS, slices: requestSlices, references: references,
-                        source: source, target: try surface(pic.CurrPic.picture_id), kind: pictureKind(buffers.slices),
-                        rateControl: rcParameters, maxFrameSize: parameters.maxFrameSize, packedHeaders: buffers.packedHeaders,
-                        writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS,
-                        picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt), widthInMbs: widthInMbs, heightInMbs: heightInMbs,
-                        violations: log.messages)
+        let coding = PreparedPicture(references: references, source: source, target: try surface(pic.CurrPic.picture_id),
+                                     kind: pictureKind(buffers.slices), rateControl: rcParameters, maxFrameSize: parameters.maxFrameSize,
+                                     packedHeaders: buffers.packedHeaders, writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS,
+                                     violations: log.messages)
+        return Prepared(sps: sps, pps: pps, derivedSPS: derivedSPS, derivedPPS: derivedPPS, slices: requestSlices,
+                        picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt), widthInMbs: widthInMbs, heightInMbs: heightInMbs, coding: coding)
     }
 
     /// The worker's part: codes the prepared picture into the access unit bytes and writes the
