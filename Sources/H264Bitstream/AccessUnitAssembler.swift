@@ -51,7 +51,7 @@ public struct AccessUnitAssembler {
 
         // 7.4.1.2.3: AUD, SPS, PPS, SEI and types 14...18 after the last VCL NAL unit begin the next one.
         if hasVCL && (type == 6 || type == 7 || type == 8 || type == 9 || (14...18).contains(type)) {
-            completed = takeCurrent()
+            completed = current.take(parameterSets: parameterSets)
         }
 
         switch unit.type {
@@ -77,7 +77,7 @@ public struct AccessUnitAssembler {
                     if current.hasVCL {
                         // After an unparsable slice only first_mb_in_slice == 0 can tell a new picture.
                         let isNew = lastSliceHeader.map { Self.startsNewPicture(header, after: $0) } ?? (header.firstMbInSlice == 0)
-                        if isNew { completed = takeCurrent() }
+                        if isNew { completed = current.take(parameterSets: parameterSets) }
                     }
                     // A second slice starting at the same macroblock of a primary picture is a duplicate
                     // (a repeated packet): report it; the decoder still gets it.
@@ -90,7 +90,7 @@ public struct AccessUnitAssembler {
                     lastSliceHeader = header
                 } catch {
                     // Without a parsable header only first_mb_in_slice == 0 can tell a new picture.
-                    if current.hasVCL, Self.firstMbInSlice(unit) == 0 { completed = takeCurrent() }
+                    if current.hasVCL, Self.firstMbInSlice(unit) == 0 { completed = current.take(parameterSets: parameterSets) }
                     current.unit.problems.append(error)
                     lastSliceHeader = nil
                 }
@@ -100,10 +100,6 @@ public struct AccessUnitAssembler {
         }
         current.append(unit, isVCL: unit.type.isVCL, parameterSets: parameterSets)
         return completed
-    }
-
-    private mutating func takeCurrent() -> AccessUnit {
-        current.take(parameterSets: parameterSets)
     }
 
     private static func firstMbInSlice(_ unit: NALUnit) -> Int? {

@@ -73,7 +73,7 @@ public struct H265AccessUnitAssembler {
             return nil
         }
         if current.hasVCL && ((32...35).contains(type) || type == 39 || (41...44).contains(type) || (48...55).contains(type)) {
-            completed = take()
+            completed = current.take(parameterSets: parameterSets)
         }
         switch header.type {
         case .vps, .sps, .pps:
@@ -91,7 +91,7 @@ public struct H265AccessUnitAssembler {
         if header.type.isVCL {
             if header.type.isKnownSlice {
                 let first = unit.bytes.count > 2 && unit.bytes[unit.bytes.startIndex + 2] & 0x80 != 0
-                if first && current.hasVCL { completed = take() }
+                if first && current.hasVCL { completed = current.take(parameterSets: parameterSets) }
                 do {
                     let slice = try H265SliceSegmentHeader(nalUnit: unit, parameterSets: parameterSets,
                                                            independent: first ? nil : lastIndependent)
@@ -113,9 +113,5 @@ public struct H265AccessUnitAssembler {
         }
         current.append(unit, isVCL: header.type.isVCL, parameterSets: parameterSets)
         return completed
-    }
-
-    private mutating func take() -> H265AccessUnit {
-        current.take(parameterSets: parameterSets)
     }
 }
