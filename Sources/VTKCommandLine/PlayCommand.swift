@@ -238,16 +238,16 @@ struct PlayFile {
             }
             formatDescription = nil
             codec = CodecDetection.detect(annexB: head)
-            if codec == .h265 {
-                let annexB = try AnnexBPlaybackSource<H265Codec>(path: input.path, frameRate: frameRate, loops: loops)
-                source = annexB
-            } else {
-                let annexB = try AnnexBPlaybackSource<H264Codec>(path: input.path, frameRate: frameRate, loops: loops)
-                source = annexB
-            }
+            let type = DecodableCodecs.type(of: codec, as: (any AnnexBPlaybackCodec.Type).self) ?? H264Codec.self
+            source = try Self.annexBSource(type, path: input.path, frameRate: frameRate, loops: loops)
         } catch {
             throw CommandFailure(.input, "vtk \(command): \(error)")
         }
+    }
+
+    private static func annexBSource<Codec: AnnexBPlaybackCodec>(_: Codec.Type, path: String, frameRate: (Int, Int)?,
+                                                                  loops: Bool) throws(PlaybackError) -> any PlaybackSource {
+        try AnnexBPlaybackSource<Codec>(path: path, frameRate: frameRate, loops: loops)
     }
 }
 
