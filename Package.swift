@@ -52,10 +52,10 @@ let package = Package(
         // Optimised in debug builds too: unoptimised, it codes 720p at under 1 fps, too slow for the tests that encode.
         // The CABAC arithmetic engine, the same in H.264 and H.265 (each codec numbers its own contexts).
         .target(name: "CABACCoding", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        .target(name: "H264Encoding", dependencies: ["H264Bitstream", "CABACCoding"],
+        .target(name: "H264Encoding", dependencies: ["H264Bitstream", "CABACCoding", "VTKMedia"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // vtksoft's own H.265 encoder engine: pure Swift, no VA (see Sources/H265Encoding); optimised in debug too.
-        .target(name: "H265Encoding", dependencies: ["H265Bitstream", "NALStream", "CABACCoding"],
+        .target(name: "H265Encoding", dependencies: ["H265Bitstream", "NALStream", "CABACCoding", "VTKMedia"],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // MARK: Containers (pure Swift)
         .target(name: "MP4", dependencies: ["H264Bitstream", "H265Bitstream", "VTKMedia"]),

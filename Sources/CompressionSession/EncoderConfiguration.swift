@@ -244,6 +244,8 @@ struct EncoderConfiguration: Sendable {
         lowDelayB = p.codec == .h265 && caps.maxReferencesL1 > 0 && !caps.predictsFromFuture
         // CTB: the largest the driver codes (as FFmpeg picks from VAConfigAttribEncHEVCBlockSizes), else 32.
         ctbLog2Size = caps.hevcCodingTreeBlockLog2Sizes?.upperBound ?? 5
+        // SAO where the driver says it codes it (VAConfigAttribEncHEVCFeatures), as FFmpeg's hevc_vaapi decides; off unreported.
+        sampleAdaptiveOffset = caps.hevcSampleAdaptiveOffset ?? false
         levelIdc = level
         self.cabac = cabac
         rateControl = p.rateControl
@@ -272,6 +274,8 @@ struct EncoderConfiguration: Sendable {
     let lowDelayB: Bool
     /// H.265 CtbLog2SizeY.
     let ctbLog2Size: Int
+    /// H.265 sample_adaptive_offset_enabled_flag, and slice_sao_luma_flag and slice_sao_chroma_flag with it.
+    let sampleAdaptiveOffset: Bool
     /// Bits per sample: 10 for HEVC Main 10.
     var bitDepth: Int { codec == .h265 && hevcProfile == .main10 ? 10 : 8 }
 

@@ -110,6 +110,8 @@ struct H265EncodeParameters {
         s.slice_fields.bits.last_slice_of_pic_flag = 1
         s.slice_fields.bits.num_ref_idx_active_override_flag = h.numRefIdxActiveOverrideFlag ? 1 : 0
         s.slice_fields.bits.slice_loop_filter_across_slices_enabled_flag = h.loopFilterAcrossSlicesEnabledFlag ? 1 : 0
+        s.slice_fields.bits.slice_sao_luma_flag = h.saoLumaFlag ? 1 : 0
+        s.slice_fields.bits.slice_sao_chroma_flag = h.saoChromaFlag ? 1 : 0
         // Only read with temporal MV prediction, which vtk leaves off: 1 on inter slices, as FFmpeg sends it.
         s.slice_fields.bits.collocated_from_l0_flag = h.sliceType != .i ? 1 : 0
         return s

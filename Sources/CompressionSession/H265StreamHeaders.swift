@@ -49,7 +49,7 @@ struct H265StreamHeaders {
         s.maxTransformHierarchyDepthInter = 3
         s.maxTransformHierarchyDepthIntra = 3
         s.ampEnabledFlag = true
-        s.sampleAdaptiveOffsetEnabledFlag = false
+        s.sampleAdaptiveOffsetEnabledFlag = c.sampleAdaptiveOffset
         s.temporalMvpEnabledFlag = false
         s.strongIntraSmoothingEnabledFlag = false
         s.vuiParametersPresentFlag = true
@@ -162,6 +162,9 @@ struct H265StreamHeaders {
                 || (h.sliceType == .b && h.numRefIdxL1ActiveMinus1 != pps.numRefIdxL1DefaultActiveMinus1)
             h.fiveMinusMaxNumMergeCand = 0
         }
+        // SAO on every slice when the SPS enables it, as FFmpeg sets them.
+        h.saoLumaFlag = sps.sampleAdaptiveOffsetEnabledFlag
+        h.saoChromaFlag = sps.sampleAdaptiveOffsetEnabledFlag
         h.qpDelta = configuration.rateControl == .constantQP ? configuration.quantizer(for: plan) - (26 + pps.initQpMinus26) : 0
         // One slice per picture: nothing to filter across (FFmpeg leaves it 0 too).
         h.loopFilterAcrossSlicesEnabledFlag = false

@@ -37,7 +37,10 @@ public struct DecodedFrame: Sendable {
     /// The VA surface holding the picture, for a surface-backed frame.
     public var surface: DecodedSurface? { image.surface }
 
-    public var presentationTime: MediaTime { image.presentationTime }
+    public var presentationTime: MediaTime {
+        get { image.presentationTime }
+        set { image.presentationTime = newValue }
+    }
 }
 
 /// A decoded picture: pixels in memory, or a VA surface that holds it; or only its size and time, once let
@@ -66,12 +69,31 @@ public enum FrameImage: Sendable {
         }
     }
 
+    /// When the picture is to be seen. Setting it restamps the same picture (a surface stays lent, not copied).
     public var presentationTime: MediaTime {
-        switch self {
-        case .pixels(let buffer): buffer.presentationTime
-        case .surface(let surface): surface.presentationTime
-        case .released(_, _, let time): time
+        get {
+            switch self {
+            case .pixels(let buffer): buffer.presentationTime
+            case .surface(let surface): surface.presentationTime
+            case .released(_, _, let time): time
+            }
         }
+        set {
+            switch self {
+            case .pixels(var buffer):
+                buffer.presentationTime = newValue
+                self = .pixels(buffer)
+            case .surface(let surface):
+                if surface.presentationTime != newValue { self = .surface(surface.retimed(newValue)) }
+            case .released(let width, let height, _):
+                self = .released(width: width, height: height, presentationTime: newValue)
+            }
+        }
+    }
+
+    /// How long the picture lasts, when the decoder said (a pixel buffer's duration); invalid otherwise.
+    public var duration: MediaTime {
+        if case .pixels(let buffer) = self { buffer.duration } else { .invalid }
     }
 
     public var surface: DecodedSurface? {

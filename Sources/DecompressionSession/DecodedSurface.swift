@@ -33,6 +33,11 @@ public final class DecodedSurface: Sendable {
 
     deinit { pool.release(picture.surface) }
 
+    /// The same surface, held once more, stamped with another presentation time (a player's timeline).
+    public func retimed(_ time: MediaTime) -> DecodedSurface {
+        DecodedSurface(picture: picture, pool: pool, format: format, presentationTime: time)
+    }
+
     /// The pixels, cropped, read back now in the session's output format (as a pixel session reads them).
     public func pixels() throws -> PixelBuffer { try pixels(as: format) }
 

@@ -1,12 +1,9 @@
 /// One coded slice NAL unit with its parsed header.
-public struct Slice: Hashable, Sendable {
-    public var nalUnit: NALUnit
-    public var header: SliceHeader
-}
+public typealias Slice = CodedSlice<SliceHeader>
 
 /// The NAL units of one access unit (7.4.1.2): one primary coded picture with the parameter sets, SEI and
 /// delimiters that come with it.
-public struct AccessUnit: Hashable, Sendable {
+public struct AccessUnit: CodedAccessUnit {
     /// All NAL units in stream order.
     public var nalUnits: [NALUnit] = []
     /// The coded slices of the primary picture (and any redundant ones), in stream order.
@@ -22,11 +19,8 @@ public struct AccessUnit: Hashable, Sendable {
 
     public init() {}
 
-    /// Byte offset of its first NAL unit in the stream.
-    public var offset: Int { nalUnits.first.map { $0.offset } ?? 0 }
     public var isIDR: Bool { slices.first?.header.idrPicFlag ?? false }
     public var primarySliceHeader: SliceHeader? { slices.first?.header }
-    public var hasPicture: Bool { !slices.isEmpty }
     /// Size in bytes of its NAL units, without start codes.
     public var byteCount: Int { nalUnits.reduce(0) { $0 + $1.bytes.count } }
 }

@@ -6,10 +6,8 @@
 /// Parameter sets are parsed as they pass, because the slice-header comparison needs them.
 public struct AccessUnitAssembler {
     public private(set) var parameterSets = ParameterSets()
-    private var current = AccessUnit()
+    private var current = AccessUnitInProgress<AccessUnit>()
     private var lastSliceHeader: SliceHeader?
-    /// True once the current access unit has a VCL NAL unit, parsable or not.
-    private var currentHasVCL = false
     private var reader = AnnexBStreamReader()
 
     public init() {}
@@ -25,9 +23,8 @@ public struct AccessUnitAssembler {
     public mutating func finish() -> [AccessUnit] {
         var done: [AccessUnit] = []
         for unit in reader.finish() { if let au = push(unit) { done.append(au) } }
-        if !current.nalUnits.isEmpty { done.append(current) }
-        current = AccessUnit()
-        currentHasVCL = false
+        if !current.unit.nalUnits.isEmpty { done.append(current.unit) }
+        current = AccessUnitInProgress()
         lastSliceHeader = nil
         return done
     }
@@ -44,30 +41,30 @@ public struct AccessUnitAssembler {
     public mutating func push(_ unit: NALUnit) -> AccessUnit? {
         var completed: AccessUnit?
         let type = unit.type.rawValue
-        let hasVCL = currentHasVCL
+        let hasVCL = current.hasVCL
 
         if unit.header.forbiddenZeroBit {
-            current.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: "forbidden_zero_bit is 1"))
-            current.nalUnits.append(unit)
+            current.unit.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: "forbidden_zero_bit is 1"))
+            current.unit.nalUnits.append(unit)
             return nil
         }
 
         // 7.4.1.2.3: AUD, SPS, PPS, SEI and types 14...18 after the last VCL NAL unit begin the next one.
         if hasVCL && (type == 6 || type == 7 || type == 8 || type == 9 || (14...18).contains(type)) {
-            completed = takeCurrent()
+            completed = current.take(parameterSets: parameterSets)
         }
 
         switch unit.type {
         case .sequenceParameterSet, .pictureParameterSet:
-            do { try parameterSets.store(unit) } catch { current.problems.append(error) }
+            do { try parameterSets.store(unit) } catch { current.unit.problems.append(error) }
         case .sei:
             do {
-                if let point = try RecoveryPoint.find(in: unit) { current.recoveryPoint = point }
+                if let point = try RecoveryPoint.find(in: unit) { current.unit.recoveryPoint = point }
                 if let timing = try SEIMessage.messages(in: unit).first(where: { $0.payloadType == PictureTiming.payloadType }) {
-                    current.pictureTimingPayload = timing.payload
+                    current.unit.pictureTimingPayload = timing.payload
                 }
             } catch {
-                current.problems.append(error)
+                current.unit.problems.append(error)
             }
         default:
             break
@@ -77,42 +74,32 @@ public struct AccessUnitAssembler {
             if unit.type.isSlice {
                 do {
                     let header = try SliceHeader(nalUnit: unit, parameterSets: parameterSets)
-                    if currentHasVCL {
+                    if current.hasVCL {
                         // After an unparsable slice only first_mb_in_slice == 0 can tell a new picture.
                         let isNew = lastSliceHeader.map { Self.startsNewPicture(header, after: $0) } ?? (header.firstMbInSlice == 0)
-                        if isNew { completed = takeCurrent() }
+                        if isNew { completed = current.take(parameterSets: parameterSets) }
                     }
                     // A second slice starting at the same macroblock of a primary picture is a duplicate
                     // (a repeated packet): report it; the decoder still gets it.
                     if header.redundantPicCnt == 0,
-                       current.slices.contains(where: { $0.header.firstMbInSlice == header.firstMbInSlice && $0.header.redundantPicCnt == 0 }) {
-                        current.problems.append(.malformedNALUnit(byteOffset: unit.offset,
+                       current.unit.slices.contains(where: { $0.header.firstMbInSlice == header.firstMbInSlice && $0.header.redundantPicCnt == 0 }) {
+                        current.unit.problems.append(.malformedNALUnit(byteOffset: unit.offset,
                                                                   reason: "slice starts at macroblock \(header.firstMbInSlice) again in the same picture (duplicated slice)"))
                     }
-                    current.slices.append(Slice(nalUnit: unit, header: header))
+                    current.unit.slices.append(CodedSlice(nalUnit: unit, header: header))
                     lastSliceHeader = header
                 } catch {
                     // Without a parsable header only first_mb_in_slice == 0 can tell a new picture.
-                    if currentHasVCL, Self.firstMbInSlice(unit) == 0 { completed = takeCurrent() }
-                    current.problems.append(error)
+                    if current.hasVCL, Self.firstMbInSlice(unit) == 0 { completed = current.take(parameterSets: parameterSets) }
+                    current.unit.problems.append(error)
                     lastSliceHeader = nil
                 }
             } else {
-                current.problems.append(.unsupported("slice data partitioning (NAL type \(type)) at byte \(unit.offset)"))
+                current.unit.problems.append(.unsupported("slice data partitioning (NAL type \(type)) at byte \(unit.offset)"))
             }
         }
-        if unit.type.isVCL { currentHasVCL = true }
-        current.nalUnits.append(unit)
-        current.parameterSets = parameterSets
+        current.append(unit, isVCL: unit.type.isVCL, parameterSets: parameterSets)
         return completed
-    }
-
-    private mutating func takeCurrent() -> AccessUnit {
-        let done = current
-        current = AccessUnit()
-        currentHasVCL = false
-        current.parameterSets = parameterSets
-        return done
     }
 
     private static func firstMbInSlice(_ unit: NALUnit) -> Int? {

@@ -6,6 +6,7 @@
 /// ``requiresNewDecoder(comparedTo:)`` tells whether a change needs a new decoder (size, profile,
 /// chroma format, bit depth or reference count differ) or only new parameter sets.
 public struct H264FormatDescription: CodecFormatDescription, Hashable {
+    public var videoCodec: VideoCodec { .h264 }
     public enum Codec: String, Hashable, Sendable { case h264 = "avc1" }
 
     public let codec: Codec

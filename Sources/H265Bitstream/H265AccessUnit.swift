@@ -1,13 +1,10 @@
 import NALStream
 
 /// One slice segment NAL unit and its parsed header.
-public struct H265SliceSegment: Hashable, Sendable {
-    public var nalUnit: NALUnit
-    public var header: H265SliceSegmentHeader
-}
+public typealias H265SliceSegment = CodedSlice<H265SliceSegmentHeader>
 
 /// The NAL units of one coded picture (7.4.2.4.4) with what the decoding process needs from them.
-public struct H265AccessUnit: Hashable, Sendable {
+public struct H265AccessUnit: CodedAccessUnit {
     public var nalUnits: [NALUnit] = []
     public var slices: [H265SliceSegment] = []
     /// Parameter sets in force for this access unit (those before and inside it).
@@ -20,9 +17,6 @@ public struct H265AccessUnit: Hashable, Sendable {
     public var endsSequence = false
 
     public init() {}
-
-    public var hasPicture: Bool { !slices.isEmpty }
-    public var offset: Int { nalUnits.first?.offset ?? 0 }
 }
 
 /// Groups H.265 NAL units into access units (7.4.2.4.4): an access unit ends before an AUD, VPS, SPS, PPS,
@@ -30,8 +24,7 @@ public struct H265AccessUnit: Hashable, Sendable {
 /// of a new picture (first_slice_segment_in_pic_flag 1).
 public struct H265AccessUnitAssembler {
     public private(set) var parameterSets = H265ParameterSets()
-    private var current = H265AccessUnit()
-    private var currentHasVCL = false
+    private var current = AccessUnitInProgress<H265AccessUnit>()
     private var lastIndependent: H265SliceSegmentHeader?
     private var reader = AnnexBStreamReader()
     /// NAL units of layers above the base layer were met (reported once).
@@ -47,10 +40,9 @@ public struct H265AccessUnitAssembler {
     /// Ends the stream: returns what is left.
     public mutating func finish() -> [H265AccessUnit] {
         var done = reader.finish().compactMap { push($0) }
-        if !current.nalUnits.isEmpty { done.append(current) }
-        current = H265AccessUnit()
-        current.parameterSets = parameterSets
-        currentHasVCL = false
+        if !current.unit.nalUnits.isEmpty { done.append(current.unit) }
+        current = AccessUnitInProgress()
+        current.unit.parameterSets = parameterSets
         lastIndependent = nil
         return done
     }
@@ -66,8 +58,8 @@ public struct H265AccessUnitAssembler {
     public mutating func push(_ unit: NALUnit) -> H265AccessUnit? {
         var completed: H265AccessUnit?
         do { try unit.checkH265Header() } catch {
-            current.problems.append(error)
-            current.nalUnits.append(unit)
+            current.unit.problems.append(error)
+            current.unit.nalUnits.append(unit)
             return nil
         }
         let header = unit.h265Header
@@ -76,60 +68,50 @@ public struct H265AccessUnitAssembler {
             // Multi-layer (SHVC, MV-HEVC) layers above the base are not decoded; they stay out of the picture.
             if !reportedLayers {
                 reportedLayers = true
-                current.problems.append(.unsupported("multi-layer stream: NAL units of layer \(header.layerID) (first at byte \(unit.offset)) are not decoded"))
+                current.unit.problems.append(.unsupported("multi-layer stream: NAL units of layer \(header.layerID) (first at byte \(unit.offset)) are not decoded"))
             }
             return nil
         }
-        if currentHasVCL && ((32...35).contains(type) || type == 39 || (41...44).contains(type) || (48...55).contains(type)) {
-            completed = take()
+        if current.hasVCL && ((32...35).contains(type) || type == 39 || (41...44).contains(type) || (48...55).contains(type)) {
+            completed = current.take(parameterSets: parameterSets)
         }
         switch header.type {
         case .vps, .sps, .pps:
-            do { try parameterSets.store(unit) } catch { current.problems.append(error) }
+            do { try parameterSets.store(unit) } catch { current.unit.problems.append(error) }
         case .prefixSEI, .suffixSEI:
             let chroma = parameterSets.sps.values.first?.chromaFormatIdc ?? 1
             if let messages = try? H265SEIMessage.messages(in: unit, chromaFormatIdc: chroma) {
-                for case let .recoveryPoint(count, _, _) in messages { current.recoveryPocCount = count }
+                for case let .recoveryPoint(count, _, _) in messages { current.unit.recoveryPocCount = count }
             }
         case .endOfSequence, .endOfBitstream:
-            current.endsSequence = true
+            current.unit.endsSequence = true
         default:
             break
         }
         if header.type.isVCL {
             if header.type.isKnownSlice {
                 let first = unit.bytes.count > 2 && unit.bytes[unit.bytes.startIndex + 2] & 0x80 != 0
-                if first && currentHasVCL { completed = take() }
+                if first && current.hasVCL { completed = current.take(parameterSets: parameterSets) }
                 do {
                     let slice = try H265SliceSegmentHeader(nalUnit: unit, parameterSets: parameterSets,
                                                            independent: first ? nil : lastIndependent)
                     if !slice.dependentSliceSegmentFlag { lastIndependent = slice }
-                    if !first && current.slices.isEmpty {
-                        current.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: "slice segment at CTB \(slice.sliceSegmentAddress) without the start of its picture"))
-                    } else if current.slices.contains(where: { $0.header.sliceSegmentAddress == slice.sliceSegmentAddress }) {
-                        current.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: "slice segment starts at CTB \(slice.sliceSegmentAddress) again in the same picture (duplicated slice)"))
+                    if !first && current.unit.slices.isEmpty {
+                        current.unit.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: "slice segment at CTB \(slice.sliceSegmentAddress) without the start of its picture"))
+                    } else if current.unit.slices.contains(where: { $0.header.sliceSegmentAddress == slice.sliceSegmentAddress }) {
+                        current.unit.problems.append(.malformedNALUnit(byteOffset: unit.offset, reason: "slice segment starts at CTB \(slice.sliceSegmentAddress) again in the same picture (duplicated slice)"))
                     } else {
-                        current.slices.append(H265SliceSegment(nalUnit: unit, header: slice))
+                        current.unit.slices.append(H265SliceSegment(nalUnit: unit, header: slice))
                     }
                 } catch {
-                    current.problems.append(error.locatedInNALUnit(at: unit.offset))
+                    current.unit.problems.append(error.locatedInNALUnit(at: unit.offset))
                     if first { lastIndependent = nil }
                 }
             } else {
-                current.problems.append(.unsupported("reserved VCL NAL unit type \(type) at byte \(unit.offset)"))
+                current.unit.problems.append(.unsupported("reserved VCL NAL unit type \(type) at byte \(unit.offset)"))
             }
-            currentHasVCL = true
         }
-        current.nalUnits.append(unit)
-        current.parameterSets = parameterSets
+        current.append(unit, isVCL: header.type.isVCL, parameterSets: parameterSets)
         return completed
-    }
-
-    private mutating func take() -> H265AccessUnit {
-        let done = current
-        current = H265AccessUnit()
-        current.parameterSets = parameterSets
-        currentHasVCL = false
-        return done
     }
 }

@@ -4,6 +4,7 @@ import NALStream
 /// made with CMVideoFormatDescriptionCreateFromHEVCParameterSets): sizes, profile, level, the VPS/SPS/PPS
 /// and how samples frame their NAL units.
 public struct H265FormatDescription: CodecFormatDescription, Hashable {
+    public var videoCodec: VideoCodec { .h265 }
     public let videoParameterSets: [NALUnit]
     public let sequenceParameterSets: [NALUnit]
     public let pictureParameterSets: [NALUnit]

@@ -7,5 +7,10 @@ public struct H265CodingStatistics: Sendable, Equatable {
     public var amvpCUs = 0
     /// Inter CUs predicted from both lists.
     public var biPredictedCUs = 0
+    /// SAO: colour components of CTBs given band or edge offsets of their own, and CTBs that merged theirs
+    /// from the CTB to the left or above.
+    public var saoBandComponents = 0
+    public var saoEdgeComponents = 0
+    public var saoMergedCTBs = 0
     public init() {}
 }

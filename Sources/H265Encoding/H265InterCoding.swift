@@ -18,12 +18,13 @@ extension H265PictureCoder {
         // Merge candidates.
         var best: InterChoice?
         let merge = mergeCandidates(x0, y0, size: n)
-        // Ranked by a bilinear SAD estimate (bi-predicted ones by their real prediction); the best two costed exactly.
+        // Ranked by a bilinear SAD estimate (bi-predicted ones by their real prediction, unless both lists name
+        // the same picture with the same vector, which predicts as one list does); the best two costed exactly.
         var ranked: [(index: Int, estimate: Double)] = []
         for (i, candidate) in merge.enumerated() where !merge[..<i].contains(where: { $0.sameMotion(candidate) }) {
             let estimate: Double
-            if candidate.interDir == 3 {
-                estimate = Double(lumaCost(x0, y0, n: n, motion: candidate))
+            if candidate.interDir == 3 && !isRepeatedList(candidate) {
+                estimate = Double(bilinearBiSAD(x0, y0, n: n, motion: candidate) ?? lumaCost(x0, y0, n: n, motion: candidate))
             } else {
                 let list = candidate.predL0 ? 0 : 1
                 let mv = list == 0 ? (candidate.mv0x, candidate.mv0y) : (candidate.mv1x, candidate.mv1y)
@@ -44,14 +45,23 @@ extension H265PictureCoder {
         }
         // AMVP with a motion search in each list, and their average in B slices.
         var uni: [InterChoice?] = [nil, nil]
+        // The vectors found in list 0 by reference POC, with their SATD: a list-1 entry naming the same
+        // picture (low-delay B, where L1 repeats L0) takes the vector instead of searching again.
+        var found: [(poc: Int, mv: (Int32, Int32), satd: Int)] = []
         for list in 0..<(sliceType == .b ? 2 : 1) {
             for refIdx in 0..<numRefIdxActive[list] {
                 let predictors = amvpCandidates(x0, y0, size: n, list: list, refIdx: refIdx)
-                let (mv, cost) = searchMotion(x0, y0, n: n, list: list, refIdx: refIdx, predictors: predictors)
+                let poc = refPocs[list][refIdx]
+                let known = list == 1 ? found.first(where: { $0.poc == poc }) : nil
+                let mv = known?.mv ?? searchMotion(x0, y0, n: n, list: list, refIdx: refIdx, predictors: predictors)
                 var m = H265Motion()
                 if list == 0 { m.interDir = 1; m.mv0x = mv.0; m.mv0y = mv.1; m.refIdx0 = Int8(refIdx) } else {
                     m.interDir = 2; m.mv1x = mv.0; m.mv1y = mv.1; m.refIdx1 = Int8(refIdx)
                 }
+                // The chosen vector's real prediction, costed as the other candidates are.
+                let satd = known?.satd ?? lumaCost(x0, y0, n: n, motion: m)
+                if list == 0 { found.append((poc, mv, satd)) }
+                let cost = Double(satd) + lambda * Self.mvdBits(mv, predictors: predictors)
                 let mvp = Self.closest(predictors, to: mv)
                 let total = cost + lambda * Double(refIdx + 1)
                 if total < (uni[list]?.cost ?? .infinity) {
@@ -60,7 +70,10 @@ extension H265PictureCoder {
             }
         }
         for case let choice? in uni where choice.cost < (best?.cost ?? .infinity) { best = choice }
-        if sliceType == .b, let l0 = uni[0], let l1 = uni[1] {
+        // Bi-prediction, unless both lists name the same picture with the same vector (it would equal either).
+        if sliceType == .b, let l0 = uni[0], let l1 = uni[1],
+           refPocs[0][Int(l0.motion.refIdx0)] != refPocs[1][Int(l1.motion.refIdx1)]
+            || l0.motion.mv0x != l1.motion.mv1x || l0.motion.mv0y != l1.motion.mv1y {
             var m = l0.motion
             m.interDir = 3
             m.mv1x = l1.motion.mv1x; m.mv1y = l1.motion.mv1y; m.refIdx1 = l1.motion.refIdx1
@@ -94,14 +107,23 @@ extension H265PictureCoder {
 
     func mvBits(_ c: InterChoice) -> Double { 6 }
 
-    /// Whether a CU of 2^log2 at (x0, y0) should stay whole: a merge candidate predicts it to noise level.
-    func mergeSuffices(_ x0: Int, _ y0: Int, log2: Int) -> Bool {
+    /// Whether a CU of 2^log2 at (x0, y0) should stay whole: the first merge candidate predicts it to noise level.
+    mutating func mergeSuffices(_ x0: Int, _ y0: Int, log2: Int) -> Bool {
         let n = 1 << log2
-        let merge = mergeCandidates(x0, y0, size: n)
-        for (i, candidate) in merge.prefix(2).enumerated() where i == 0 || !merge[0].sameMotion(candidate) {
-            if lumaCost(x0, y0, n: n, motion: candidate) < n * n { return true }
-        }
-        return false
+        guard let first = mergeCandidates(x0, y0, size: n).first else { return false }
+        return lumaCost(x0, y0, n: n, motion: first) < n * n
+    }
+
+    /// A bi-predicted motion whose lists name the same picture with the same vector: it predicts as list 0 alone.
+    func isRepeatedList(_ m: H265Motion) -> Bool {
+        m.interDir == 3 && m.mv0x == m.mv1x && m.mv0y == m.mv1y && refPocs[0][Int(m.refIdx0)] == refPocs[1][Int(m.refIdx1)]
+    }
+
+    /// An estimate of the bits of the MVD of `mv` from the nearer predictor.
+    static func mvdBits(_ mv: (Int32, Int32), predictors: [(Int32, Int32)]) -> Double {
+        let p = predictors[closest(predictors, to: mv)]
+        func bits(_ d: Int32) -> Double { d == 0 ? 1 : 2 * Double(Int(abs(d)).bitWidth - Int(abs(d)).leadingZeroBitCount) + 2 }
+        return bits(mv.0 - p.0) + bits(mv.1 - p.1)
     }
 
     /// The index of the predictor nearest `mv` (fewest MVD bits).
@@ -115,7 +137,7 @@ extension H265PictureCoder {
         markCU(x0, y0, size: n, depth: depth, isIntra: false, isSkip: false)
         // Prediction of the whole CU, then the residual tree on it.
         interOrigin = (x0, y0, n)
-        interPrediction = [predict(x0, y0, w: n, h: n, motion: choice.motion, cIdx: 0),
+        interPrediction = [predictionCache.find(x0, y0, n: n, motion: choice.motion)?.luma ?? predict(x0, y0, w: n, h: n, motion: choice.motion, cIdx: 0),
                            predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 1),
                            predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 2)]
         var tree = TransformNode()
@@ -190,16 +212,20 @@ extension H265PictureCoder {
         return first
     }
 
-    /// SATD of the luma prediction with `motion` against the source.
-    func lumaCost(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int {
-        satd(x0, y0, n: n, pred: predict(x0, y0, w: n, h: n, motion: m, cIdx: 0))
+    /// SATD of the luma prediction with `motion` against the source (kept in ``predictionCache``).
+    mutating func lumaCost(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int {
+        if let kept = predictionCache.find(x0, y0, n: n, motion: m) { return kept.cost }
+        let pred = predict(x0, y0, w: n, h: n, motion: m, cIdx: 0)
+        let cost = satd(x0, y0, n: n, pred: pred)
+        predictionCache.insert(x0, y0, n: n, motion: m, cost: cost, luma: pred)
+        return cost
     }
 
     // MARK: Motion search
 
     /// Integer search (a diamond from the best predictor), then half- and quarter-sample refinement.
-    /// Returns the vector (quarter samples) and its SATD + MVD rate cost.
-    func searchMotion(_ x0: Int, _ y0: Int, n: Int, list: Int, refIdx: Int, predictors: [(Int32, Int32)]) -> ((Int32, Int32), Double) {
+    /// Returns the vector (quarter samples).
+    func searchMotion(_ x0: Int, _ y0: Int, n: Int, list: Int, refIdx: Int, predictors: [(Int32, Int32)]) -> (Int32, Int32) {
         let ref = references[list][refIdx].picture.luma
         let lambda = self.lambda
         let range = 64
@@ -211,6 +237,9 @@ extension H265PictureCoder {
                 ref.withUnsafeBufferPointer { r in
                     var total: Int32 = 0
                     let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n <= width && y0 + iy + n <= height
+                    if inside, n % 8 == 0, let s = src.baseAddress, let rb = r.baseAddress {
+                        return Int(H265Distortion.sad(s + y0 * width + x0, width, rb + (y0 + iy) * width + x0 + ix, width, w: n, h: n, bound: bound))
+                    }
                     for j in 0..<n {
                         let row = (y0 + j) * width + x0
                         if inside {
@@ -229,11 +258,7 @@ extension H265PictureCoder {
                 }
             }
         }
-        func rate(_ mv: (Int32, Int32)) -> Double {
-            let p = predictors[Self.closest(predictors, to: mv)]
-            func bits(_ d: Int32) -> Double { d == 0 ? 1 : 2 * Double(Int(abs(d)).bitWidth - Int(abs(d)).leadingZeroBitCount) + 2 }
-            return bits(mv.0 - p.0) + bits(mv.1 - p.1)
-        }
+        func rate(_ mv: (Int32, Int32)) -> Double { Self.mvdBits(mv, predictors: predictors) }
         // Integer start: the better of the predictors (rounded) and zero.
         var bestX = 0, bestY = 0
         var bestCost = Double.infinity
@@ -242,7 +267,8 @@ extension H265PictureCoder {
             let c = Double(sad(ix, iy)) + lambda * rate((Int32(ix * 4), Int32(iy * 4)))
             if c < bestCost { bestCost = c; bestX = ix; bestY = iy }
         }
-        var step = 8
+        // A start that already costs under 4 per sample is refined by the smallest diamond alone.
+        var step = bestCost < Double(n * n) * 4 ? 1 : 8
         while step >= 1 {
             var moved = true
             var rounds = 0
@@ -280,12 +306,26 @@ extension H265PictureCoder {
                 if c < bestFractional { bestFractional = c; best = mv }
             }
         }
-        // The chosen vector's real prediction, costed as the other candidates are.
-        var m = H265Motion()
-        if list == 0 { m.interDir = 1; m.mv0x = best.0; m.mv0y = best.1; m.refIdx0 = Int8(refIdx) } else {
-            m.interDir = 2; m.mv1x = best.0; m.mv1y = best.1; m.refIdx1 = Int8(refIdx)
+        return best
+    }
+
+    /// SAD of the source against the average of the bilinear estimates of a bi-predicted motion's two
+    /// references; nil unless both blocks (with one more column and row) lie inside the picture.
+    func bilinearBiSAD(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int? {
+        let width = self.width, height = self.height
+        let x0a = x0 + Int(m.mv0x >> 2), y0a = y0 + Int(m.mv0y >> 2), x1a = x0 + Int(m.mv1x >> 2), y1a = y0 + Int(m.mv1y >> 2)
+        guard n % 8 == 0, x0a >= 0, y0a >= 0, x1a >= 0, y1a >= 0, x0a + n + 1 <= width, x1a + n + 1 <= width,
+              y0a + n + 1 <= height, y1a + n + 1 <= height else { return nil }
+        let ref0 = references[0][Int(m.refIdx0)].picture.luma, ref1 = references[1][Int(m.refIdx1)].picture.luma
+        return source.luma.withUnsafeBufferPointer { src in
+            ref0.withUnsafeBufferPointer { r0 in
+                ref1.withUnsafeBufferPointer { r1 in
+                    guard let s = src.baseAddress, let a = r0.baseAddress, let b = r1.baseAddress else { return nil }
+                    return Int(H265Distortion.bilinearBiSAD(s + y0 * width + x0, width, a + y0a * width + x0a, fx0: Int(m.mv0x & 3), fy0: Int(m.mv0y & 3),
+                                                            b + y1a * width + x1a, fx1: Int(m.mv1x & 3), fy1: Int(m.mv1y & 3), width, w: n, h: n))
+                }
+            }
         }
-        return (best, Double(lumaCost(x0, y0, n: n, motion: m)) + lambda * rate(best))
     }
 
     /// SAD of the source against a bilinear estimate of the reference at quarter-sample vector `mv`; a partial
@@ -300,6 +340,10 @@ extension H265PictureCoder {
             ref.withUnsafeBufferPointer { r in
                 var total: Int32 = 0
                 let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n + 1 <= width && y0 + iy + n + 1 <= height
+                if inside, n % 8 == 0, let s = src.baseAddress, let rb = r.baseAddress {
+                    return Int(H265Distortion.bilinearSAD(s + y0 * width + x0, width, rb + (y0 + iy) * width + x0 + ix, width,
+                                                          fx: Int(fx), fy: Int(fy), w: n, h: n, bound: bound))
+                }
                 for j in 0..<n {
                     let row = (y0 + j) * width + x0
                     if inside {

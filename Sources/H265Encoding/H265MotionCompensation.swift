@@ -22,6 +22,35 @@ enum H265MotionCompensation {
             }
             return sum
         }
+
+        /// The same sum for eight neighbouring outputs at once.
+        @inline(__always) func apply8(_ s: UnsafePointer<UInt16>, _ step: Int, luma: Bool) -> SIMD8<Int32> {
+            var sum = widen(s) &* f0 &+ widen(s + step) &* f1 &+ widen(s + 2 * step) &* f2 &+ widen(s + 3 * step) &* f3
+            if luma {
+                sum &+= widen(s + 4 * step) &* f4 &+ widen(s + 5 * step) &* f5 &+ widen(s + 6 * step) &* f6 &+ widen(s + 7 * step) &* f7
+            }
+            return sum
+        }
+
+        @inline(__always) func apply8(_ s: UnsafePointer<Int32>, _ step: Int, luma: Bool) -> SIMD8<Int32> {
+            var sum = load(s) &* f0 &+ load(s + step) &* f1 &+ load(s + 2 * step) &* f2 &+ load(s + 3 * step) &* f3
+            if luma {
+                sum &+= load(s + 4 * step) &* f4 &+ load(s + 5 * step) &* f5 &+ load(s + 6 * step) &* f6 &+ load(s + 7 * step) &* f7
+            }
+            return sum
+        }
+    }
+
+    @inline(__always) static func widen(_ p: UnsafePointer<UInt16>) -> SIMD8<Int32> {
+        SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self))
+    }
+
+    @inline(__always) static func load(_ p: UnsafePointer<Int32>) -> SIMD8<Int32> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self)
+    }
+
+    @inline(__always) static func store(_ v: SIMD8<Int32>, _ p: UnsafeMutablePointer<Int32>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Int32>.self)
     }
 
     /// The intermediate prediction (14-bit) of a w x h block of `plane` (pw x ph) at integer position
@@ -62,6 +91,10 @@ enum H265MotionCompensation {
         let half = luma ? 3 : 1
         let bh = h + taps - 1
         let shift1 = Int32(min(4, bitDepth - 8)), shift3 = Int32(max(2, 14 - bitDepth))
+        if w % 8 == 0 {
+            interpolate8(win, stride: bw, fx: fx, fy: fy, w: w, h: h, luma: luma, shift1: shift1, shift3: shift3, into: o)
+            return
+        }
         if fx == 0 && fy == 0 {
             for j in 0..<h {
                 let row = win + (j + half) * bw + half
@@ -97,6 +130,46 @@ enum H265MotionCompensation {
         }
     }
 
+    /// ``interpolate(_:stride:fx:fy:w:h:luma:bitDepth:into:)`` eight outputs at a time, for w a multiple of 8.
+    private static func interpolate8(_ win: UnsafePointer<UInt16>, stride bw: Int, fx: Int, fy: Int, w: Int, h: Int, luma: Bool,
+                                     shift1: Int32, shift3: Int32, into o: UnsafeMutablePointer<Int32>) {
+        let half = luma ? 3 : 1
+        let bh = h + (luma ? 7 : 3)
+        if fx == 0 && fy == 0 {
+            for j in 0..<h {
+                let row = win + (j + half) * bw + half
+                for i in stride(from: 0, to: w, by: 8) { store(widen(row + i) &<< shift3, o + j * w + i) }
+            }
+            return
+        }
+        let fX = Taps(fx == 0 ? lumaFilter[1] : (luma ? lumaFilter[fx - 1] : chromaFilter[fx - 1]))
+        let fY = Taps(fy == 0 ? lumaFilter[1] : (luma ? lumaFilter[fy - 1] : chromaFilter[fy - 1]))
+        if fy == 0 {
+            for j in 0..<h {
+                let row = win + (j + half) * bw
+                for i in stride(from: 0, to: w, by: 8) { store(fX.apply8(row + i, 1, luma: luma) &>> shift1, o + j * w + i) }
+            }
+            return
+        }
+        if fx == 0 {
+            for j in 0..<h {
+                let row = win + j * bw + half
+                for i in stride(from: 0, to: w, by: 8) { store(fY.apply8(row + i, bw, luma: luma) &>> shift1, o + j * w + i) }
+            }
+            return
+        }
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: bh * w) { temp in
+            guard let t = temp.baseAddress else { return }
+            for r in 0..<bh {
+                let row = win + r * bw
+                for i in stride(from: 0, to: w, by: 8) { store(fX.apply8(row + i, 1, luma: luma) &>> shift1, t + r * w + i) }
+            }
+            for j in 0..<h {
+                for i in stride(from: 0, to: w, by: 8) { store(fY.apply8(UnsafePointer(t + j * w + i), w, luma: luma) &>> 6, o + j * w + i) }
+            }
+        }
+    }
+
     /// Default weighted prediction: one list, or the average of two, back to sample values, in place of `p0`.
     static func weighted(_ p0: inout [Int32], _ p1: [Int32]?, count: Int, bitDepth: Int) {
         let maxValue = Int32((1 << bitDepth) - 1)
@@ -104,11 +177,11 @@ enum H265MotionCompensation {
             if let p1 {
                 let shift = Int32(15 - bitDepth), offset = Int32(1) << (shift - 1)
                 p1.withUnsafeBufferPointer { b in
-                    for i in 0..<count { o[i] = min(max((o[i] + b[i] + offset) >> shift, 0), maxValue) }
+                    for i in 0..<count { o[i] = min(max((o[i] &+ b[i] &+ offset) &>> shift, 0), maxValue) }
                 }
             } else {
                 let shift = Int32(14 - bitDepth), offset = Int32(1) << (shift - 1)
-                for i in 0..<count { o[i] = min(max((o[i] + offset) >> shift, 0), maxValue) }
+                for i in 0..<count { o[i] = min(max((o[i] &+ offset) &>> shift, 0), maxValue) }
             }
         }
     }

@@ -48,6 +48,8 @@ struct H265PictureCoder {
     var interOrigin = (x: 0, y: 0, size: 0)
     /// A luma mode already chosen for the next intra CU (by the inter/intra decision).
     var chosenIntraMode: Int?
+    /// The luma predictions the mode decision has costed lately, reused when the CU is coded.
+    var predictionCache = H265PredictionCache()
     var statistics = H265CodingStatistics()
 
     // Slice state.
@@ -57,6 +59,9 @@ struct H265PictureCoder {
     var cbQpOffset = 0, crQpOffset = 0
     var isCuQpDeltaCoded = false
     var writer = H265SyntaxWriter()
+    /// Slices whose sao() waits for the deblocked picture (see H265SAOStage.swift).
+    var deferredSlices: [H265DeferredSlice] = []
+    var saoLambdaScale = 1.0
 
     init(request: H265EncodeRequest) {
         sps = request.sps
@@ -114,7 +119,8 @@ struct H265PictureCoder {
 
     // MARK: Slices
 
-    /// Codes one slice segment; returns its NAL unit (2-byte header + escaped payload).
+    /// Codes one slice segment; returns its NAL unit (2-byte header + escaped payload), or nothing yet when the
+    /// slice codes SAO (``sampleAdaptiveOffset(into:)`` writes it).
     mutating func codeSlice(_ request: H265SliceRequest, index: Int) -> [UInt8] {
         let header = request.header
         sliceIndex = index
@@ -122,8 +128,10 @@ struct H265PictureCoder {
         sliceQP = 26 + pps.initQpMinus26 + header.qpDelta
         cbQpOffset = pps.cbQpOffset + header.cbQpOffset
         crQpOffset = pps.crQpOffset + header.crQpOffset
+        let (saoLuma, saoChroma) = H265DeferredSlice.saoFlags(header, sps: sps)
         deblockControls.append(.init(disabled: header.deblockingFilterDisabledFlag, betaOffsetDiv2: header.betaOffsetDiv2,
-                                     tcOffsetDiv2: header.tcOffsetDiv2, acrossSlices: header.loopFilterAcrossSlicesEnabledFlag))
+                                     tcOffsetDiv2: header.tcOffsetDiv2,
+                                     acrossSlices: H265DeferredSlice.acrossSlices(header, pps: pps, sao: saoLuma || saoChroma)))
         let initType: Int
         switch header.sliceType {
         case .i: initType = 0
@@ -132,6 +140,7 @@ struct H265PictureCoder {
         }
         writer = H265SyntaxWriter()
         writer.initialiseContexts(initType: initType, sliceQP: sliceQP)
+        writer.recording = saoLuma || saoChroma
         sliceTMVP = header.temporalMvpEnabledFlag && header.sliceType != .i
         collocatedFromL0 = header.sliceType == .b ? header.collocatedFromL0Flag : true
         maxNumMergeCand = 5 - header.fiveMinusMaxNumMergeCand
@@ -146,14 +155,10 @@ struct H265PictureCoder {
         }
         let first = header.sliceSegmentAddress, end = first + request.ctbCount
         for addr in first..<end { sliceOfCtb[addr] = index }
+        var ctbBins: [Int] = []
         for addr in first..<end {
             let x0 = (addr % ctbWidth) << log2Ctb, y0 = (addr / ctbWidth) << log2Ctb
-            if header.saoLumaFlag || header.saoChromaFlag {
-                let left = x0 > 0 && sliceOfCtb[addr - 1] == index
-                let up = y0 > 0 && sliceOfCtb[addr - ctbWidth] == index
-                writer.saoOff(mergeLeftPossible: left, mergeUpPossible: up, luma: header.saoLumaFlag,
-                              chroma: header.saoChromaFlag && sps.chromaArrayType != 0)
-            }
+            ctbBins.append(writer.recorded.count)
             codingQuadtree(x0, y0, log2: log2Ctb, depth: 0)
             writer.endOfSliceSegment(addr == end - 1)
         }
@@ -162,6 +167,12 @@ struct H265PictureCoder {
             headerBytes = Array(packed.bytes.prefix((packed.bitLength + 7) / 8))
         } else {
             headerBytes = header.headerBytes(sps: sps, pps: pps)
+        }
+        if writer.recording {
+            deferredSlices.append(H265DeferredSlice(index: index, headerBytes: headerBytes, initType: initType, sliceQP: sliceQP,
+                                                    ctbs: first..<end, luma: saoLuma, chroma: saoChroma,
+                                                    bins: writer.recorded, ctbBins: ctbBins))
+            return []
         }
         return Array(headerBytes.prefix(2)) + EmulationPrevention.insert(Array(headerBytes.dropFirst(2)) + writer.engine.bytes)
     }
@@ -192,8 +203,8 @@ struct H265PictureCoder {
     }
 
     /// The CU size the encoder wants here: 16x16 (within the SPS's limits), or 32x32 in P and B slices where
-    /// a merge candidate already predicts the whole block well.
-    func targetCULog2(_ x0: Int, _ y0: Int, log2: Int) -> Int {
+    /// the first merge candidate already predicts the whole block well.
+    mutating func targetCULog2(_ x0: Int, _ y0: Int, log2: Int) -> Int {
         let base = min(max(4, minCbLog2), log2Ctb)
         if sliceType != .i && log2 == 5 && base < 5 && mergeSuffices(x0, y0, log2: 5) { return 5 }
         return base
@@ -258,7 +269,7 @@ struct H265PictureCoder {
         if sps.pcmEnabledFlag {
             let minPcm = sps.log2MinPcmLumaCodingBlockSizeMinus3 + 3
             let maxPcm = minPcm + sps.log2DiffMaxMinPcmLumaCodingBlockSize
-            if log2 >= minPcm && log2 <= maxPcm { writer.engine.encodeTerminate(false) }
+            if log2 >= minPcm && log2 <= maxPcm { writer.terminate(false) }
         }
         let candidates = mostProbableModes(x0, y0)
         let mode = chosenIntraMode ?? chooseLumaMode(x0, y0, log2: min(log2, maxTbLog2), candidates: candidates).mode
@@ -298,7 +309,8 @@ struct H265PictureCoder {
         }
         let coarse = sliceType == .i ? [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] : [0, 1, 10, 26]
         for m in coarse + candidates { consider(m) }
-        if best >= 2 {
+        // Inter slices (where intra rarely wins) keep the coarse choice; I slices refine an angular one.
+        if best >= 2 && sliceType == .i {
             let centre = best
             for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
         }
@@ -321,6 +333,9 @@ struct H265PictureCoder {
         let width = self.width
         return source.luma.withUnsafeBufferPointer { src in
             pred.withUnsafeBufferPointer { p in
+                if n % 8 == 0, let s = src.baseAddress, let q = p.baseAddress {
+                    return Int(H265Distortion.hadamardSum(s + y0 * width + x0, width, q, w: n)) / 2
+                }
                 var total: Int32 = 0
                 @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
                     let d0 = Int32(src[s]) &- p[q], d1 = Int32(src[s + 1]) &- p[q + 1]
@@ -474,7 +489,7 @@ struct H265PictureCoder {
                         for i in 0..<n {
                             let v = Int32(s[row + i]) &- p[j * n + i]
                             r[j * n + i] = v
-                            sum &+= abs(v)
+                            sum &+= Self.magnitude(v)
                         }
                     }
                     sumOfMagnitudes = Int(sum)

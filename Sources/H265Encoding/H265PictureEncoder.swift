@@ -3,14 +3,19 @@ import H265Bitstream
 /// vtksoft's H.265 encoder engine: codes one picture as the request describes (slice segments, QP, lists,
 /// headers) and rebuilds it exactly as a decoder would, in-loop filters included.
 public struct H265PictureEncoder {
+    /// Scales the λ of the SAO decision (1: the engine's); tests lower it to see every kind of sao() syntax.
+    var saoLambdaScale = 1.0
+
     public init() {}
 
     public mutating func encode(_ request: H265EncodeRequest) throws(H265EncodingError) -> H265EncodedPicture {
         try Self.validate(request)
         var coder = H265PictureCoder(request: request)
+        coder.saoLambdaScale = saoLambdaScale
         var units: [[UInt8]] = []
         for (i, slice) in request.slices.enumerated() { units.append(coder.codeSlice(slice, index: i)) }
         coder.deblock()
+        coder.sampleAdaptiveOffset(into: &units)
         var reconstruction = coder.recon
         reconstruction.motion = coder.motionField
         var coded = H265EncodedPicture(sliceNALUnits: units, reconstruction: reconstruction)

@@ -18,19 +18,80 @@ struct H265SyntaxWriter {
         engine.initialise()
     }
 
-    @inline(__always) mutating func bin(_ b: Bool, _ ctx: Int) { engine.encodeDecision(b, ctx) }
-    @inline(__always) mutating func bypass(_ b: Bool) { engine.encodeBypass(b) }
-    @inline(__always) mutating func bypassBits(_ value: Int, _ count: Int) { engine.encodeBypassBits(UInt32(value), count: count) }
+    /// While true, bins are kept in ``recorded`` instead of being coded: a slice whose sao() syntax is decided
+    /// after its CTBs are coded records them, then ``replay(_:)``s them after each CTB's sao() (the sao
+    /// contexts are no other element's, so the other bins code the same either way).
+    var recording = false
+    /// Recorded bins: bits 0-1 the kind (0 context-coded, 1 bypass, 2 bypass bits, 3 terminate); bit 2 the bin;
+    /// context-coded: ctxIdx from bit 3; bypass bits: the count in bits 2-7, the value from bit 8.
+    var recorded: [UInt64] = []
+
+    @inline(__always) mutating func bin(_ b: Bool, _ ctx: Int) {
+        if recording { recorded.append(UInt64(ctx) << 3 | (b ? 4 : 0)); return }
+        engine.encodeDecision(b, ctx)
+    }
+    @inline(__always) mutating func bypass(_ b: Bool) {
+        if recording { recorded.append(b ? 5 : 1); return }
+        engine.encodeBypass(b)
+    }
+    @inline(__always) mutating func bypassBits(_ value: Int, _ count: Int) {
+        if recording { recorded.append(UInt64(truncatingIfNeeded: value) << 8 | UInt64(count) << 2 | 2); return }
+        engine.encodeBypassBits(UInt32(value), count: count)
+    }
+    /// A terminate bin: end_of_slice_segment_flag, pcm_flag.
+    mutating func terminate(_ b: Bool) {
+        if recording { recorded.append(b ? 7 : 3); return }
+        engine.encodeTerminate(b)
+    }
+
+    /// Codes recorded bins.
+    mutating func replay(_ bins: ArraySlice<UInt64>) {
+        for e in bins {
+            switch e & 3 {
+            case 0: engine.encodeDecision(e & 4 != 0, Int(e >> 3))
+            case 1: engine.encodeBypass(e & 4 != 0)
+            case 2: engine.encodeBypassBits(UInt32(truncatingIfNeeded: e >> 8), count: Int((e >> 2) & 63))
+            default: engine.encodeTerminate(e & 4 != 0)
+            }
+        }
+    }
 
     /// end_of_slice_segment_flag (terminate bin; 1 flushes and ends the arithmetic code).
-    mutating func endOfSliceSegment(_ last: Bool) { engine.encodeTerminate(last) }
+    mutating func endOfSliceSegment(_ last: Bool) { terminate(last) }
 
-    /// sao() for a CTB that applies no offset: merge flags 0 where present, SaoTypeIdx 0 (7.3.8.3).
-    mutating func saoOff(mergeLeftPossible: Bool, mergeUpPossible: Bool, luma: Bool, chroma: Bool) {
-        if mergeLeftPossible { bin(false, H265Context.saoMergeFlag) }
-        if mergeUpPossible { bin(false, H265Context.saoMergeFlag) }
-        if luma { bin(false, H265Context.saoTypeIdx) }
-        if chroma { bin(false, H265Context.saoTypeIdx) }
+    /// sao() (7.3.8.3): the merge flags where sao() has them, then, unless merged, each enabled component's
+    /// SaoTypeIdx (TR cMax 2, first bin context-coded, Cr's taken from Cb), offsets (TR, bypass), signs and
+    /// band position, or edge class (9.3.3, 9.3.4.2).
+    mutating func sao(_ syntax: H265SAOSyntax, mergeLeftPossible: Bool, mergeUpPossible: Bool, luma: Bool, chroma: Bool, bitDepth: Int) {
+        if mergeLeftPossible {
+            bin(syntax == .mergeLeft, H265Context.saoMergeFlag)
+            if syntax == .mergeLeft { return }
+        }
+        if mergeUpPossible {
+            bin(syntax == .mergeUp, H265Context.saoMergeFlag)
+            if syntax == .mergeUp { return }
+        }
+        guard case .new(let parameters) = syntax else { return }
+        let cMax = H265SAOParameters.maxOffset(bitDepth: bitDepth)
+        for cIdx in 0..<3 where cIdx == 0 ? luma : chroma {
+            let c = parameters.components[cIdx]
+            if cIdx < 2 {
+                bin(c.kind != .off, H265Context.saoTypeIdx)
+                if c.kind != .off { bypass(c.kind == .edge) }
+            }
+            guard c.kind != .off else { continue }
+            for o in c.offsets {
+                let a = abs(o)
+                for _ in 0..<a { bypass(true) }
+                if a < cMax { bypass(false) }
+            }
+            if c.kind == .band {
+                for o in c.offsets where o != 0 { bypass(o < 0) }
+                bypassBits(c.bandPosition, 5)
+            } else if cIdx < 2 {
+                bypassBits(c.eoClass, 2)
+            }
+        }
     }
 
     mutating func splitCUFlag(_ split: Bool, ctxInc: Int) { bin(split, H265Context.splitCUFlag + ctxInc) }

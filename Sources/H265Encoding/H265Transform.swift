@@ -47,9 +47,9 @@ enum H265Transform {
         let bdShift = bitDepth + log2 - 5
         let scale = Int64(levelScale[qp % 6] << Int32(qp / 6))
         let add = Int64(1) << Int64(bdShift - 1)
-        let shift2 = Int64(20 - bitDepth)
-        let add2 = Int64(1) << (shift2 - 1)
-        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 3 * 1024 + 64) { scratch in
+        let shift2 = Int32(20 - bitDepth)
+        let add2 = Int32(1) << (shift2 - 1)
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024 + 64) { scratch in
             guard let base = scratch.baseAddress else { return }
             let d = base, g = base + 1024, line = base + 2048, out = base + 2048 + 32, tmp = base + 2048 + 64
             // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
@@ -59,7 +59,7 @@ enum H265Transform {
                     for x in 0..<n {
                         let level = cc[k * n + x]
                         if level == 0 { d[k * n + x] = 0; continue }
-                        d[k * n + x] = min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767)
+                        d[k * n + x] = Int32(min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767))
                         rows = k + 1
                         columns = max(columns, x + 1)
                     }
@@ -68,6 +68,10 @@ enum H265Transform {
             r.withUnsafeMutableBufferPointer { rr in
                 if rows == 0 {
                     for i in 0..<(n * n) { rr[i] = 0 }
+                    return
+                }
+                if n >= 8 && !useDST, let rb = rr.baseAddress {
+                    inverse8(d, rows: rows, columns: columns, n: n, shift2: shift2, into: rb, g: g)
                     return
                 }
                 flat32.withUnsafeBufferPointer { mp in
@@ -80,28 +84,28 @@ enum H265Transform {
                         }
                         if useDST {
                             for y in 0..<4 {
-                                var sum: Int64 = 0
-                                for k in 0..<4 { sum += Int64(dst[k * 4 + y]) * d[k * 4 + x] }
+                                var sum: Int32 = 0
+                                for k in 0..<4 { sum &+= dst[k * 4 + y] &* d[k * 4 + x] }
                                 out[y] = sum
                             }
                         } else {
                             inverseButterfly(d + x, stride: n, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
                         }
-                        for y in 0..<n { g[y * n + x] = min(max((out[y] + 64) >> 7, -32768), 32767) }
+                        for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
                     }
                     // Rows.
                     for y in 0..<n {
                         if useDST {
                             for x in 0..<4 {
-                                var sum: Int64 = 0
-                                for k in 0..<4 { sum += Int64(dst[k * 4 + x]) * g[y * 4 + k] }
+                                var sum: Int32 = 0
+                                for k in 0..<4 { sum &+= dst[k * 4 + x] &* g[y * 4 + k] }
                                 out[x] = sum
                             }
                         } else {
                             for k in 0..<n { line[k] = g[y * n + k] }
                             inverseButterfly(line, stride: 1, n: n, nonZero: n, out: out, tmp: tmp, m: m)
                         }
-                        for x in 0..<n { rr[y * n + x] = Int32((out[x] + add2) >> shift2) }
+                        for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
                     }
                 }
             }
@@ -112,60 +116,162 @@ enum H265Transform {
     /// coefficients are the N/2-point transform E, the odd ones O, and x[i] = E[i] + O[i],
     /// x[N−1−i] = E[i] − O[i] (the matrix's rows are symmetric for even k, antisymmetric for odd k).
     /// `c[k * stride]` for k < nonZero may be nonzero; `tmp` holds N samples.
-    private static func inverseButterfly(_ c: UnsafeMutablePointer<Int64>, stride: Int, n: Int, nonZero: Int,
-                                         out x: UnsafeMutablePointer<Int64>, tmp: UnsafeMutablePointer<Int64>, m: UnsafePointer<Int32>) {
+    private static func inverseButterfly(_ c: UnsafeMutablePointer<Int32>, stride: Int, n: Int, nonZero: Int,
+                                         out x: UnsafeMutablePointer<Int32>, tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
         if n == 1 {
-            x[0] = 64 * c[0]
+            x[0] = 64 &* c[0]
             return
         }
         let half = n >> 1, step = 32 / n
         let e = tmp
         inverseButterfly(c, stride: 2 * stride, n: half, nonZero: (nonZero + 1) >> 1, out: e, tmp: tmp + half, m: m)
         for i in 0..<half {
-            var o: Int64 = 0
+            var o: Int32 = 0
             var k = 1
             while k < nonZero {
-                o += Int64(m[k * step * 32 + i]) * c[k * stride]
+                o &+= m[k * step * 32 + i] &* c[k * stride]
                 k += 2
             }
-            x[i] = e[i] + o
-            x[n - 1 - i] = e[i] - o
+            x[i] = e[i] &+ o
+            x[n - 1 - i] = e[i] &- o
+        }
+    }
+
+    /// ``inverseButterfly(_:stride:n:nonZero:out:tmp:m:)`` on eight independent lines at once, one per lane.
+    private static func inverseButterfly8(_ c: UnsafeMutablePointer<SIMD8<Int32>>, stride: Int, n: Int, nonZero: Int,
+                                          out x: UnsafeMutablePointer<SIMD8<Int32>>, tmp: UnsafeMutablePointer<SIMD8<Int32>>,
+                                          m: UnsafePointer<Int32>) {
+        if n == 1 {
+            x[0] = c[0] &* 64
+            return
+        }
+        let half = n >> 1, step = 32 / n
+        let e = tmp
+        inverseButterfly8(c, stride: 2 * stride, n: half, nonZero: (nonZero + 1) >> 1, out: e, tmp: tmp + half, m: m)
+        for i in 0..<half {
+            var o = SIMD8<Int32>()
+            var k = 1
+            while k < nonZero {
+                o &+= c[k * stride] &* m[k * step * 32 + i]
+                k += 2
+            }
+            x[i] = e[i] &+ o
+            x[n - 1 - i] = e[i] &- o
+        }
+    }
+
+    /// The two passes of ``inverse(_:log2:qp:bitDepth:dst:into:)`` for N >= 8, eight lines at a time: the
+    /// columns of the scaled levels `d` (nonzero within `rows` x `columns`), clipped into `g`, then the rows
+    /// as the columns of g's transpose.
+    private static func inverse8(_ d: UnsafeMutablePointer<Int32>, rows: Int, columns: Int, n: Int, shift2: Int32,
+                                 into r: UnsafeMutablePointer<Int32>, g: UnsafeMutablePointer<Int32>) {
+        withUnsafeTemporaryAllocation(of: SIMD8<Int32>.self, capacity: 32 + 32 + 64) { scratch in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * 1024) { buffers in
+                guard let s = scratch.baseAddress, let b = buffers.baseAddress else { return }
+                let line = s, out = s + 32, tmp = s + 64
+                let gt = b, rt = b + 1024
+                flat32.withUnsafeBufferPointer { mp in
+                    guard let m = mp.baseAddress else { return }
+                    let low = SIMD8<Int32>(repeating: -32768), high = SIMD8<Int32>(repeating: 32767)
+                    let add = SIMD8<Int32>(repeating: 1 << (shift2 - 1))
+                    for c in stride(from: 0, to: n, by: 8) {
+                        if c >= columns {
+                            for k in 0..<n { for i in 0..<8 { g[k * n + c + i] = 0 } }
+                            continue
+                        }
+                        for k in 0..<rows { line[k] = UnsafeRawPointer(d + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+                        inverseButterfly8(line, stride: 1, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
+                        for k in 0..<n {
+                            let v = ((out[k] &+ 64) &>> 7).clamped(lowerBound: low, upperBound: high)
+                            UnsafeMutableRawPointer(g + k * n + c).storeBytes(of: v, as: SIMD8<Int32>.self)
+                        }
+                    }
+                    for y in 0..<n { for x in 0..<n { gt[x * n + y] = g[y * n + x] } }
+                    // Columns at or beyond `columns` of g are zero: the rows' nonzero inputs end there.
+                    for c in stride(from: 0, to: n, by: 8) {
+                        for k in 0..<columns { line[k] = UnsafeRawPointer(gt + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+                        inverseButterfly8(line, stride: 1, n: n, nonZero: columns, out: out, tmp: tmp, m: m)
+                        for k in 0..<n {
+                            UnsafeMutableRawPointer(rt + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift2, as: SIMD8<Int32>.self)
+                        }
+                    }
+                    for y in 0..<n { for x in 0..<n { r[y * n + x] = rt[x * n + y] } }
+                }
+            }
         }
     }
 
     /// One N-point forward DCT (the transpose of 8-318) by its even-odd decomposition: the even outputs are
     /// the N/2-point transform of x[i] + x[N−1−i], the odd ones products with x[i] − x[N−1−i].
     /// Writes `y[k * stride]`; `tmp` holds 2N samples.
-    private static func forwardButterfly(_ x: UnsafeMutablePointer<Int64>, n: Int, out y: UnsafeMutablePointer<Int64>, stride: Int,
-                                         tmp: UnsafeMutablePointer<Int64>, m: UnsafePointer<Int32>) {
+    private static func forwardButterfly(_ x: UnsafeMutablePointer<Int32>, n: Int, out y: UnsafeMutablePointer<Int32>, stride: Int,
+                                         tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
         if n == 1 {
-            y[0] = 64 * x[0]
+            y[0] = 64 &* x[0]
             return
         }
         let half = n >> 1, step = 32 / n
         let e = tmp, o = tmp + half
         for i in 0..<half {
-            e[i] = x[i] + x[n - 1 - i]
-            o[i] = x[i] - x[n - 1 - i]
+            e[i] = x[i] &+ x[n - 1 - i]
+            o[i] = x[i] &- x[n - 1 - i]
         }
         var k = 1
         while k < n {
             let row = m + k * step * 32
-            var sum: Int64 = 0
-            for i in 0..<half { sum += Int64(row[i]) * o[i] }
+            var sum: Int32 = 0
+            for i in 0..<half { sum &+= row[i] &* o[i] }
             y[k * stride] = sum
             k += 2
         }
         forwardButterfly(e, n: half, out: y, stride: 2 * stride, tmp: tmp + n, m: m)
     }
 
+    /// ``forwardButterfly(_:n:out:stride:tmp:m:)`` on eight independent lines at once, one per lane.
+    private static func forwardButterfly8(_ x: UnsafeMutablePointer<SIMD8<Int32>>, n: Int, out y: UnsafeMutablePointer<SIMD8<Int32>>,
+                                          stride: Int, tmp: UnsafeMutablePointer<SIMD8<Int32>>, m: UnsafePointer<Int32>) {
+        if n == 1 {
+            y[0] = x[0] &* 64
+            return
+        }
+        let half = n >> 1, step = 32 / n
+        let e = tmp, o = tmp + half
+        for i in 0..<half {
+            e[i] = x[i] &+ x[n - 1 - i]
+            o[i] = x[i] &- x[n - 1 - i]
+        }
+        var k = 1
+        while k < n {
+            let row = m + k * step * 32
+            var sum = SIMD8<Int32>()
+            for i in 0..<half { sum &+= o[i] &* row[i] }
+            y[k * stride] = sum
+            k += 2
+        }
+        forwardButterfly8(e, n: half, out: y, stride: 2 * stride, tmp: tmp + n, m: m)
+    }
+
+    /// The 1-D forward DCT of every column of the N x N block `a` (raster) into `b`, rounded by `shift`,
+    /// eight columns at a time.
+    private static func forwardColumns(_ a: UnsafePointer<Int32>, into b: UnsafeMutablePointer<Int32>, n: Int, shift: Int32,
+                                       scratch: UnsafeMutablePointer<SIMD8<Int32>>, m: UnsafePointer<Int32>) {
+        let line = scratch, out = scratch + 32, tmp = scratch + 64
+        let add = SIMD8<Int32>(repeating: 1 << (shift - 1))
+        for c in stride(from: 0, to: n, by: 8) {
+            for i in 0..<n { line[i] = UnsafeRawPointer(a + i * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+            forwardButterfly8(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
+            for k in 0..<n { UnsafeMutableRawPointer(b + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift, as: SIMD8<Int32>.self) }
+        }
+    }
+
     /// Forward transform of residuals `r` into coefficients (HM's scaling: shifts log2 + bitDepth − 9, then log2 + 6).
     static func forward(_ r: [Int32], log2: Int, bitDepth: Int, dst useDST: Bool) -> [Int32] {
         let n = 1 << log2
-        let shift1 = Int64(log2 + bitDepth - 9), shift2 = Int64(log2 + 6)
-        let add1 = Int64(1) << (shift1 - 1), add2 = Int64(1) << (shift2 - 1)
+        if n >= 8 && !useDST { return forward8(r, log2: log2, bitDepth: bitDepth) }
+        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
+        let add1 = Int32(1) << (shift1 - 1), add2 = Int32(1) << (shift2 - 1)
         var result = [Int32](repeating: 0, count: n * n)
-        withUnsafeTemporaryAllocation(of: Int64.self, capacity: 1024 + 128) { scratch in
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1024 + 128) { scratch in
             guard let base = scratch.baseAddress else { return }
             let t = base, line = base + 1024, out = base + 1024 + 32, tmp = base + 1024 + 64
             flat32.withUnsafeBufferPointer { mp in
@@ -173,17 +279,17 @@ enum H265Transform {
                 r.withUnsafeBufferPointer { rr in
                     // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
                     for y in 0..<n {
-                        for i in 0..<n { line[i] = Int64(rr[y * n + i]) }
+                        for i in 0..<n { line[i] = rr[y * n + i] }
                         if useDST {
                             for k in 0..<4 {
-                                var sum: Int64 = 0
-                                for i in 0..<4 { sum += Int64(dst[k * 4 + i]) * line[i] }
+                                var sum: Int32 = 0
+                                for i in 0..<4 { sum &+= dst[k * 4 + i] &* line[i] }
                                 out[k] = sum
                             }
                         } else {
                             forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
-                        for k in 0..<n { t[y * n + k] = (out[k] + add1) >> shift1 }
+                        for k in 0..<n { t[y * n + k] = (out[k] &+ add1) &>> shift1 }
                     }
                 }
                 result.withUnsafeMutableBufferPointer { o in
@@ -192,14 +298,42 @@ enum H265Transform {
                         for i in 0..<n { line[i] = t[i * n + x] }
                         if useDST {
                             for k in 0..<4 {
-                                var sum: Int64 = 0
-                                for i in 0..<4 { sum += Int64(dst[k * 4 + i]) * line[i] }
+                                var sum: Int32 = 0
+                                for i in 0..<4 { sum &+= dst[k * 4 + i] &* line[i] }
                                 out[k] = sum
                             }
                         } else {
                             forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
                         }
-                        for k in 0..<n { o[k * n + x] = Int32((out[k] + add2) >> shift2) }
+                        for k in 0..<n { o[k * n + x] = (out[k] &+ add2) &>> shift2 }
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    /// ``forward(_:log2:bitDepth:dst:)`` for N >= 8 by columns of eight lanes: the rows are the columns of
+    /// the transposed block, and the column pass runs on the transposed result.
+    private static func forward8(_ r: [Int32], log2: Int, bitDepth: Int) -> [Int32] {
+        let n = 1 << log2
+        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
+        var result = [Int32](repeating: 0, count: n * n)
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024) { buffers in
+            withUnsafeTemporaryAllocation(of: SIMD8<Int32>.self, capacity: 64 + 128) { scratch in
+                guard let base = buffers.baseAddress, let s = scratch.baseAddress else { return }
+                let xt = base, tt = base + 1024, t = base + 2048
+                flat32.withUnsafeBufferPointer { mp in
+                    guard let m = mp.baseAddress else { return }
+                    r.withUnsafeBufferPointer { rr in
+                        for y in 0..<n { for x in 0..<n { xt[x * n + y] = rr[y * n + x] } }
+                    }
+                    // Tᵀ = M · Xᵀ (the row pass), T, then Y = M · T (the column pass).
+                    forwardColumns(xt, into: tt, n: n, shift: shift1, scratch: s, m: m)
+                    for k in 0..<n { for y in 0..<n { t[y * n + k] = tt[k * n + y] } }
+                    result.withUnsafeMutableBufferPointer { o in
+                        guard let ob = o.baseAddress else { return }
+                        forwardColumns(t, into: ob, n: n, shift: shift2, scratch: s, m: m)
                     }
                 }
             }
@@ -223,12 +357,18 @@ enum H265Transform {
     static func quantise(_ coefficients: [Int32], log2: Int, qp: Int, bitDepth: Int, intra: Bool) -> [Int32] {
         let transformShift = 15 - bitDepth - log2
         let qBits = 14 + qp / 6 + transformShift
-        let scale = Int64(quantScale[qp % 6])
-        let offset = Int64(intra ? 171 : 85) << Int64(qBits - 9)
-        return coefficients.map { c in
-            let level = (Int64(abs(c)) * scale + offset) >> Int64(qBits)
-            let clipped = Int32(min(level, 32767))
-            return c < 0 ? -clipped : clipped
+        // |c| < 2^16 and scale < 2^15 (the forward transform's output is below 90 · 90 · 2^bitDepth · N² over its
+        // shifts, 64800): level · scale + offset stays below 2^32, so 32-bit unsigned wrapping operators lose nothing.
+        let uScale = UInt32(quantScale[qp % 6]), uOffset = UInt32(intra ? 171 : 85) << UInt32(qBits - 9), shift = UInt32(qBits)
+        var levels = [Int32](repeating: 0, count: coefficients.count)
+        levels.withUnsafeMutableBufferPointer { out in
+            coefficients.withUnsafeBufferPointer { c in
+                for i in 0..<c.count {
+                    let level = Int32(truncatingIfNeeded: min((c[i].magnitude &* uScale &+ uOffset) &>> shift, 32767))
+                    out[i] = c[i] < 0 ? 0 &- level : level
+                }
+            }
         }
+        return levels
     }
 }

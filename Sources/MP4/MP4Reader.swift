@@ -1,6 +1,7 @@
 import Foundation
 import H264Bitstream
 import H265Bitstream
+import NALStream
 import VTKMedia
 
 /// Reads the first video track of an MP4 (ISO BMFF) file, sample by sample in decoding order, from disk:
@@ -20,14 +21,11 @@ public final class MP4Reader {
     public let movieDuration: UInt64
     /// The track being read: the first video track.
     public let track: MP4Track
-    /// From the track's avcC; nil only for an `avc3` track whose avcC has no parameter sets (they are in
-    /// the samples).
-    public let formatDescription: H264FormatDescription?
-    /// For an H.265 track (`hvc1`, `hev1`), from its hvcC; nil for an `hev1` track whose hvcC has no
-    /// parameter sets (they are in the samples).
-    public let hevcFormatDescription: H265FormatDescription?
-    /// True for an H.265 track.
-    public var isHEVC: Bool { track.sampleDescription.hvcC != nil }
+    /// The track's codec, by its sample entry (`avc1`/`avc3`, `hvc1`/`hev1`).
+    public let codec: VideoCodec
+    /// From the track's configuration record (avcC, hvcC); nil only for an `avc3` or `hev1` track whose record
+    /// has no parameter sets (they are in the samples).
+    public let format: FormatDescription?
     /// Bytes of the length before each NAL unit in a sample.
     public let nalUnitLengthSize: Int
     /// True when the movie has `mvex`: samples also come from movie fragments.
@@ -90,30 +88,27 @@ public final class MP4Reader {
                                     offset: track.sampleDescription.offset)
         }
         let entry = track.sampleDescription
-        if entry.format == "hvc1" || entry.format == "hev1" {
+        codec = VideoCodec.h265.sampleEntryNames.contains(entry.format.description) ? .h265 : .h264
+        if codec == .h265 {
             guard let hvcC = entry.hvcC else { throw .missingBox(box: "hvcC", parent: entry.format.description, offset: entry.offset) }
             nalUnitLengthSize = hvcC.nalUnitLengthSize
-            formatDescription = nil
             if entry.format == "hev1" && [.vps, .sps, .pps].contains(where: { hvcC.nalUnits(ofType: $0).isEmpty }) {
-                hevcFormatDescription = nil
+                format = nil
             } else {
-                do { hevcFormatDescription = try H265FormatDescription(hvcC: hvcC) } catch {
+                do { format = .h265(try H265FormatDescription(hvcC: hvcC)) } catch {
                     throw .malformed(box: "hvcC", offset: entry.offset, reason: error.description)
                 }
             }
         } else {
-        hevcFormatDescription = nil
-        guard let avcC = entry.avcC else { throw .missingBox(box: "avcC", parent: entry.format.description, offset: entry.offset) }
-        nalUnitLengthSize = avcC.nalUnitLengthSize
-        if entry.format == "avc3" && (avcC.sequenceParameterSets.isEmpty || avcC.pictureParameterSets.isEmpty) {
-            formatDescription = nil
-        } else {
-            do {
-                formatDescription = try H264FormatDescription(avcC: avcC)
-            } catch {
-                throw .malformed(box: "avcC", offset: entry.offset, reason: error.description)
+            guard let avcC = entry.avcC else { throw .missingBox(box: "avcC", parent: entry.format.description, offset: entry.offset) }
+            nalUnitLengthSize = avcC.nalUnitLengthSize
+            if entry.format == "avc3" && (avcC.sequenceParameterSets.isEmpty || avcC.pictureParameterSets.isEmpty) {
+                format = nil
+            } else {
+                do { format = .h264(try H264FormatDescription(avcC: avcC)) } catch {
+                    throw .malformed(box: "avcC", offset: entry.offset, reason: error.description)
+                }
             }
-        }
         }
         if let mvex = moov.first("mvex") {
             isFragmented = true

@@ -1,9 +1,11 @@
 import H264Bitstream
+import NALStream
 import VTKMedia
 
 /// One stored sample of the video track, as the file holds it: length-prefixed NAL units (the framing of
 /// the reader's `nalUnitLengthSize`) with its times. Hand it to a decoder as
-/// `sample.sampleBuffer(nalUnitLengthSize: reader.nalUnitLengthSize)`.
+/// `sample.sampleBuffer(nalUnitLengthSize: reader.nalUnitLengthSize)` (with `formatDescription: reader.format`
+/// to carry the track's parameter sets).
 public struct MP4Sample: Sendable {
     public var data: [UInt8]
     /// Composition time with the edit list applied, in the media timescale.
@@ -21,9 +23,10 @@ public struct MP4Sample: Sendable {
 }
 
 extension MP4Sample {
-    /// The sample as a decoder takes it: its NAL units framed with the track's length size, with its times.
-    public func sampleBuffer(nalUnitLengthSize: Int) -> SampleBuffer {
-        SampleBuffer(data: data, framing: .lengthPrefixed(nalUnitLengthSize), presentationTime: presentationTime, decodeTime: decodeTime,
-                     duration: duration, isSync: isSync)
+    /// The sample as a decoder takes it: its NAL units framed with the track's length size, with its times and,
+    /// when given, the track's format description.
+    public func sampleBuffer(nalUnitLengthSize: Int, formatDescription: FormatDescription? = nil) -> SampleBuffer {
+        SampleBuffer(data: data, framing: .lengthPrefixed(nalUnitLengthSize), formatDescription: formatDescription, presentationTime: presentationTime,
+                     decodeTime: decodeTime, duration: duration, isSync: isSync)
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
-import H264Bitstream
-import H265Bitstream
+import NALStream
 import VTKMedia
 
 /// Writes one H.264 or H.265 track to an MP4 file. Sample bytes go to disk as they are appended (nothing but the
@@ -16,8 +15,8 @@ import VTKMedia
 /// (a stream recorded as it came) go through ``appendInDecodeOrder(_:presentationTicks:isSync:)``.
 public final class MP4Writer {
     public let path: String
-    /// The H.264 format, when the track is H.264.
-    public let formatDescription: H264FormatDescription?
+    /// The track's format description (its parameter sets go to the sample entry's avcC or hvcC).
+    public let format: FormatDescription
     public let sampleEntry: VideoSampleEntry
     /// Units per second of the track's times.
     public let timescale: Int32
@@ -41,24 +40,16 @@ public final class MP4Writer {
     static let chunkSampleLimit: UInt32 = 64
     static let chunkByteLimit: UInt64 = 1 << 20
 
-    public convenience init(url: URL, formatDescription: H264FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
-        try self.init(path: url.path, formatDescription: formatDescription, timescale: timescale, faststart: faststart)
+    public convenience init(url: URL, format: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+        try self.init(path: url.path, format: format, timescale: timescale, faststart: faststart)
     }
 
-    public convenience init(path: String, formatDescription: H264FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
-        try self.init(path: path, sampleEntry: VideoSampleEntry(formatDescription), formatDescription: formatDescription, timescale: timescale,
-                      faststart: faststart)
-    }
-
-    /// An H.265 track (`hvc1`).
-    public convenience init(path: String, formatDescription: H265FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
-        try self.init(path: path, sampleEntry: VideoSampleEntry(formatDescription), formatDescription: nil, timescale: timescale, faststart: faststart)
-    }
-
-    private init(path: String, sampleEntry: VideoSampleEntry, formatDescription: H264FormatDescription?, timescale: Int32, faststart: Bool) throws(MP4Error) {
+    /// A track of `format`'s codec: `avc1` (H.264) or `hvc1` (H.265), whose parameter sets are in its record.
+    public init(path: String, format: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
+        let sampleEntry = try VideoSampleEntry(format)
         guard timescale > 0 else { throw .invalidWriterInput("timescale \(timescale) must be positive") }
         self.path = path
-        self.formatDescription = formatDescription
+        self.format = format
         self.sampleEntry = sampleEntry
         self.timescale = timescale
         self.faststart = faststart

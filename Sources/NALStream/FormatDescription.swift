@@ -1,6 +1,8 @@
 /// What every codec's format description tells a caller that does not know the codec: the parameter sets,
 /// how samples frame their NAL units, the picture sizes and the timing the stream declares.
 public protocol CodecFormatDescription: Sendable, CustomStringConvertible {
+    /// The codec described.
+    var videoCodec: VideoCodec { get }
     /// The parameter sets in the order a decoder takes them in front of a sync sample (H.265: VPS, SPS,
     /// PPS; H.264: SPS, PPS), header included, emulation prevention in.
     var parameterSetNALUnits: [NALUnit] { get }
@@ -36,6 +38,8 @@ public enum FormatDescription: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The codec described (what MP4 and RTP ask instead of switching on the case).
+    public var videoCodec: VideoCodec { codecDescription.videoCodec }
     public var parameterSetNALUnits: [NALUnit] { codecDescription.parameterSetNALUnits }
     public var nalUnitLengthSize: Int { codecDescription.nalUnitLengthSize }
     public var codedWidth: Int { codecDescription.codedWidth }

@@ -46,11 +46,17 @@ public struct SampleBuffer: Sendable {
         }
     }
 
+    /// The access unit's NAL units as a byte stream or RTP carries them: the format description's parameter sets
+    /// in front of a sync sample, then the sample's own.
+    public func accessUnitNALUnits() throws(BitstreamError) -> [NALUnit] {
+        let units = try nalUnits()
+        guard isSync, let format = formatDescription else { return units }
+        return format.parameterSetNALUnits + units
+    }
+
     /// The sample as an Annex B access unit: the format description's parameter sets in front of a sync sample.
     public func annexB() throws(BitstreamError) -> [UInt8] {
-        var units = try nalUnits()
-        if isSync, let format = formatDescription { units = format.parameterSetNALUnits + units }
-        return AnnexBScanner.byteStream(units)
+        AnnexBScanner.byteStream(try accessUnitNALUnits())
     }
 }
 

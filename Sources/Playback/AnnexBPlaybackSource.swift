@@ -5,15 +5,15 @@ import VTKMedia
 
 /// An Annex B stream (H.264 or H.265) played from its file, read in chunks as it plays: NAL units are
 /// assembled into access units once, here, and handed to the decoder as they are (``PlaybackSample``
-/// carries the access unit, not bytes to assemble again). Samples are `sampleDuration` apart in decoding
+/// carries the access unit, not bytes to assemble again). Samples are `frameDuration` apart in decoding
 /// order; the decoder's own output order times the frames (``SessionSampleDecoder``), and a sync sample's
 /// presentation time is the display position where decoding from it starts (``DisplayPositionCounter``), so that a seek
 /// lands where a decode from the start would have shown the same picture. What is kept of the stream is one
 /// entry per sync sample (offset, position), never its bytes.
 public final class AnnexBPlaybackSource<Codec: AnnexBPlaybackCodec>: PlaybackSource {
     public typealias AccessUnit = Codec.Assembler.AccessUnit
-    public let sampleDuration: MediaTime
-    public var frameDuration: Double { sampleDuration.seconds }
+    /// One frame's duration: samples are this far apart in decoding order, and frames in display order.
+    public let frameDuration: MediaTime
     public let loops: Bool
     /// Pictures in one pass, once a pass has been read to its end.
     public private(set) var pictureCount: Int?
@@ -43,7 +43,7 @@ public final class AnnexBPlaybackSource<Codec: AnnexBPlaybackCodec>: PlaybackSou
         cursor = Cursor(offset: 0, decodeIndex: 0, order: DisplayPositionCounter(), parameterSets: [])
         guard let first = try cursor.peek(file) else { throw .empty("no coded pictures in \(path)") }
         let rate = frameRate ?? Codec.frameRate(of: first).map { ($0.numerator, $0.denominator) } ?? (25, 1)
-        sampleDuration = MediaTime(value: Int64(rate.1), timescale: Int32(clamping: rate.0))
+        frameDuration = MediaTime(value: Int64(rate.1), timescale: Int32(clamping: rate.0))
     }
 
     public func next() throws(PlaybackError) -> PlaybackSample? {
@@ -53,10 +53,10 @@ public final class AnnexBPlaybackSource<Codec: AnnexBPlaybackCodec>: PlaybackSou
             cursor = Cursor(offset: 0, decodeIndex: 0, order: DisplayPositionCounter(), parameterSets: [])
             return try next()
         }
-        let shift = sampleDuration * Int64(pass * (pictureCount ?? 0))
+        let shift = frameDuration * Int64(pass * (pictureCount ?? 0))
         let sample = SampleBuffer(data: [], framing: .annexB,
-                                  presentationTime: position.display.map { sampleDuration * Int64($0) + shift } ?? .invalid,
-                                  decodeTime: sampleDuration * Int64(position.decode) + shift, duration: sampleDuration,
+                                  presentationTime: position.display.map { frameDuration * Int64($0) + shift } ?? .invalid,
+                                  decodeTime: frameDuration * Int64(position.decode) + shift, duration: frameDuration,
                                   isSync: position.display != nil)
         return PlaybackSample(sample, accessUnit: unit)
     }
@@ -80,25 +80,25 @@ public final class AnnexBPlaybackSource<Codec: AnnexBPlaybackCodec>: PlaybackSou
 
     @discardableResult
     public func seek(to time: Double) throws(PlaybackError) -> Double {
-        let passSeconds = pictureCount.map { Double($0) * frameDuration } ?? .infinity
+        let passSeconds = pictureCount.map { Double($0) * frameDuration.seconds } ?? .infinity
         pass = loops && passSeconds > 0 && passSeconds.isFinite ? max(0, Int((time / passSeconds).rounded(.down))) : 0
         let within = time - Double(pass) * (passSeconds.isFinite ? passSeconds : 0)
         // Sync points past the part read so far: read on (indexing only) until one lies past the target.
-        if pictureCount == nil, (syncPoints.last.map { Double($0.displayIndex) * frameDuration <= within + 1e-9 } ?? true) {
+        if pictureCount == nil, (syncPoints.last.map { Double($0.displayIndex) * frameDuration.seconds <= within + 1e-9 } ?? true) {
             var ahead = Cursor(offset: 0, decodeIndex: 0, order: DisplayPositionCounter(), parameterSets: [])
             if let last = syncPoints.last { ahead = Cursor(last) }
             cursor = ahead
             while try nextUnit() != nil {
-                if let last = syncPoints.last, Double(last.displayIndex) * frameDuration > within + 1e-9 { break }
+                if let last = syncPoints.last, Double(last.displayIndex) * frameDuration.seconds > within + 1e-9 { break }
             }
         }
-        let point = syncPoints.last { Double($0.displayIndex) * frameDuration <= within + 1e-9 } ?? syncPoints.first
+        let point = syncPoints.last { Double($0.displayIndex) * frameDuration.seconds <= within + 1e-9 } ?? syncPoints.first
         guard let point else {
             cursor = Cursor(offset: 0, decodeIndex: 0, order: DisplayPositionCounter(), parameterSets: [])
             return Double(pass) * (passSeconds.isFinite ? passSeconds : 0)
         }
         cursor = Cursor(point)
-        return Double(point.displayIndex) * frameDuration + Double(pass) * (passSeconds.isFinite ? passSeconds : 0)
+        return Double(point.displayIndex) * frameDuration.seconds + Double(pass) * (passSeconds.isFinite ? passSeconds : 0)
     }
 
     /// Reading position: the file offset, the NAL reader and assembler, the decoding position and display

@@ -9,10 +9,11 @@ import VTKMedia
 /// with their times shifted by the pass duration each pass.
 public final class MP4PlaybackSource: PlaybackSource {
     public let path: String
-    public let isHEVC: Bool
+    /// The track's codec, by its sample entry.
+    public let codec: VideoCodec
     /// The track's parameter sets (avcC or hvcC), for the decoder.
     public let formatDescription: FormatDescription?
-    public let frameDuration: Double
+    public let frameDuration: MediaTime
     public let loops: Bool
     /// The earliest presentation time of a pass (that of the first group of pictures).
     public let firstTime: Double
@@ -34,8 +35,8 @@ public final class MP4PlaybackSource: PlaybackSource {
         self.path = path
         self.loops = loops
         reader = try Self.open(path)
-        isHEVC = reader.isHEVC
-        formatDescription = reader.formatDescription.map { .h264($0) } ?? reader.hevcFormatDescription.map { .h265($0) }
+        codec = reader.codec
+        formatDescription = reader.format
         // The first group of pictures holds the earliest picture.
         var syncs = 0
         while buffered.count < 64, let sample = try Self.read(reader, path: path) {
@@ -44,7 +45,8 @@ public final class MP4PlaybackSource: PlaybackSource {
             buffered.append(sample)
         }
         guard let first = buffered.first else { throw .empty("no samples in \(path)") }
-        frameDuration = frameRate.map { Double($0.1) / Double($0.0) } ?? (first.duration.seconds > 0 ? first.duration.seconds : 1.0 / 25)
+        let given = frameRate.flatMap { $0.0 > 0 ? MediaTime(value: Int64($0.1), timescale: Int32(clamping: $0.0)) : nil }
+        frameDuration = given ?? (first.duration.seconds > 0 ? first.duration : MediaTime(value: 1, timescale: 25))
         firstTime = buffered.map { Self.startTime($0) }.min() ?? 0
     }
 
@@ -71,7 +73,7 @@ public final class MP4PlaybackSource: PlaybackSource {
         if position > indexedThrough {
             indexedThrough = position
             if sample.isSync { syncPoints.append((position, Self.startTime(sample))) }
-            latestEnd = max(latestEnd, sample.presentationTime.seconds + frameDuration)
+            latestEnd = max(latestEnd, sample.presentationTime.seconds + frameDuration.seconds)
         }
         position += 1
         return sample

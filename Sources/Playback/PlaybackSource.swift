@@ -1,11 +1,12 @@
 import VideoDisplay
+import VTKMedia
 
 /// What a player plays from a file: samples in decoding order with their times, from any point (a seek), and
 /// again and again when looping. Implementations read their input as they go (``MP4PlaybackSource``,
 /// ``AnnexBPlaybackSource``), never all of it into memory.
 public protocol PlaybackSource: AnyObject {
-    /// Seconds one frame lasts.
-    var frameDuration: Double { get }
+    /// How long one frame lasts.
+    var frameDuration: MediaTime { get }
     /// The time of the first frame of a pass.
     var firstTime: Double { get }
     /// The next sample in decoding order, times shifted for the pass; nil at the end (never when looping).

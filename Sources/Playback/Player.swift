@@ -1,4 +1,5 @@
 import JSONText
+import VTKMedia
 import VideoDisplay
 import X11Display
 
@@ -131,7 +132,7 @@ public final class Player {
                         timebase.pause()
                         // Paused on the picture the window shows: when the frame due now was not shown yet (or
                         // was dropped late), the timeline steps back to the one on the window.
-                        if let frame = layer.current, !Self.covers(frame, timebase.time) { timebase.seek(to: frame.presentationTime) }
+                        if let frame = layer.current, !Self.covers(frame, timebase.time) { timebase.seek(to: frame.presentationTime.seconds) }
                     } else {
                         timebase.resume()
                     }
@@ -160,7 +161,7 @@ public final class Player {
             pushOrigin = clock.now()
             pushTarget = target
             timebase.seek(to: target)
-            if !userPaused { startTimebase(atHost: pushOrigin + Self.pushLatency(frameDuration: source.frameDuration, rate: timebase.rate), time: target) }
+            if !userPaused { startTimebase(atHost: pushOrigin + Self.pushLatency(frameDuration: source.frameDuration.seconds, rate: timebase.rate), time: target) }
         } else {
             try layer.preroll(through: target)
             if let sourceFailure { throw sourceFailure }
@@ -174,7 +175,7 @@ public final class Player {
     func announceIfShown() {
         guard let (what, time) = announcement, let frame = layer.current, Self.covers(frame, time) else { return }
         announcement = nil
-        hooks.say?("vtk play: \(what) \(Self.seconds(time)) s, showing the frame at \(Self.seconds(frame.presentationTime)) s\n")
+        hooks.say?("vtk play: \(what) \(Self.seconds(time)) s, showing the frame at \(Self.seconds(frame.presentationTime.seconds)) s\n")
     }
 
     /// Media seconds as said: to the millisecond ("1.157", not 1.1571883209999214).
@@ -187,7 +188,8 @@ public final class Player {
 
     /// `frame` is the one due at media time `time`.
     static func covers(_ frame: DisplayFrame, _ time: Double) -> Bool {
-        frame.presentationTime <= time + 1e-9 && time < frame.presentationTime + frame.duration - 1e-9
+        let start = frame.presentationTime.seconds
+        return start <= time + 1e-9 && time < start + frame.duration.seconds - 1e-9
     }
 
     func startTimebase(atHost host: Double, time: Double) {
@@ -223,8 +225,9 @@ public final class Player {
             // The first frame sets the timeline: it is due the push latency after it came, as are the rest.
             if let first = frames.first, !liveStarted {
                 liveStarted = true
-                timebase.seek(to: first.presentationTime)
-                if !userPaused { startTimebase(atHost: clock.now() + Self.pushLatency(frameDuration: first.duration, rate: 1), time: first.presentationTime) }
+                let start = first.presentationTime.seconds
+                timebase.seek(to: start)
+                if !userPaused { startTimebase(atHost: clock.now() + Self.pushLatency(frameDuration: first.duration.seconds, rate: 1), time: start) }
             }
             for frame in frames { layer.enqueue(frame) }
             if feed.isFinished { layer.markEndOfStream() }
@@ -242,7 +245,7 @@ public final class Player {
         switch event {
         case .presented(let frame, let host):
             shown += 1
-            try record(frame.presentationTime, presented: host)
+            try record(frame.presentationTime.seconds, presented: host)
             if !announced {
                 announced = true
                 hooks.say?("vtk play: window 0x\(String(window.windowID, radix: 16)) on \(window.displayName) (\(window.method)), "
@@ -250,10 +253,10 @@ public final class Player {
             }
         case .dropped(let frame, _):
             dropped += 1
-            try record(frame.presentationTime, presented: nil)
+            try record(frame.presentationTime.seconds, presented: nil)
         case .skipped(let time, _):
             dropped += 1
-            try record(time, presented: nil)
+            try record(time?.seconds, presented: nil)
         case .reachedMarker(let time):
             for shot in screenshots where shot.time == time { try save(shot) }
         }

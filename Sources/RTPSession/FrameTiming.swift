@@ -1,3 +1,5 @@
+import VTKMedia
+
 /// A reception's times: each frame's RTP time from the first frame's, its arrival, the sender's pacing
 /// (the smallest step between frames), the sender's clock from its SRs, and when an unrecovered loss was
 /// seen. From them: frame numbers by RTP time, latencies and recovery times. RTP times are 90 kHz.
@@ -35,7 +37,7 @@ public struct FrameTiming: Sendable {
     }
 
     /// Seconds between frames as the sender paces them, once two frames came.
-    public var frameStep: Double? { smallestStep.map { Double($0) / Self.clockRate } }
+    public var frameStep: MediaTime? { smallestStep.map { MediaTime(value: $0, timescale: Int32(Self.clockRate)) } }
 
     /// A frame's number by its RTP time over the smallest step (the sender's pacing, which need not be the
     /// VUI's rate), so that frames lost whole leave gaps instead of shifting the rest.

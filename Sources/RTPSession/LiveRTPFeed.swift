@@ -127,10 +127,11 @@ public final class LiveRTPFeed: Sendable {
             do {
                 try receiver.run { decoded in
                     // The frame lasts the stream's VUI frame period, else the sender's pacing, else 1/30 s.
-                    let duration = decoded.pixelBuffer.duration.isNumeric ? decoded.pixelBuffer.duration.seconds
-                        : decoder.frameRate.map { Double($0.1) / Double($0.0) } ?? receiver.frameStep ?? 1.0 / 30
-                    let time = decoded.presentationTime.isNumeric ? decoded.presentationTime.seconds : (last.map { $0.presentationTime + $0.duration } ?? 0)
-                    let frame = DisplayFrame(pixelBuffer: decoded.pixelBuffer, presentationTime: time, duration: duration)
+                    let vuiPeriod = decoder.frameRate.flatMap { $0.0 > 0 ? MediaTime(value: Int64($0.1), timescale: Int32(clamping: $0.0)) : nil }
+                    let duration = decoded.image.duration.isNumeric ? decoded.image.duration
+                        : vuiPeriod ?? receiver.frameStep ?? MediaTime(value: 1, timescale: 30)
+                    let time = decoded.presentationTime.isNumeric ? decoded.presentationTime : (last.map { $0.presentationTime + $0.duration } ?? .zero)
+                    let frame = DisplayFrame(image: decoded.image, presentationTime: time, duration: duration)
                     last = frame
                     feed.append(frame)
                 }

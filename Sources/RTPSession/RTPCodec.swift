@@ -99,11 +99,11 @@ public protocol RTPCodecWork {
 
 /// The codecs vtk carries over RTP, and the one place a ``VideoCodec`` value becomes a static type.
 public enum RTPCodecs {
-    public static var all: [any RTPCodec.Type] { [H264Codec.self, H265Codec.self] }
+    public static var all: [any RTPCodec.Type] { DecodableCodecs.all.compactMap { $0 as? any RTPCodec.Type } }
 
     /// The codec's RTP binding; nil for a codec RTP does not carry.
     public static func binding(for codec: VideoCodec) -> (any RTPCodec.Type)? {
-        all.first { $0.videoCodec.name == codec.name }
+        DecodableCodecs.type(of: codec, as: (any RTPCodec.Type).self)
     }
 
     /// Runs `work` with the static type of `codec` (H.264 when RTP does not carry it).

@@ -93,7 +93,7 @@ public final class RTPReceiver<Codec: RTPCodec> {
         let end = clock.now()
         for intake in assembly.flushSimulator(at: end) { count(intake, at: end) }
         if !done { try process(assembly.releaseAll()) }
-        if !done { try finishFrames(assembly.finishFrames()) }
+        if !done { try assemble(assembly.finishReceiving()) }
         if !done {
             for unit in assembly.finishAccessUnits() { try decode(unit, damage: nil, presentation: nil) }
             let frames: [DecodedFrame]
@@ -111,7 +111,7 @@ public final class RTPReceiver<Codec: RTPCodec> {
     }
 
     /// Seconds between frames as the sender paces them (the smallest RTP time step seen), once two frames came.
-    public var frameStep: Double? { timing.frameStep }
+    public var frameStep: MediaTime? { timing.frameStep }
 
     /// A frame's number by its RTP time (see ``FrameTiming/displayIndex(ticks:)``); nil without a time.
     public func displayIndex(_ frame: DecodedFrame) -> Int? {
@@ -152,20 +152,21 @@ public final class RTPReceiver<Codec: RTPCodec> {
                 report.lossEvents += 1
                 if RTPStreamAssembler<Codec>.gapAsksKeyframe(packet) { requestKeyFrame() }
             }
-            try finishFrames(assembly.push(packet))
+            try assemble(assembly.push(packet))
         }
     }
 
-    // MARK: Frames and access units
+    // MARK: RTP access units and the codec's
 
-    private func finishFrames(_ received: [ReceivedFrame]) throws {
-        for frame in received where !done {
+    /// The codec's access units of what RTP delivered, fed on to the decoder.
+    private func assemble(_ received: [RTPAccessUnit]) throws {
+        for unit in received where !done {
             report.frames += 1
-            for problem in frame.problems { self.problem(problem) }
-            let ticks = timing.noteFrame(timestamp: frame.timestamp, arrival: frame.firstArrival)
-            report.frameOrigins.append((assembly.byteOffset, frame.firstSequence, frame.timestamp))
-            let damage = frame.damaged ? "RTP packets of this picture were lost or unusable" : nil
-            try feed(assembly.accessUnits(frame.nalUnits, damage: damage, lossBefore: frame.lossBefore, presentation: ticks), presentation: ticks)
+            for problem in unit.problems { self.problem(problem) }
+            let ticks = timing.noteFrame(timestamp: unit.timestamp, arrival: unit.firstArrival)
+            report.frameOrigins.append((assembly.byteOffset, unit.firstSequence, unit.timestamp))
+            let damage = unit.damaged ? "RTP packets of this picture were lost or unusable" : nil
+            try feed(assembly.accessUnits(unit.nalUnits, damage: damage, lossBefore: unit.lossBefore, presentation: ticks), presentation: ticks)
         }
     }
 

@@ -3,7 +3,7 @@ import NALStream
 import RTP
 
 /// A receiver's assembly: datagrams -> (loss simulation) -> checked packets of one source -> jitter buffer ->
-/// frames by RTP timestamp -> the codec's access units, flagged where packets were lost, with what a lost
+/// access units by RTP timestamp -> the codec's access units, flagged where packets were lost, with what a lost
 /// picture asks of the sender. No sockets and no clock: the caller gives the arrival times.
 public struct RTPStreamAssembler<Codec: RTPCodec> {
     public typealias Unit = Codec.Assembler.AccessUnit
@@ -38,7 +38,7 @@ public struct RTPStreamAssembler<Codec: RTPCodec> {
 
     private var simulator: LossSimulator
     private var jitter: JitterBuffer
-    private var frames = FrameReceiver<Codec.PayloadFormat>()
+    private var receiver = AccessUnitReceiver<Codec.PayloadFormat>()
     private var assembler = Codec.Assembler()
     public private(set) var payloadType: UInt8?
     /// The source locked on: the SSRC of the first packet accepted.
@@ -101,14 +101,15 @@ public struct RTPStreamAssembler<Codec: RTPCodec> {
         released.lostBefore > 0 && Codec.PayloadFormat.mayCarryReference(released.packet.payload)
     }
 
-    /// Adds one released packet; returns the frames it completed.
-    public mutating func push(_ released: JitterBuffer.Released) -> [ReceivedFrame] { frames.push(released) }
+    /// Adds one released packet; returns the RTP access units it completed.
+    public mutating func push(_ released: JitterBuffer.Released) -> [RTPAccessUnit] { receiver.push(released) }
 
-    /// The frame still open at the end of the stream.
-    public mutating func finishFrames() -> [ReceivedFrame] { frames.finish() }
+    /// The RTP access unit still open at the end of the stream.
+    public mutating func finishReceiving() -> [RTPAccessUnit] { receiver.finish() }
 
-    /// NAL units (of a frame at RTP time `presentation`, or of an SDP) -> access units. A frame ends the
-    /// access units still open; `damage` flags its pictures, and `lossBefore` says packets were lost before it.
+    /// NAL units (of an RTP access unit at RTP time `presentation`, or of an SDP) -> the codec's access units.
+    /// An RTP access unit ends the codec's access units still open; `damage` flags its pictures, and
+    /// `lossBefore` says packets were lost before it.
     public mutating func accessUnits(_ nalUnits: [[UInt8]], damage: String?, lossBefore: Bool = false, presentation: Int64?) -> [Assembled] {
         var out: [Assembled] = []
         for bytes in nalUnits where !bytes.isEmpty {

@@ -47,13 +47,14 @@ enum DecodeCommand {
         let options = try DecodeOptions(parsed, values: values)
         let input = try InputFile(parsed.positionals[0], command: name)
         let codec = try CodecDetection.codec(of: input, parsed, command: name)
-        let decoders: [(VideoCodec, (DecodeOptions, InputFile) throws(CommandFailure) -> ExitCode)] = [
-            (.h264, StreamDecode<H264Codec>.run), (.h265, StreamDecode<H265Codec>.run),
-        ]
-        guard let decode = decoders.first(where: { $0.0 == codec })?.1 else {
+        guard let type = DecodableCodecs.type(of: codec, as: (any StreamDecodingCodec.Type).self) else {
             throw CommandFailure(.input, "vtk decode: \(input.displayName): vtk does not decode \(codec.name)")
         }
-        return try decode(options, input)
+        return try decode(type, options, input)
+    }
+
+    private static func decode<Codec: StreamDecodingCodec>(_: Codec.Type, _ options: DecodeOptions, _ input: InputFile) throws(CommandFailure) -> ExitCode {
+        try StreamDecode<Codec>.run(options, input: input)
     }
 }
 

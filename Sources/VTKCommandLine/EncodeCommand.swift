@@ -174,12 +174,8 @@ final class EncodedSampleSink {
             }
             if mp4Writer == nil {
                 do {
-                    if let format = sample.formatDescription?.hevc {
-                        mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
-                    } else {
-                        guard let format = sample.formatDescription?.avc else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
-                        mp4Writer = try MP4Writer(path: path, formatDescription: format, timescale: Int32(frameRate.0), faststart: faststart)
-                    }
+                    guard let format = sample.formatDescription else { throw MP4Error.invalidWriterInput("the first sample has no format description") }
+                    mp4Writer = try MP4Writer(path: path, format: format, timescale: Int32(frameRate.0), faststart: faststart)
                 } catch {
                     throw CommandFailure(.output, "vtk encode: cannot write '\(path)': \(error)")
                 }

@@ -5,15 +5,14 @@ import MP4
 /// An input file that is an MP4: recognised by its `ftyp` box, not its name.
 struct MP4Input {
     let reader: MP4Reader
-    var formatDescription: H264FormatDescription? { reader.formatDescription }
     /// The track's codec, from its sample entry.
-    var codec: VideoCodec { reader.isHEVC ? .h265 : .h264 }
+    var codec: VideoCodec { reader.codec }
     /// The track's format description from its configuration record (avcC, hvcC); nil when the record has no
     /// parameter sets (avc3, hev1: they come in the samples).
-    var format: FormatDescription? { reader.formatDescription.map { .h264($0) } ?? reader.hevcFormatDescription.map { .h265($0) } }
+    var format: FormatDescription? { reader.format }
     /// Bits per luma sample, from the record's parameter sets, else (hvcC) its own field.
     var bitDepth: Int {
-        reader.formatDescription?.sps.bitDepthLuma ?? reader.hevcFormatDescription?.bitDepth
+        reader.format?.avc?.sps.bitDepthLuma ?? reader.format?.hevc?.bitDepth
             ?? Int(reader.track.sampleDescription.hvcC?.bitDepthLumaMinus8 ?? 0) + 8
     }
 

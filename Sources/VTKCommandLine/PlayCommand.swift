@@ -169,11 +169,8 @@ enum PlayCommand {
                 return session
             }
             // An Annex B stream's frames are timed by the decoder's output order, at exact multiples of the frame duration.
-            decoder = if let exact = file.sampleDuration {
-                SessionSampleDecoder(frameDuration: exact, delay: delay, deinterlace: deinterlace, clock: clock, makeSession: makeSession)
-            } else {
-                SessionSampleDecoder(frameDuration: file.source.frameDuration, delay: delay, deinterlace: deinterlace, clock: clock, makeSession: makeSession)
-            }
+            decoder = SessionSampleDecoder(frameDuration: file.source.frameDuration, delay: delay, deinterlace: deinterlace, clock: clock,
+                                           makeSession: makeSession)
             input = .file(file.source)
             codec = file.codec
         } else {
@@ -228,8 +225,6 @@ struct PlayFile {
     let codec: VideoCodec
     /// The MP4 track's parameter sets (avcC or hvcC), for the decoder.
     let formatDescription: FormatDescription?
-    /// An Annex B stream's exact frame duration (its frames are timed by the decoder's output order).
-    let sampleDuration: MediaTime?
 
     init(_ name: String, frameRate: (Int, Int)?, loops: Bool, command: String) throws(CommandFailure) {
         let input = try InputFile(name, command: command)
@@ -238,21 +233,21 @@ struct PlayFile {
         do throws(PlaybackError) {
             if input.signature == .mp4 {
                 let mp4 = try MP4PlaybackSource(path: input.path, frameRate: frameRate, loops: loops)
-                (source, codec, formatDescription, sampleDuration) = (mp4, mp4.isHEVC ? VideoCodec.h265 : VideoCodec.h264, mp4.formatDescription, nil)
+                (source, codec, formatDescription) = (mp4, mp4.codec, mp4.formatDescription)
                 return
             }
             formatDescription = nil
             codec = CodecDetection.detect(annexB: head)
-            if codec == .h265 {
-                let annexB = try AnnexBPlaybackSource<H265Codec>(path: input.path, frameRate: frameRate, loops: loops)
-                (source, sampleDuration) = (annexB, annexB.sampleDuration)
-            } else {
-                let annexB = try AnnexBPlaybackSource<H264Codec>(path: input.path, frameRate: frameRate, loops: loops)
-                (source, sampleDuration) = (annexB, annexB.sampleDuration)
-            }
+            let type = DecodableCodecs.type(of: codec, as: (any AnnexBPlaybackCodec.Type).self) ?? H264Codec.self
+            source = try Self.annexBSource(type, path: input.path, frameRate: frameRate, loops: loops)
         } catch {
             throw CommandFailure(.input, "vtk \(command): \(error)")
         }
+    }
+
+    private static func annexBSource<Codec: AnnexBPlaybackCodec>(_: Codec.Type, path: String, frameRate: (Int, Int)?,
+                                                                  loops: Bool) throws(PlaybackError) -> any PlaybackSource {
+        try AnnexBPlaybackSource<Codec>(path: path, frameRate: frameRate, loops: loops)
     }
 }
 

@@ -137,14 +137,12 @@ enum SendCommand {
             var samplesSent = 0
             func sendSamples(_ samples: [SampleBuffer]) throws(CommandFailure) {
                 for sample in samples {
-                    var units: [[UInt8]]
-                    do { units = try sample.nalUnits().map { Array($0.bytes) } } catch {
+                    let units: [[UInt8]]
+                    do { units = try sample.accessUnitNALUnits().map { Array($0.bytes) } } catch {
                         throw CommandFailure(.internalError, "vtk send: encoded sample \(samplesSent): \(error)")
                     }
-                    let sets = (sample.formatDescription?.parameterSetNALUnits ?? []).map { Array($0.bytes) }
-                    try writeSDP(sets)
+                    try writeSDP((sample.formatDescription?.parameterSetNALUnits ?? []).map { Array($0.bytes) })
                     if sdpOnly { return }
-                    if sample.isSync { units = sets + units }
                     let ticks = sample.presentationTime.isNumeric ? Int64((sample.presentationTime.seconds * 90000).rounded()) : Int64(samplesSent) * 3000
                     try send(units, ticks: ticks)
                     samplesSent += 1
@@ -182,27 +180,25 @@ enum SendCommand {
         let (input, mp4) = file
         let fps: Double? = options.frameRate.map { Double($0.0) / Double($0.1) }
         if let mp4 {
-            let sets: [[UInt8]]
-            if codec == .h265 {
-                // hvc1 carries the parameter sets in its hvcC; hev1 may carry them in the samples only.
-                let format = mp4.reader.hevcFormatDescription
-                sets = ((format?.videoParameterSets ?? []) + (format?.sequenceParameterSets ?? []) + (format?.pictureParameterSets ?? [])).map { Array($0.bytes) }
-            } else {
-                guard let format = mp4.formatDescription else { throw CommandFailure(.input, "vtk send: \(input.displayName): the MP4 track has no avcC parameter sets") }
-                sets = (format.sequenceParameterSets + format.pictureParameterSets).map { Array($0.bytes) }
+            // hvc1 carries the parameter sets in its hvcC, and hev1 may carry them in the samples only; H.264 is sent
+            // with its avcC's.
+            if mp4.format == nil, codec == .h264 {
+                throw CommandFailure(.input, "vtk send: \(input.displayName): the MP4 track has no avcC parameter sets")
             }
-            try writeSDP(sets)
+            try writeSDP((mp4.format?.parameterSetNALUnits ?? []).map { Array($0.bytes) })
             if sdpOnly { return sdpWrittenOnly() }
             var index = 0
             while frameLimit.map({ index < $0 }) ?? true, !Interruption.requested {
                 let sample: MP4Sample?
                 do { sample = try mp4.reader.nextSample() } catch { throw CommandFailure(.input, "vtk send: \(input.displayName): sample \(index): \(error)") }
                 guard let sample else { break }
-                var units: [[UInt8]]
-                do { units = try LengthPrefixedSample.nalUnits(in: sample.data, lengthSize: mp4.reader.nalUnitLengthSize).map { Array($0.bytes) } } catch {
+                let units: [[UInt8]]
+                do {
+                    let buffer = sample.sampleBuffer(nalUnitLengthSize: mp4.reader.nalUnitLengthSize, formatDescription: mp4.format)
+                    units = try buffer.accessUnitNALUnits().map { Array($0.bytes) }
+                } catch {
                     throw CommandFailure(.input, "vtk send: \(input.displayName): sample \(index) at byte \(sample.fileOffset): \(error)")
                 }
-                if sample.isSync { units = sets + units }
                 let ticks = fps.map { Int64((Double(index) * 90000 / $0).rounded()) } ?? Int64((sample.presentationTime.seconds * 90000).rounded())
                 try send(units, ticks: ticks)
                 index += 1

@@ -79,16 +79,9 @@ final class StreamRecorder: AccessUnitRecorder {
     }
 
     private func makeWriter(_ path: String) throws(CommandFailure) -> MP4Writer {
-        let sets = { (type: UInt8) in self.parameterSets[type] ?? [] }
         do {
-            switch codec {
-            case .h264:
-                let format = try H264FormatDescription(sequenceParameterSets: sets(7), pictureParameterSets: sets(8))
-                return try MP4Writer(path: path, formatDescription: format, timescale: 90000)
-            default:
-                let format = try H265FormatDescription(videoParameterSets: sets(32), sequenceParameterSets: sets(33), pictureParameterSets: sets(34))
-                return try MP4Writer(path: path, formatDescription: format, timescale: 90000)
-            }
+            let format = try codec.formatDescription(parameterSets: parameterSetTypes.flatMap { parameterSets[$0] ?? [] })
+            return try MP4Writer(path: path, format: format, timescale: 90000)
         } catch {
             throw CommandFailure(.output, "vtk \(command): cannot write '\(path)': \(error)")
         }

@@ -111,6 +111,18 @@ public struct MediaTime: Hashable, Comparable, Sendable, CustomStringConvertible
         return MediaTime(value: product, timescale: a.timescale)
     }
 
+    /// Divides by a positive integer (half a frame duration: a field's), exactly: on a timescale `n` times finer
+    /// when the value does not divide, else (no such timescale fits in 32 bits) rounded toward negative infinity.
+    public static func / (a: MediaTime, n: Int64) -> MediaTime {
+        precondition(n > 0, "MediaTime divisor must be positive")
+        guard a.kind == .numeric else { return a }
+        if a.value % n == 0 { return MediaTime(value: a.value / n, timescale: a.timescale) }
+        let (finer, overflow) = Int64(a.timescale).multipliedReportingOverflow(by: n)
+        if !overflow, finer <= Int64(Int32.max) { return MediaTime(value: a.value, timescale: Int32(finer)) }
+        let quotient = a.value / n
+        return MediaTime(value: a.value % n < 0 ? quotient - 1 : quotient, timescale: a.timescale)
+    }
+
     /// Ordering: negativeInfinity < numeric < positiveInfinity < invalid (invalid sorts last, as in Core Media).
     public static func < (a: MediaTime, b: MediaTime) -> Bool {
         func rank(_ k: Kind) -> Int {

@@ -86,7 +86,11 @@ extension CodecEncodePictureBuffers where Sequence == VAEncSequenceParameterBuff
     /// Frames per second from the frame-rate misc parameter (numerator | denominator << 16), else the
     /// sequence's VUI timing (two ticks per frame, E.2.1), else 30.
     static func framesPerSecond(_ frameRate: VAEncMiscParameterFrameRate?, _ seq: VAEncSequenceParameterBufferH264) -> Double {
-        framesPerSecond(frameRate, timing: seq.num_units_in_tick > 0 && seq.time_scale > 0
-                        ? Double(seq.time_scale) / Double(2 * seq.num_units_in_tick) : nil)
+        framesPerSecond(frameRate, timing: vuiFramesPerSecond(seq))
+    }
+
+    /// The sequence's VUI timing in frames per second (two ticks per frame, E.2.1), nil when it states none.
+    static func vuiFramesPerSecond(_ seq: VAEncSequenceParameterBufferH264) -> Double? {
+        seq.num_units_in_tick > 0 && seq.time_scale > 0 ? Double(seq.time_scale) / Double(2 * seq.num_units_in_tick) : nil
     }
 }

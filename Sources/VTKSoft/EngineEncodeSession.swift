@@ -20,9 +20,13 @@ protocol EngineEncodeSession: AnyObject {
     func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> EngineEncodeOutput
 }
 
-/// A picture checked at vaEndPicture: the surface its reconstruction goes to.
+/// A picture checked at vaEndPicture: its codec-neutral part, with the surface its reconstruction goes to.
 protocol PreparedEnginePicture {
-    var target: Surface { get }
+    var coding: PreparedPicture { get }
+}
+
+extension PreparedEnginePicture {
+    var target: Surface { coding.target }
 }
 
 extension NativeEncodeSession: EngineEncodeSession {}

@@ -27,36 +27,17 @@ final class HEVCEncodeSession {
         var futureReferences = true
     }
 
-    /// A reference list entry: the surface, read on the worker (its reconstruction, else its pixels).
-    struct PendingReference {
-        let surface: Surface
-        let id: VASurfaceID
-        let list: Int
-        let index: Int
-        let picOrderCnt: Int
-        let isLongTerm: Bool
-    }
-
-    /// One picture checked at vaEndPicture.
+    /// One picture checked at vaEndPicture. The codec-neutral part (``PreparedPicture``) reads as its own fields.
+    @dynamicMemberLookup
     struct Prepared {
         let sequence: VAEncSequenceParameterBufferHEVC
         let picture: VAEncPictureParameterBufferHEVC
         let slices: [VAEncSliceParameterBufferHEVC]
-        /// The client's packed headers that go into the stream (the persona's policy applied).
-        let packedHeaders: [PackedHeader]
         /// VPS, SPS and PPS the client packed, parsed (kept across pictures: clients send them with IRAPs only).
         let packedSets: H265ParameterSets
-        /// RefPicList0 and RefPicList1, their surfaces resolved.
-        let references: [[PendingReference]]
-        let source: Surface
-        /// decoded_curr_pic's surface, where the reconstruction goes.
-        let target: Surface
-        let kind: RateController.PictureKind
-        let rateControl: RateController.Parameters?
-        let maxFrameSize: Int?
-        /// The driver writes VPS, SPS and PPS before this picture (an IRAP with none packed, when the policy writes them).
-        let writeParameterSets: Bool
-        var violations: [String]
+        let coding: PreparedPicture
+
+        subscript<T>(dynamicMember field: KeyPath<PreparedPicture, T>) -> T { coding[keyPath: field] }
     }
 
     let profile: VAProfile
@@ -64,11 +45,7 @@ final class HEVCEncodeSession {
     private let packedHeaderFlags: UInt32
     private let policy: PackedHeaderPolicy
     private let limits: Limits
-    private var sequence: VAEncSequenceParameterBufferHEVC?
-    private var rateControlMisc: VAEncMiscParameterRateControl?
-    private var frameRateMisc: VAEncMiscParameterFrameRate?
-    private var hrdMisc: VAEncMiscParameterHRD?
-    private var maxFrameSize: Int?
+    private var parameters = EncodeParameterState<VAEncSequenceParameterBufferHEVC>()
     private var packedSets = H265ParameterSets()
     private var rateControl = RateControlledCoding()
     private var adapter = HEVCEngineAdapter()
@@ -90,20 +67,10 @@ final class HEVCEncodeSession {
     func prepare(_ rendered: [RenderedBuffer], source: Surface,
                  surface: (VASurfaceID) throws(VAError) -> Surface) throws(VAError) -> Prepared {
         var buffers = try HEVCEncodePictureBuffers(rendered)
-        var violations: [String] = []
-        func violation(_ message: String) {
-            violations.append(message)
-            EncodeViolations.report(message)
-        }
+        let log = ViolationLog()
+        let violation = log.record
         buffers.packedHeaders = buffers.packedHeaders.filter { policy.inserts($0.kind) }
-        if let s = buffers.sequence { sequence = s }
-        if let r = buffers.rateControl { rateControlMisc = r }
-        if let f = buffers.frameRate { frameRateMisc = f }
-        if let h = buffers.hrd { hrdMisc = h }
-        if let m = buffers.maxFrameSize { maxFrameSize = m > 0 ? m : nil }
-        guard let seq = sequence, let pic = buffers.picture, !buffers.slices.isEmpty else {
-            throw VAError.invalidParameter.because("a picture needs sequence (once), picture and slice parameters")
-        }
+        let (seq, pic) = try parameters.picture(buffers)
         let geometry = try checkSequence(seq, source: source)
         try HEVCEncodeParameterCheck.check(seq, pic, buffers.slices, clientQP: rateControlParameters(seq) == nil, violation: violation)
 
@@ -125,22 +92,22 @@ final class HEVCEncodeSession {
         checkPictureOrder(pic, violation: violation)
         let references = try referenceLists(pic, buffers.slices, surface: surface, violation: violation)
         let irap = pic.pic_fields.bits.idr_pic_flag != 0 || (16...23).contains(Int(pic.nal_unit_type))
-        return Prepared(sequence: seq, picture: pic, slices: buffers.slices, packedHeaders: buffers.packedHeaders, packedSets: packedSets,
-                        references: references, source: source, target: try surface(pic.decoded_curr_pic.picture_id),
-                        kind: pictureKind(buffers.slices, references: references, poc: Int(pic.decoded_curr_pic.pic_order_cnt)), rateControl: rateControlParameters(seq), maxFrameSize: maxFrameSize,
-                        writeParameterSets: irap && !packedParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags),
-                        violations: violations)
+        // The driver writes VPS, SPS and PPS before an IRAP with none packed, when the policy writes them.
+        let coding = PreparedPicture(references: references, source: source, target: try surface(pic.decoded_curr_pic.picture_id),
+                                     kind: pictureKind(buffers.slices, references: references, poc: Int(pic.decoded_curr_pic.pic_order_cnt)),
+                                     rateControl: rateControlParameters(seq), maxFrameSize: parameters.maxFrameSize, packedHeaders: buffers.packedHeaders,
+                                     writeParameterSets: irap && !packedParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags),
+                                     violations: log.messages)
+        return Prepared(sequence: seq, picture: pic, slices: buffers.slices, packedSets: packedSets, coding: coding)
     }
 
     /// The worker's part: codes the prepared picture through the engine and writes the reconstruction into
     /// decoded_curr_pic's surface. CBR/VBR: the rate controller's QP, coded again (up to 4 passes) when the
     /// picture breaks the window or MaxFrameSize.
     func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> EngineEncodeOutput {
-        var p = prepared
-        func violation(_ message: String) {
-            p.violations.append(message)
-            EncodeViolations.report(message)
-        }
+        let p = prepared
+        let log = ViolationLog(p.violations)
+        let violation = log.record
         let outcome = try rateControl.code(kind: p.kind, parameters: p.rateControl, clientQP: Int(p.picture.pic_init_qp) + Int(p.slices[0].slice_qp_delta),
                                            maxFrameSize: p.maxFrameSize) { (qp: Int?) throws(VAError) -> (coded: HEVCEngineAdapter.Coded, stream: [UInt8]) in
             let coded = try adapter.code(p, qp: qp, hashReconstruction: hashReconstruction, violation: violation)
@@ -148,7 +115,7 @@ final class HEVCEncodeSession {
         }
         let coded = outcome.coded
         let captured = rateControl.captured(engine: "native-hevc", outcome: outcome, reconstructionMD5: hashReconstruction ? coded.reconstructionMD5 : nil,
-                                            violations: p.violations)
+                                            violations: log.messages)
         return EngineEncodeOutput(stream: coded.stream, captured: captured)
     }
 
@@ -210,8 +177,8 @@ final class HEVCEncodeSession {
 
     /// A packed SPS against the sequence parameters: what both state must agree.
     private func compare(_ sps: H265SequenceParameterSet, _ seq: VAEncSequenceParameterBufferHEVC, violation: (String) -> Void) {
-        var differences: [String] = []
-        func check(_ name: String, _ a: Int, _ b: some BinaryInteger) { if a != Int(b) { differences.append("\(name) \(a) vs \(b)") } }
+        var differences = FieldDifferences()
+        func check(_ name: String, _ a: Int, _ b: some BinaryInteger) { differences.compare(name, a, Int(b)) }
         check("pic_width_in_luma_samples", sps.picWidthInLumaSamples, seq.pic_width_in_luma_samples)
         check("pic_height_in_luma_samples", sps.picHeightInLumaSamples, seq.pic_height_in_luma_samples)
         check("bit_depth_luma_minus8", sps.bitDepthLumaMinus8, seq.seq_fields.bits.bit_depth_luma_minus8)
@@ -220,69 +187,43 @@ final class HEVCEncodeSession {
         check("amp_enabled_flag", sps.ampEnabledFlag ? 1 : 0, seq.seq_fields.bits.amp_enabled_flag)
         check("sample_adaptive_offset_enabled_flag", sps.sampleAdaptiveOffsetEnabledFlag ? 1 : 0, seq.seq_fields.bits.sample_adaptive_offset_enabled_flag)
         check("sps_temporal_mvp_enabled_flag", sps.temporalMvpEnabledFlag ? 1 : 0, seq.seq_fields.bits.sps_temporal_mvp_enabled_flag)
-        if !differences.isEmpty { violation("packed SPS disagrees with the sequence parameters: " + differences.joined(separator: ", ")) }
+        if !differences.isEmpty { violation("packed SPS disagrees with the sequence parameters: " + differences.list) }
     }
 
-    /// RefPicList0/1 of the first inter slice, each entry's surface resolved.
+    /// RefPicList0/1 of the first inter slice (``PendingReference/lists(of:referenceFrames:listName:framesName:surface:violation:check:)``);
+    /// on a driver with no FUTURE prediction direction, an entry after the current picture is a violation.
     private func referenceLists(_ pic: VAEncPictureParameterBufferHEVC, _ slices: [VAEncSliceParameterBufferHEVC],
                                 surface: (VASurfaceID) throws(VAError) -> Surface, violation: (String) -> Void) throws(VAError) -> [[PendingReference]] {
         let invalid = UInt32(VA_PICTURE_HEVC_INVALID)
-        let referenceFrames = Self.entries(pic.reference_frames).filter { $0.flags & invalid == 0 && $0.picture_id != VASurfaceID(VA_INVALID_SURFACE) }
-        let currentPOC = Int(pic.decoded_curr_pic.pic_order_cnt)
-        var lists: [[PendingReference]]?
-        var firstIDs: [[VASurfaceID]] = []
-        for slice in slices where slice.slice_type != 2 {
-            let counts = [Int(slice.num_ref_idx_l0_active_minus1) + 1, slice.slice_type == 0 ? Int(slice.num_ref_idx_l1_active_minus1) + 1 : 0]
-            let named = [Self.entries(slice.ref_pic_list0), Self.entries(slice.ref_pic_list1)]
-            let ids = (0..<2).map { l in named[l].prefix(counts[l]).map(\.picture_id) }
-            if lists != nil {
-                guard ids == firstIDs else { throw VAError.invalidParameter.because("slices of one picture with different reference lists") }
-                continue
+        func named(_ tuple: some Any) -> [PendingReference.Named] {
+            Self.entries(tuple).map { entry in
+                PendingReference.Named(id: entry.picture_id, invalid: entry.flags & invalid != 0 || entry.picture_id == VASurfaceID(VA_INVALID_SURFACE),
+                                       picOrderCnt: Int(entry.pic_order_cnt),
+                                       isLongTerm: entry.flags & UInt32(VA_PICTURE_HEVC_LONG_TERM_REFERENCE) != 0)
             }
-            firstIDs = ids
-            var built: [[PendingReference]] = [[], []]
-            for l in 0..<2 {
-                for (i, entry) in named[l].prefix(counts[l]).enumerated() {
-                    guard entry.flags & invalid == 0, entry.picture_id != VASurfaceID(VA_INVALID_SURFACE) else {
-                        throw VAError.invalidParameter.because("ref_pic_list\(l)[\(i)] is invalid inside num_ref_idx_l\(l)_active")
-                    }
-                    let reference = try surface(entry.picture_id)
-                    if !referenceFrames.contains(where: { $0.picture_id == entry.picture_id }) {
-                        violation("ref_pic_list\(l)[\(i)] names surface \(entry.picture_id), which is not in reference_frames")
-                    }
-                    if !limits.futureReferences, Int(entry.pic_order_cnt) > currentPOC {
-                        violation("ref_pic_list\(l)[\(i)] has POC \(entry.pic_order_cnt) after the current \(currentPOC); this driver predicts from previous pictures only (low-delay B)")
-                    }
-                    built[l].append(PendingReference(surface: reference, id: entry.picture_id, list: l, index: i,
-                                                     picOrderCnt: Int(entry.pic_order_cnt),
-                                                     isLongTerm: entry.flags & UInt32(VA_PICTURE_HEVC_LONG_TERM_REFERENCE) != 0))
-                }
-            }
-            lists = built
         }
-        return lists ?? [[], []]
+        let referenceFrames = named(pic.reference_frames).filter { !$0.invalid }.map(\.id)
+        let currentPOC = Int(pic.decoded_curr_pic.pic_order_cnt)
+        let inter = slices.filter { $0.slice_type != 2 }.map { slice in
+            PendingReference.SliceLists(named: [named(slice.ref_pic_list0), named(slice.ref_pic_list1)],
+                                        activeCounts: [Int(slice.num_ref_idx_l0_active_minus1) + 1,
+                                                       slice.slice_type == 0 ? Int(slice.num_ref_idx_l1_active_minus1) + 1 : 0])
+        }
+        return try PendingReference.lists(of: inter, referenceFrames: referenceFrames, listName: "ref_pic_list", framesName: "reference_frames",
+                                          surface: surface, violation: violation) { entry, l, i in
+            if !limits.futureReferences, entry.picOrderCnt > currentPOC {
+                violation("ref_pic_list\(l)[\(i)] has POC \(entry.picOrderCnt) after the current \(currentPOC); this driver predicts from previous pictures only (low-delay B)")
+            }
+        }
     }
 
     // MARK: Rate control
 
     private func rateControlParameters(_ seq: VAEncSequenceParameterBufferHEVC) -> RateController.Parameters? {
-        let mode: RateController.Mode
-        switch rateControlMode {
-        case UInt32(VA_RC_CBR): mode = .cbr
-        case UInt32(VA_RC_VBR): mode = .vbr
-        default: return nil
-        }
-        let rc = rateControlMisc
-        let bits = Int(rc.map { $0.bits_per_second } ?? 0)
         // E.3.1: a picture lasts one tick of vui_num_units_in_tick (frames, field_seq_flag 0).
         let timing = seq.vui_num_units_in_tick > 0 && seq.vui_time_scale > 0 ? Double(seq.vui_time_scale) / Double(seq.vui_num_units_in_tick) : nil
-        return RateController.Parameters(
-            mode: mode, bitsPerSecond: bits > 0 ? bits : max(Int(seq.bits_per_second), 1),
-            targetPercentage: Int(rc?.target_percentage ?? 100), windowSize: Int(rc?.window_size ?? 0),
-            initialQP: Int(rc?.initial_qp ?? 0), minQP: Int(rc?.min_qp ?? 0), maxQP: Int(rc?.max_qp ?? 0),
-            bufferSize: Int(hrdMisc?.buffer_size ?? 0), initialBufferFullness: Int(hrdMisc?.initial_buffer_fullness ?? 0),
-            framesPerSecond: HEVCEncodePictureBuffers.framesPerSecond(frameRateMisc, timing: timing),
-            lumaSamples: Int(seq.pic_width_in_luma_samples) * Int(seq.pic_height_in_luma_samples))
+        return parameters.rateControlParameters(mode: rateControlMode, sequenceBitsPerSecond: seq.bits_per_second, timing: timing,
+                                                lumaSamples: Int(seq.pic_width_in_luma_samples) * Int(seq.pic_height_in_luma_samples))
     }
 
     /// slice_type (Table 7-7): B 0, P 1, I 2. A low-delay B picture (every reference before it, as iHD's VDEnc
@@ -296,6 +237,6 @@ final class HEVCEncodeSession {
     }
 
     static func entries<Tuple>(_ tuple: Tuple) -> [VAPictureHEVC] {
-        withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: VAPictureHEVC.self)) }
+        CArray.elements(tuple, as: VAPictureHEVC.self)
     }
 }

@@ -50,12 +50,9 @@ struct HEVCEngineAdapter {
         let width = Int(p.sequence.pic_width_in_luma_samples), height = Int(p.sequence.pic_height_in_luma_samples)
         let lists = p.references.map { list in
             list.map { entry in
-                let picture: H265EncoderPicture
-                if let kept = entry.surface.hevcReconstruction, kept.width == width, kept.height == height {
-                    picture = kept
-                } else {
-                    violation("ref_pic_list\(entry.list)[\(entry.index)] names surface \(entry.id), which holds no reconstructed picture")
-                    picture = H265EncoderPicture(surface: entry.surface, width: width, height: height, visibleWidth: width, visibleHeight: height)
+                let kept = entry.surface.hevcReconstruction.flatMap { $0.width == width && $0.height == height ? $0 : nil }
+                let picture = entry.picture(kept, listName: "ref_pic_list", violation: violation) {
+                    H265EncoderPicture(surface: entry.surface, width: width, height: height, visibleWidth: width, visibleHeight: height)
                 }
                 return H265ReferencePicture(picture: picture, picOrderCnt: entry.picOrderCnt, isLongTerm: entry.isLongTerm)
             }
@@ -76,23 +73,10 @@ struct HEVCEngineAdapter {
         p.target.reconstruction = nil
         p.target.hevcReconstruction = coded.reconstruction
 
-        // The access unit: packed VPS/SPS then PPS as sent, else on IRAPs the derived ones; then each slice
-        // with the raw data (SEI) rendered before its parameters. Start codes: the client's own in its packed
-        // data, 4 bytes before everything the driver writes.
-        let startCode: [UInt8] = [0, 0, 0, 1]
-        var out: [UInt8] = []
-        for header in p.packedHeaders where header.kind == .sequence { out += header.bytes }
-        for header in p.packedHeaders where header.kind == .picture { out += header.bytes }
-        if p.writeParameterSets {
-            out += startCode + HEVCHeaderWriter.nalUnit(HEVCEncodeHeaderDerivation.videoParameterSet(p.sequence))
-            out += startCode + HEVCHeaderWriter.nalUnit(derivedSPS)
-            out += startCode + HEVCHeaderWriter.nalUnit(derivedPPS)
-        }
-        for (index, slice) in coded.sliceNALUnits.enumerated() {
-            for header in p.packedHeaders where header.kind == .rawData && header.nextSlice == index { out += header.bytes }
-            out += startCode + slice
-        }
-        for header in p.packedHeaders where header.kind == .rawData && header.nextSlice >= coded.sliceNALUnits.count { out += header.bytes }
+        // The access unit: packed VPS/SPS then PPS as sent, else on IRAPs the derived ones; then the slices.
+        let written = p.writeParameterSets ? [HEVCHeaderWriter.nalUnit(HEVCEncodeHeaderDerivation.videoParameterSet(p.sequence)),
+                                           HEVCHeaderWriter.nalUnit(derivedSPS), HEVCHeaderWriter.nalUnit(derivedPPS)] : []
+        let out = EncodedAccessUnit.assemble(p.packedHeaders, parameterSets: written, slices: coded.sliceNALUnits)
         return Coded(stream: out, reconstructionMD5: hashReconstruction ? coded.reconstruction.i420MD5(crop: crop) : nil)
     }
 
@@ -101,15 +85,12 @@ struct HEVCEngineAdapter {
     /// rate control its slice_qp_delta is re-written to the controller's QP.
     private func attach(_ packed: PackedHeader, to request: inout H265SliceRequest, index: Int, sets: H265ParameterSets,
                         sps: H265SequenceParameterSet, pps: H265PictureParameterSet, qp: Int?, violation: (String) -> Void) throws(VAError) {
-        guard let rbsp = packed.sliceHeaderRBSP else { throw VAError.invalidParameter.because("packed slice header \(index) has no start code and NAL header") }
-        let unit = NALUnit(EmulationPrevention.insert(rbsp.bytes) + [0, 0, 0, 0])
-        var parsed: H265SliceSegmentHeader
-        do throws(BitstreamError) { parsed = try H265SliceSegmentHeader(nalUnit: unit, parameterSets: sets) } catch {
-            throw VAError.invalidParameter.because("packed slice header \(index) does not parse: \(error)")
+        var (parsed, rbsp) = try packed.parsedSliceHeader(index: index) { unit throws(BitstreamError) in
+            try H265SliceSegmentHeader(nalUnit: unit, parameterSets: sets)
         }
         let derived = request.header
-        var differences: [String] = []
-        func compare<T: Equatable>(_ name: String, _ a: T, _ b: T) { if a != b { differences.append("\(name) \(a) vs \(b)") } }
+        var differences = FieldDifferences()
+        func compare<T: Equatable>(_ name: String, _ a: T, _ b: T) { differences.compare(name, a, b) }
         compare("nal_unit_type", parsed.nalUnitType.rawValue, derived.nalUnitType.rawValue)
         compare("slice_segment_address", parsed.sliceSegmentAddress, derived.sliceSegmentAddress)
         compare("slice_type", parsed.sliceType, derived.sliceType)
@@ -121,7 +102,7 @@ struct HEVCEngineAdapter {
         if parsed.sliceType == .b { compare("num_ref_idx_l1_active_minus1", parsed.numRefIdxL1ActiveMinus1, derived.numRefIdxL1ActiveMinus1) }
         if qp == nil { compare("slice_qp_delta", parsed.qpDelta, derived.qpDelta) }
         guard differences.isEmpty else {
-            violation("packed slice header \(index) disagrees with its slice parameters: " + differences.joined(separator: ", "))
+            violation("packed slice header \(index) disagrees with its slice parameters: " + differences.list)
             request.packedHeader = (rbsp.bytes, rbsp.bitLength)
             return
         }

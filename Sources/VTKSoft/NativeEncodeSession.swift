@@ -29,12 +29,7 @@ final class NativeEncodeSession {
     private let packedHeaderFlags: UInt32
     /// What becomes of the client's packed headers and who writes SPS/PPS (the persona's driver).
     private let policy: PackedHeaderPolicy
-    private var sequence: VAEncSequenceParameterBufferH264?
-    private var rateControlMisc: VAEncMiscParameterRateControl?
-    private var frameRateMisc: VAEncMiscParameterFrameRate?
-    private var hrdMisc: VAEncMiscParameterHRD?
-    /// MaxFrameSize in bits (CBR/VBR: a bigger picture is coded again at a higher QP, as iHD's multi-pass).
-    private var maxFrameSize: Int?
+    private var parameters = EncodeParameterState<VAEncSequenceParameterBufferH264>()
     /// SPS and PPS the client packed (kept across pictures: clients send them with IDRs only).
     private var packedSets = ParameterSets()
     /// Fields of the client's packed SPS the driver writes into its own (radeonsi 24), kept as packedSets.
@@ -59,37 +54,21 @@ final class NativeEncodeSession {
     }
 
     /// One picture checked at vaEndPicture: what the engine needs, all but the pixels and the
-    /// reconstructions of earlier pictures, which exist only once the worker has coded those.
+    /// reconstructions of earlier pictures, which exist only once the worker has coded those. The
+    /// codec-neutral part (``PreparedPicture``) reads as its own fields.
+    @dynamicMemberLookup
     struct Prepared {
         let sps: SequenceParameterSet
         let pps: PictureParameterSet
         let derivedSPS: SequenceParameterSet
         let derivedPPS: PictureParameterSet
         let slices: [SliceRequest]
-        /// RefPicList0 and RefPicList1, their surfaces resolved.
-        let references: [[PendingReference]]
-        let source: Surface
-        /// CurrPic's surface, where the reconstruction goes.
-        let target: Surface
-        let kind: RateController.PictureKind
-        let rateControl: RateController.Parameters?
-        let maxFrameSize: Int?
-        let packedHeaders: [PackedHeader]
-        let writeParameterSets: Bool
         let picOrderCnt: Int
         let widthInMbs: Int
         let heightInMbs: Int
-        var violations: [String]
-    }
+        let coding: PreparedPicture
 
-    /// A reference list entry: the surface, read on the worker (its reconstruction, else its pixels).
-    struct PendingReference {
-        let surface: Surface
-        let id: VASurfaceID
-        let list: Int
-        let index: Int
-        let picOrderCnt: Int
-        let isLongTerm: Bool
+        subscript<T>(dynamicMember field: KeyPath<PreparedPicture, T>) -> T { coding[keyPath: field] }
     }
 
     /// vaEndPicture's part: reads the buffers, checks them (what hardware refuses throws; what it codes
@@ -97,27 +76,19 @@ final class NativeEncodeSession {
     func prepare(_ rendered: [RenderedBuffer], source: Surface,
                  surface: (VASurfaceID) throws(VAError) -> Surface) throws(VAError) -> Prepared {
         var buffers = try EncodePictureBuffers(rendered)
-        var violations: [String] = []
-        func violation(_ message: String) {
-            violations.append(message)
-            EncodeViolations.report(message)
-        }
+        let log = ViolationLog()
+        let violation = log.record
         if policy.readsPackedSequence { readClientSequence(buffers.packedHeaders, violation: violation) }
         buffers.packedHeaders = buffers.packedHeaders.filter { policy.inserts($0.kind) }
-        if let s = buffers.sequence { sequence = s }
-        if let r = buffers.rateControl { rateControlMisc = r }
-        if let f = buffers.frameRate { frameRateMisc = f }
-        if let h = buffers.hrd { hrdMisc = h }
-        if let m = buffers.maxFrameSize { maxFrameSize = m > 0 ? m : nil }
-        guard let seq = sequence, let pic = buffers.picture, !buffers.slices.isEmpty else {
-            throw VAError.invalidParameter.because("a picture needs sequence (once), picture and slice parameters")
-        }
+        let (seq, pic) = try parameters.picture(buffers)
         let s = seq.seq_fields.bits
         guard s.chroma_format_idc == 1, seq.bit_depth_luma_minus8 == 0, seq.bit_depth_chroma_minus8 == 0 else { throw .unsupportedRTFormat }
         guard s.frame_mbs_only_flag != 0 else { throw .unimplemented }  // no interlace
         guard seq.picture_width_in_mbs > 0, seq.picture_height_in_mbs > 0 else { throw VAError.invalidParameter.because("zero picture size") }
 
-        let rcParameters = rateControlParameters(seq, buffers)
+        let rcParameters = parameters.rateControlParameters(mode: rateControlMode, sequenceBitsPerSecond: seq.bits_per_second,
+                                                            timing: EncodePictureBuffers.vuiFramesPerSecond(seq),
+                                                            lumaSamples: Int(seq.picture_width_in_mbs) * Int(seq.picture_height_in_mbs) * 256)
 
         // Parameter sets: the client's packed ones where it sent them, else derived (as iHD).
         var packedSPSorPPS = false
@@ -165,34 +136,28 @@ final class NativeEncodeSession {
 
         // Reference lists (the first inter slice's; slices with other lists are refused).
         let references = try referenceLists(pic, buffers.slices, requestSlices, surface: surface, violation: violation)
-        return Prepared(sps: sps, pps: pps, derivedSPS: derivedSPS, derivedPPS: derivedPPS, slices: requestSlices, references: references,
-                        source: source, target: try surface(pic.CurrPic.picture_id), kind: pictureKind(buffers.slices),
-                        rateControl: rcParameters, maxFrameSize: maxFrameSize, packedHeaders: buffers.packedHeaders,
-                        writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS,
-                        picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt), widthInMbs: widthInMbs, heightInMbs: heightInMbs,
-                        violations: violations)
+        let coding = PreparedPicture(references: references, source: source, target: try surface(pic.CurrPic.picture_id),
+                                     kind: pictureKind(buffers.slices), rateControl: rcParameters, maxFrameSize: parameters.maxFrameSize,
+                                     packedHeaders: buffers.packedHeaders, writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS,
+                                     violations: log.messages)
+        return Prepared(sps: sps, pps: pps, derivedSPS: derivedSPS, derivedPPS: derivedPPS, slices: requestSlices,
+                        picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt), widthInMbs: widthInMbs, heightInMbs: heightInMbs, coding: coding)
     }
 
     /// The worker's part: codes the prepared picture into the access unit bytes and writes the
     /// reconstruction into CurrPic's surface. `hashReconstruction`: capture its MD5 (only the capture line
     /// shows it, and hashing every picture costs several percent of the encode).
     func encode(_ prepared: Prepared, hashReconstruction: Bool) throws(VAError) -> EngineEncodeOutput {
-        var p = prepared
-        func violation(_ message: String) {
-            p.violations.append(message)
-            EncodeViolations.report(message)
-        }
+        let p = prepared
+        let log = ViolationLog(p.violations)
+        let violation = log.record
         let (sps, pps) = (p.sps, p.pps)
         let crop = sps.cropRectangle
         let lists = p.references.map { list in
             list.map { entry in
-                let picture: EncoderPicture
-                if let kept = entry.surface.reconstruction {
-                    picture = kept
-                } else {
-                    violation("RefPicList\(entry.list)[\(entry.index)] names surface \(entry.id), which holds no reconstructed picture")
-                    picture = EncoderPicture(nv12: entry.surface, visibleWidth: p.widthInMbs * 16, visibleHeight: p.heightInMbs * 16,
-                                             widthInMbs: p.widthInMbs, heightInMbs: p.heightInMbs)
+                let picture = entry.picture(entry.surface.reconstruction, listName: "RefPicList", violation: violation) {
+                    EncoderPicture(nv12: entry.surface, visibleWidth: p.widthInMbs * 16, visibleHeight: p.heightInMbs * 16,
+                                   widthInMbs: p.widthInMbs, heightInMbs: p.heightInMbs)
                 }
                 return ReferencePicture(picture: picture, picOrderCnt: entry.picOrderCnt, isLongTerm: entry.isLongTerm)
             }
@@ -213,8 +178,9 @@ final class NativeEncodeSession {
                 case .inconsistent: throw .invalidParameter
                 }
             }
-            return (coded, assemble(p.packedHeaders, slices: coded.sliceNALUnits, sps: p.derivedSPS, pps: p.derivedPPS,
-                                    writeParameterSets: p.writeParameterSets))
+            let writesSets = p.writeParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags)
+            let sets = writesSets ? [Array(p.derivedSPS.nalUnit().bytes), Array(p.derivedPPS.nalUnit(sps: p.derivedSPS).bytes)] : []
+            return (coded, EncodedAccessUnit.assemble(p.packedHeaders, parameterSets: sets, slices: coded.sliceNALUnits))
         }
 
         // The reconstruction, into CurrPic's surface and kept with it.
@@ -222,7 +188,7 @@ final class NativeEncodeSession {
         coded.reconstruction.write(to: p.target)
         p.target.reconstruction = coded.reconstruction
         let captured = rateControl.captured(engine: "native", outcome: outcome,
-                                            reconstructionMD5: hashReconstruction ? coded.reconstruction.i420MD5(crop: crop) : nil, violations: p.violations)
+                                            reconstructionMD5: hashReconstruction ? coded.reconstruction.i420MD5(crop: crop) : nil, violations: log.messages)
         let stream = outcome.stream
         return EngineEncodeOutput(stream: stream, captured: captured)
     }
@@ -240,24 +206,6 @@ final class NativeEncodeSession {
     }
 
     // MARK: Rate control
-
-    private func rateControlParameters(_ seq: VAEncSequenceParameterBufferH264, _ buffers: EncodePictureBuffers) -> RateController.Parameters? {
-        let mode: RateController.Mode
-        switch rateControlMode {
-        case UInt32(VA_RC_CBR): mode = .cbr
-        case UInt32(VA_RC_VBR): mode = .vbr
-        default: return nil
-        }
-        let rc = rateControlMisc
-        let bits = Int(rc.map { $0.bits_per_second } ?? 0)
-        return RateController.Parameters(
-            mode: mode, bitsPerSecond: bits > 0 ? bits : max(Int(seq.bits_per_second), 1),
-            targetPercentage: Int(rc?.target_percentage ?? 100), windowSize: Int(rc?.window_size ?? 0),
-            initialQP: Int(rc?.initial_qp ?? 0), minQP: Int(rc?.min_qp ?? 0), maxQP: Int(rc?.max_qp ?? 0),
-            bufferSize: Int(hrdMisc?.buffer_size ?? 0), initialBufferFullness: Int(hrdMisc?.initial_buffer_fullness ?? 0),
-            framesPerSecond: EncodePictureBuffers.framesPerSecond(frameRateMisc, seq),
-            lumaSamples: Int(seq.picture_width_in_mbs) * Int(seq.picture_height_in_mbs) * 256)
-    }
 
     private func pictureKind(_ slices: [VAEncSliceParameterBufferH264]) -> RateController.PictureKind {
         if slices.contains(where: { $0.slice_type % 5 == 1 }) { return .bipredicted }
@@ -285,18 +233,13 @@ final class NativeEncodeSession {
     /// the slice data follows the parameters behind the client's header (hardware's corrupt output).
     private func attachPackedHeader(_ packed: PackedHeader, to request: inout SliceRequest, index: Int, sps: SequenceParameterSet,
                                     pps: PictureParameterSet, rateControlled: Bool, violation: (String) -> Void) throws(VAError) {
-        guard let rbsp = packed.sliceHeaderRBSP else { throw VAError.invalidParameter.because("packed slice header \(index) has no start code and NAL header") }
         var sets = ParameterSets()
         sets.sps[sps.seqParameterSetId] = sps
         sets.pps[pps.picParameterSetId] = pps
-        let unit = NALUnit(EmulationPrevention.insert(rbsp.bytes) + [0, 0, 0, 0])
-        let parsed: SliceHeader
-        do throws(BitstreamError) { parsed = try SliceHeader(nalUnit: unit, parameterSets: sets) } catch {
-            throw VAError.invalidParameter.because("packed slice header \(index) does not parse: \(error)")
-        }
+        let (parsed, rbsp) = try packed.parsedSliceHeader(index: index) { unit throws(BitstreamError) in try SliceHeader(nalUnit: unit, parameterSets: sets) }
         let derived = request.header
-        var differences: [String] = []
-        func compare<T: Equatable>(_ name: String, _ a: T, _ b: T) { if a != b { differences.append("\(name) \(a) vs \(b)") } }
+        var differences = FieldDifferences()
+        func compare<T: Equatable>(_ name: String, _ a: T, _ b: T) { differences.compare(name, a, b) }
         compare("nal_unit_type", parsed.nalUnitType.rawValue, derived.nalUnitType.rawValue)
         compare("first_mb_in_slice", parsed.firstMbInSlice, derived.firstMbInSlice)
         compare("slice_type", parsed.sliceType, derived.sliceType)
@@ -316,69 +259,33 @@ final class NativeEncodeSession {
         if differences.isEmpty {
             request.header = parsed
         } else {
-            violation("packed slice header \(index) disagrees with its slice parameters: " + differences.joined(separator: ", "))
+            violation("packed slice header \(index) disagrees with its slice parameters: " + differences.list)
         }
         request.packedHeader = (rbsp.bytes, rbsp.bitLength)
     }
 
-    /// The access unit: packed SPS, then PPS, as sent; else on IDRs the derived ones; then each slice,
-    /// preceded by the raw data (SEI) rendered before its parameters (i965's order). Start codes: the
-    /// client's own in its packed data, 4 bytes before everything the driver writes.
-    private func assemble(_ packed: [PackedHeader], slices: [[UInt8]], sps: SequenceParameterSet, pps: PictureParameterSet,
-                          writeParameterSets: Bool) -> [UInt8] {
-        var out: [UInt8] = []
-        let startCode: [UInt8] = [0, 0, 0, 1]
-        for header in packed where header.kind == .sequence { out += header.bytes }
-        for header in packed where header.kind == .picture { out += header.bytes }
-        if writeParameterSets && policy.writesParameterSets(configPackedHeaders: packedHeaderFlags) {
-            out += startCode + sps.nalUnit().bytes
-            out += startCode + pps.nalUnit(sps: sps).bytes
-        }
-        for (index, slice) in slices.enumerated() {
-            for header in packed where header.kind == .rawData && header.nextSlice == index { out += header.bytes }
-            out += startCode + slice
-        }
-        for header in packed where header.kind == .rawData && header.nextSlice >= slices.count { out += header.bytes }
-        return out
-    }
-
     // MARK: References and 7.4.3
 
-    /// RefPicList0/1 of the first inter slice, each entry's surface resolved (a list naming no surface is
-    /// INVALID_SURFACE, an invalid entry inside num_ref_idx_active INVALID_PARAMETER).
+    /// RefPicList0/1 of the first inter slice (``PendingReference/lists(of:referenceFrames:listName:framesName:surface:violation:check:)``).
     private func referenceLists(_ pic: VAEncPictureParameterBufferH264, _ slices: [VAEncSliceParameterBufferH264],
                                 _ requests: [SliceRequest], surface: (VASurfaceID) throws(VAError) -> Surface,
                                 violation: (String) -> Void) throws(VAError) -> [[PendingReference]] {
-        let referenceFrames = entries(pic.ReferenceFrames, 16).filter { $0.flags & UInt32(VA_PICTURE_H264_INVALID) == 0 }
-        var lists: [[PendingReference]]?
-        var firstIDs: [[VASurfaceID]] = []
-        for (slice, request) in zip(slices, requests) where !request.header.sliceType.isIntra {
-            let counts = [request.header.numRefIdxL0ActiveMinus1 + 1, request.header.sliceType == .b ? request.header.numRefIdxL1ActiveMinus1 + 1 : 0]
-            let named = [entries(slice.RefPicList0, 32), entries(slice.RefPicList1, 32)]
-            let ids = (0..<2).map { l in named[l].prefix(counts[l]).map(\.picture_id) }
-            if lists != nil {
-                guard ids == firstIDs else { throw VAError.invalidParameter.because("slices of one picture with different reference lists") }
-                continue
+        let invalid = UInt32(VA_PICTURE_H264_INVALID)
+        let referenceFrames = entries(pic.ReferenceFrames, 16).filter { $0.flags & invalid == 0 }.map(\.picture_id)
+        func named(_ tuple: some Any) -> [PendingReference.Named] {
+            entries(tuple, 32).map { entry in
+                PendingReference.Named(id: entry.picture_id, invalid: entry.flags & invalid != 0 || entry.picture_id == VASurfaceID(VA_INVALID_ID),
+                                       picOrderCnt: Int(entry.TopFieldOrderCnt),
+                                       isLongTerm: entry.flags & UInt32(VA_PICTURE_H264_LONG_TERM_REFERENCE) != 0)
             }
-            firstIDs = ids
-            var built: [[PendingReference]] = [[], []]
-            for l in 0..<2 {
-                for (i, entry) in named[l].prefix(counts[l]).enumerated() {
-                    guard entry.flags & UInt32(VA_PICTURE_H264_INVALID) == 0, entry.picture_id != VASurfaceID(VA_INVALID_ID) else {
-                        throw VAError.invalidParameter.because("RefPicList\(l)[\(i)] is invalid inside num_ref_idx_l\(l)_active")
-                    }
-                    let reference = try surface(entry.picture_id)
-                    if !referenceFrames.contains(where: { $0.picture_id == entry.picture_id }) {
-                        violation("RefPicList\(l)[\(i)] names surface \(entry.picture_id), which is not in ReferenceFrames")
-                    }
-                    built[l].append(PendingReference(surface: reference, id: entry.picture_id, list: l, index: i,
-                                                     picOrderCnt: Int(entry.TopFieldOrderCnt),
-                                                     isLongTerm: entry.flags & UInt32(VA_PICTURE_H264_LONG_TERM_REFERENCE) != 0))
-                }
-            }
-            lists = built
         }
-        return lists ?? [[], []]
+        let inter = zip(slices, requests).filter { !$0.1.header.sliceType.isIntra }.map { slice, request in
+            PendingReference.SliceLists(named: [named(slice.RefPicList0), named(slice.RefPicList1)],
+                                        activeCounts: [request.header.numRefIdxL0ActiveMinus1 + 1,
+                                                       request.header.sliceType == .b ? request.header.numRefIdxL1ActiveMinus1 + 1 : 0])
+        }
+        return try PendingReference.lists(of: inter, referenceFrames: referenceFrames, listName: "RefPicList", framesName: "ReferenceFrames",
+                                          surface: surface, violation: violation)
     }
 
     /// 7.4.3: frame_num 0 on IDRs and PrevRefFrameNum + 1 on other frames (without gaps allowed),
@@ -417,6 +324,6 @@ final class NativeEncodeSession {
     }
 
     private func entries<Tuple>(_ tuple: Tuple, _ count: Int) -> [VAPictureH264] {
-        withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: VAPictureH264.self).prefix(count)) }
+        CArray.elements(tuple, as: VAPictureH264.self, count: count)
     }
 }

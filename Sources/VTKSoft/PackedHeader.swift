@@ -60,4 +60,16 @@ struct PackedHeader {
         guard length > 8 else { return nil }
         return (Array(rbsp.prefix((length + 7) / 8)), length)
     }
+
+    /// The packed slice header (the `index`th of the picture) parsed by `parse`, given it as a NAL unit (escaped
+    /// again, zero bytes after it for the parser to read past its last bit), with its RBSP: INVALID_PARAMETER
+    /// when it has no start code and NAL header, or does not parse.
+    func parsedSliceHeader<Header>(index: Int, _ parse: (NALUnit) throws(BitstreamError) -> Header) throws(VAError)
+        -> (header: Header, rbsp: (bytes: [UInt8], bitLength: Int)) {
+        guard let rbsp = sliceHeaderRBSP else { throw VAError.invalidParameter.because("packed slice header \(index) has no start code and NAL header") }
+        let unit = NALUnit(EmulationPrevention.insert(rbsp.bytes) + [0, 0, 0, 0])
+        do throws(BitstreamError) { return (try parse(unit), rbsp) } catch {
+            throw VAError.invalidParameter.because("packed slice header \(index) does not parse: \(error)")
+        }
+    }
 }

@@ -25,6 +25,9 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
     public var predictionDirection: UInt32? = nil
     /// CtbLog2SizeY values the driver codes (VAConfigAttribEncHEVCBlockSizes); nil when not reported.
     public var hevcCodingTreeBlockLog2Sizes: ClosedRange<Int>? = nil
+    /// Whether the driver codes sample adaptive offset (VAConfigAttribEncHEVCFeatures' sao: supported or
+    /// required); nil when the attribute is not reported.
+    public var hevcSampleAdaptiveOffset: Bool? = nil
 
     /// Whether list 1 may hold pictures that follow the current one in output order (true B-frames).
     public var predictsFromFuture: Bool {
@@ -78,7 +81,7 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
         let values = connection.attributes(
             [VAConfigAttribRateControl, VAConfigAttribEncPackedHeaders, VAConfigAttribEncMaxRefFrames,
              VAConfigAttribEncMaxSlices, VAConfigAttribMaxPictureWidth, VAConfigAttribMaxPictureHeight,
-             VAConfigAttribPredictionDirection, VAConfigAttribEncHEVCBlockSizes],
+             VAConfigAttribPredictionDirection, VAConfigAttribEncHEVCBlockSizes, VAConfigAttribEncHEVCFeatures],
             profile: profile, entrypoint: entrypoint)
         func value(_ type: VAConfigAttribType) -> UInt32? {
             guard let v = values[type], v != notSupported else { return nil }
@@ -103,6 +106,11 @@ public struct VAEncodeCapabilities: Hashable, Sendable {
             v.value = sizes
             let low = Int(v.bits.log2_min_coding_tree_block_size_minus3) + 3, high = Int(v.bits.log2_max_coding_tree_block_size_minus3) + 3
             capabilities.hevcCodingTreeBlockLog2Sizes = min(low, high)...max(low, high)
+        }
+        if let features = value(VAConfigAttribEncHEVCFeatures) {
+            var v = VAConfigAttribValEncHEVCFeatures()
+            v.value = features
+            capabilities.hevcSampleAdaptiveOffset = v.bits.sao != 0
         }
         return capabilities
     }

@@ -9,11 +9,13 @@ public enum BobDeinterlacer {
     /// The two field pictures of `frame`, first field first; a progressive frame (no field order) is returned as it is.
     public static func fields(of frame: DisplayFrame, order: FieldOrder?) -> [DisplayFrame] {
         guard let order else { return [frame] }
+        // Exact: the second field starts half a frame duration after the first (1001/60000 s of 1001/30000).
         let half = frame.duration / 2
         let first = order == .topFieldFirst ? 0 : 1
+        let picture = frame.pixelBuffer
         return [
-            DisplayFrame(pixelBuffer: lineDoubled(frame.pixelBuffer, parity: first), presentationTime: frame.presentationTime, duration: half),
-            DisplayFrame(pixelBuffer: lineDoubled(frame.pixelBuffer, parity: 1 - first), presentationTime: frame.presentationTime + half, duration: half),
+            DisplayFrame(pixelBuffer: lineDoubled(picture, parity: first), presentationTime: frame.presentationTime, duration: half),
+            DisplayFrame(pixelBuffer: lineDoubled(picture, parity: 1 - first), presentationTime: frame.presentationTime + half, duration: half),
         ]
     }
 

@@ -12,7 +12,7 @@ public enum DisplayEvent: Sendable {
     case reachedMarker(Double)
     /// Decoding fell behind and a picture was skipped to catch up, undecoded or held in the decoder (counted in
     /// ``DisplayLayer/Statistics/dropped``); its time when known.
-    case skipped(presentationTime: Double?, hostTime: Double)
+    case skipped(presentationTime: MediaTime?, hostTime: Double)
 }
 
 /// Shows decoded pictures at their presentation times on a ``Timebase``, like AVSampleBufferDisplayLayer.
@@ -88,7 +88,7 @@ public final class DisplayLayer {
     /// Push: a decoded frame, in display order.
     public func enqueue(_ frame: DisplayFrame) {
         // While seeking, a frame at or before the target supersedes the frames before it.
-        if let target = seekTarget, frame.presentationTime <= target + 1e-9 {
+        if let target = seekTarget, frame.presentationTime.seconds <= target + 1e-9 {
             statistics.skippedForSeek += frames.count
             frames.removeAll()
         }
@@ -134,7 +134,7 @@ public final class DisplayLayer {
     /// stream ended. The caller starts the timebase afterwards, so that decoding up to a start or seek target
     /// does not make the first frames late.
     public func preroll(through time: Double) throws(DisplayError) {
-        while !(frames.last.map { $0.presentationTime > time } ?? false) {
+        while !(frames.last.map { $0.presentationTime.seconds > time } ?? false) {
             if samples.isEmpty { pull() }
             if samples.isEmpty {
                 if !endOfStream || decoderFlushed { return }
@@ -175,7 +175,7 @@ public final class DisplayLayer {
     /// decoded, nil when only new input or a timebase change can bring work.
     public func nextWakeHostTime() -> Double? {
         var wake: [Double] = []
-        if let next = frames.first, let host = timebase.hostTime(for: next.presentationTime) { wake.append(host) }
+        if let next = frames.first, let host = timebase.hostTime(for: next.presentationTime.seconds) { wake.append(host) }
         if let marker = markers.first, let host = timebase.hostTime(for: marker) { wake.append(host) }
         if frames.count < decodeAhead && (!samples.isEmpty || endOfStream && !decoderFlushed || request != nil && !endOfStream) {
             wake.append(timebase.clock.now())
@@ -201,9 +201,12 @@ public final class DisplayLayer {
     }
 
     /// A sample's time on the timeline: its presentation time, else its decode time (never later).
-    private static func time(of sample: PlaybackSample) -> Double? {
-        sample.presentationTime.isNumeric ? sample.presentationTime.seconds : sample.decodeTime.isNumeric ? sample.decodeTime.seconds : nil
+    private static func mediaTime(of sample: PlaybackSample) -> MediaTime? {
+        sample.presentationTime.isNumeric ? sample.presentationTime : sample.decodeTime.isNumeric ? sample.decodeTime : nil
     }
+
+    /// ``mediaTime(of:)`` in seconds, for the clock.
+    private static func time(of sample: PlaybackSample) -> Double? { mediaTime(of: sample)?.seconds }
 
     /// Decoding fell behind: the next sample's picture is already later than it may be shown, and later than
     /// the one before it was (decoding is slower than the timeline, it will not catch up by itself). As players do, the samples up to the next sync sample whose
@@ -216,7 +219,7 @@ public final class DisplayLayer {
         guard let decoder, seekTarget == nil, timebase.rate > 0, let first = samples.first, let due = Self.time(of: first) else { return .onTime }
         let now = timebase.clock.now()
         let time = timebase.time(atHost: now)
-        let duration = first.duration.isNumeric ? first.duration.seconds : frames.last?.duration ?? 0
+        let duration = first.duration.isNumeric ? first.duration.seconds : frames.last?.duration.seconds ?? 0
         let lateness = time - due
         guard lateness > lateTolerance * duration else {
             catchingUp = false
@@ -240,7 +243,7 @@ public final class DisplayLayer {
         catchingUp = false
         for sample in samples[..<index] {
             statistics.dropped += 1
-            events.append(.skipped(presentationTime: Self.time(of: sample), hostTime: now))
+            events.append(.skipped(presentationTime: Self.mediaTime(of: sample), hostTime: now))
         }
         samples.removeFirst(index)
         for _ in 0..<max(0, heldInDecoder) {
@@ -263,7 +266,7 @@ public final class DisplayLayer {
 
     /// The frame is due at a marker still ahead: the last frame at or before it.
     private func isDueAtMarker(_ frame: DisplayFrame, next: DisplayFrame?) -> Bool {
-        let due = { (time: Double) in frame.presentationTime <= time + 1e-9 && (next.map { $0.presentationTime > time + 1e-9 } ?? true) }
+        let due = { (time: Double) in frame.presentationTime.seconds <= time + 1e-9 && (next.map { $0.presentationTime.seconds > time + 1e-9 } ?? true) }
         return markers.contains(where: due) || seekTarget.map(due) == true
     }
 
@@ -273,16 +276,16 @@ public final class DisplayLayer {
             let now = timebase.clock.now()
             // A frame is due from its host time on: the nanosecond absorbs rounding between host and media time.
             let time = timebase.time(atHost: now) + 1e-9
-            guard frame.presentationTime <= time else { return true }
+            guard frame.presentationTime.seconds <= time else { return true }
             if reachMarker(into: &events) { return false }
             let next = frames.dropFirst().first
             frames.removeFirst()
-            if let target = seekTarget, let next, next.presentationTime <= target + 1e-9 {
+            if let target = seekTarget, let next, next.presentationTime.seconds <= target + 1e-9 {
                 statistics.skippedForSeek += 1
                 continue
             }
-            let superseded = next.map { $0.presentationTime <= time } ?? false
-            let late = time - frame.presentationTime > lateTolerance * frame.duration
+            let superseded = next.map { $0.presentationTime.seconds <= time } ?? false
+            let late = time - frame.presentationTime.seconds > lateTolerance * frame.duration.seconds
             if !isDueAtMarker(frame, next: next) && (superseded || late) {
                 statistics.dropped += 1
                 // Its surface (a surface-backed frame's) goes back to the decoder now, not when the events are read:
@@ -292,7 +295,7 @@ public final class DisplayLayer {
                 events.append(.dropped(gone, hostTime: now))
                 continue
             }
-            if let target = seekTarget, next.map({ $0.presentationTime > target + 1e-9 }) ?? true { seekTarget = nil }
+            if let target = seekTarget, next.map({ $0.presentationTime.seconds > target + 1e-9 }) ?? true { seekTarget = nil }
             let shown = timebase.clock.now()
             try presenter.present(frame)
             current = frame
@@ -306,7 +309,7 @@ public final class DisplayLayer {
     /// come after it (so the frame shown is the one due at the marker).
     private func reachMarker(into events: inout [DisplayEvent]) -> Bool {
         guard let marker = markers.first, current != nil, timebase.time + 1e-9 >= marker else { return false }
-        let nextIsLater = frames.first.map { $0.presentationTime > marker + 1e-9 } ?? (endOfStream && decoderFlushed && samples.isEmpty)
+        let nextIsLater = frames.first.map { $0.presentationTime.seconds > marker + 1e-9 } ?? (endOfStream && decoderFlushed && samples.isEmpty)
         guard nextIsLater else { return false }
         markers.removeFirst()
         events.append(.reachedMarker(marker))

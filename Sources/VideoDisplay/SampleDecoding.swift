@@ -51,9 +51,8 @@ extension SampleDecoding {
 public final class SessionSampleDecoder: SampleDecoding {
     private let makeSession: () throws -> any VideoDecompressionSession
     private var session: (any VideoDecompressionSession)?
-    private let frameDuration: Double
-    /// The frame duration as a media time, when known exactly: frame n is then at first + n durations, exactly.
-    private let frameMediaDuration: MediaTime
+    /// How long a frame lasts when the decoder does not say; frame n after a reset is at first + n of them, exactly.
+    private let frameDuration: MediaTime
     private let delay: Double
     private let clock: any HostClock
     /// Bob-deinterlace interlaced frames: two pictures per frame, one per field.
@@ -62,21 +61,11 @@ public final class SessionSampleDecoder: SampleDecoding {
     private var firstTime: MediaTime?
     private var stamped = 0
 
-    public init(frameDuration: Double, delay: Double = 0, deinterlace: Bool = false, clock: any HostClock,
-                makeSession: @escaping () throws -> any VideoDecompressionSession) {
-        self.frameDuration = frameDuration
-        frameMediaDuration = .invalid
-        self.deinterlace = deinterlace
-        self.delay = delay
-        self.clock = clock
-        self.makeSession = makeSession
-    }
-
-    /// `frameDuration` exact (a stream's 1001/30000 s): frames are stamped at exact multiples of it.
+    /// `frameDuration` exact (a stream's 1001/30000 s): frames without a time of their own are stamped at exact
+    /// multiples of it.
     public init(frameDuration: MediaTime, delay: Double = 0, deinterlace: Bool = false, clock: any HostClock,
                 makeSession: @escaping () throws -> any VideoDecompressionSession) {
-        self.frameDuration = frameDuration.seconds
-        frameMediaDuration = frameDuration
+        self.frameDuration = frameDuration
         self.deinterlace = deinterlace
         self.delay = delay
         self.clock = clock
@@ -133,20 +122,11 @@ public final class SessionSampleDecoder: SampleDecoding {
     }
 
     private func stamp(_ frame: DecodedFrame) -> DisplayFrame {
-        let given = frame.presentationTime
         // Multiplied, not summed, so that frame n is at exactly n durations (a screenshot time lands on it).
-        let time: Double
-        if given.isNumeric {
-            time = given.seconds
-        } else if let first = firstTime, frameMediaDuration.isNumeric, first.isNumeric {
-            time = (first + frameMediaDuration * Int64(stamped)).seconds
-        } else {
-            time = (firstTime?.seconds ?? 0) + Double(stamped) * frameDuration
-        }
+        let time = frame.presentationTime.isNumeric ? frame.presentationTime : (firstTime ?? .zero) + frameDuration * Int64(stamped)
         stamped += 1
         // A surface-backed frame is not read back here: its pixels stay in the surface until a presenter needs them.
-        let givenDuration: MediaTime = if case .pixels(let pixels) = frame.image { pixels.duration } else { .invalid }
-        let duration = givenDuration.isNumeric ? givenDuration.seconds : frameDuration
+        let duration = frame.image.duration.isNumeric ? frame.image.duration : frameDuration
         return DisplayFrame(image: frame.image, presentationTime: time, duration: duration)
     }
 }

@@ -13,6 +13,10 @@ enum H265EngineHarness {
         var maxTransformDepthIntra = 1, maxTransformDepthInter = 1
         var qp = 30
         var sao = false
+        /// With `sao`: slice_sao_luma_flag and slice_sao_chroma_flag.
+        var saoLuma = true, saoChroma = true
+        /// slice_loop_filter_across_slices_enabled_flag (the PPS enables it).
+        var loopFilterAcrossSlices = true
         var strongIntraSmoothing = true
         var signDataHiding = false
         var cuQpDelta = false
@@ -40,11 +44,16 @@ enum H265EngineHarness {
         var randomAccessB = false
         /// Every picture the same as the first (its blocks should be skipped).
         var still = false
+        /// Pictures to code instead of the generated ones (by POC, at the configured size and bit depth).
+        var sources: [H265EncoderPicture] = []
+        /// The SAO decision's λ scale (below 1: offsets that barely pay are coded too).
+        var saoLambdaScale = 1.0
     }
 
     /// A picture of gradients, edges, texture and noise, different for each index.
     static func sourcePicture(_ c: Config, index requested: Int) -> H265EncoderPicture {
         let index = c.still ? 0 : requested
+        if !c.sources.isEmpty { return c.sources[index % c.sources.count] }
         var rng = SeededRandom(seed: UInt64(1000 + index))
         let maxValue = (1 << c.bitDepth) - 1
         func plane(_ w: Int, _ h: Int, _ phase: Int) -> [UInt16] {
@@ -143,6 +152,7 @@ enum H265EngineHarness {
         var stream: [UInt8] = []
         for unit in [vps.nalUnit(), sps.nalUnit(), pps.nalUnit()] { stream += [0, 0, 0, 1] + unit }
         var engine = H265PictureEncoder()
+        engine.saoLambdaScale = c.saoLambdaScale
         var recons: [H265EncoderPicture] = [], sources: [H265EncoderPicture] = []
         let ctbs = sps.picSizeInCtbs
         let perSlice = c.ctbsPerSlice > 0 ? c.ctbsPerSlice : ctbs
@@ -199,13 +209,13 @@ enum H265EngineHarness {
                     h.fiveMinusMaxNumMergeCand = 5 - c.maxMergeCand
                     h.mvdL1ZeroFlag = type == .b && c.mvdL1Zero
                 }
-                h.saoLumaFlag = c.sao
-                h.saoChromaFlag = c.sao
+                h.saoLumaFlag = c.sao && c.saoLuma
+                h.saoChromaFlag = c.sao && c.saoChroma
                 h.qpDelta = c.qp - 26
                 h.deblockingFilterDisabledFlag = c.deblockingDisabled
                 h.betaOffsetDiv2 = c.betaOffsetDiv2
                 h.tcOffsetDiv2 = c.tcOffsetDiv2
-                h.loopFilterAcrossSlicesEnabledFlag = true
+                h.loopFilterAcrossSlicesEnabledFlag = c.loopFilterAcrossSlices
                 slices.append(H265SliceRequest(header: h, ctbCount: count))
                 address += count
             }
@@ -221,6 +231,9 @@ enum H265EngineHarness {
             statistics.mergeCUs += result.statistics.mergeCUs
             statistics.amvpCUs += result.statistics.amvpCUs
             statistics.biPredictedCUs += result.statistics.biPredictedCUs
+            statistics.saoBandComponents += result.statistics.saoBandComponents
+            statistics.saoEdgeComponents += result.statistics.saoEdgeComponents
+            statistics.saoMergedCTBs += result.statistics.saoMergedCTBs
         }
         // Output (POC) order, as FFmpeg gives the pictures.
         for (poc, picture) in coded.sorted(by: { $0.poc < $1.poc }) {
@@ -266,6 +279,26 @@ enum H265EngineHarness {
         }
         if offset != decoded.count { return "FFmpeg decoded \(decoded.count) bytes, the engine made \(offset)" }
         return nil
+    }
+
+    /// `frames` pictures of the 720p conformance stream (natural content), the width x height area at (x, y),
+    /// at `bitDepth` (10: the 8-bit samples shifted up); nil without ../shared.
+    static func naturalPictures(width: Int, height: Int, x: Int, y: Int, frames: Int, bitDepth: Int) throws -> [H265EncoderPicture]? {
+        guard let shared = TestPaths.shared else { return nil }
+        let input = shared.appendingPathComponent("conformance/h264/VID_1280x720_cavlc_temporal_direct.264")
+        let output = TestPaths.scratch.appendingPathComponent("h265-natural-\(UUID().uuidString).yuv")
+        defer { try? FileManager.default.removeItem(at: output) }
+        _ = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", input.path, "-frames:v", "\(frames)", "-vf", "crop=\(width):\(height):\(x):\(y)",
+                                             "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", output.path])
+        let bytes = [UInt8]((try? Data(contentsOf: output)) ?? Data())
+        let size = width * height * 3 / 2
+        guard bytes.count >= size * frames else { return nil }
+        return (0..<frames).map { i in
+            let base = i * size, shift = bitDepth - 8
+            func plane(_ from: Int, _ count: Int) -> [UInt16] { bytes[(base + from)..<(base + from + count)].map { UInt16($0) << shift } }
+            return H265EncoderPicture(width: width, height: height, bitDepth: bitDepth, luma: plane(0, width * height),
+                                      cb: plane(width * height, width * height / 4), cr: plane(width * height * 5 / 4, width * height / 4))
+        }
     }
 
     /// Y-PSNR of the reconstructions against the sources.

@@ -46,8 +46,8 @@ struct FFmpegMP4ReadTests {
             let mp4 = try MP4Fixtures.remux(stream.url, muxing)
             try checkSamples(mp4, against: stream.url, muxing: muxing)
             let reader = try MP4Reader(url: mp4)
-            #expect(reader.formatDescription?.displayWidth == stream.width)
-            #expect(reader.formatDescription?.displayHeight == stream.height)
+            #expect(reader.format?.displayWidth == stream.width)
+            #expect(reader.format?.displayHeight == stream.height)
         }
     }
 

@@ -30,7 +30,7 @@ struct HEVCMP4ReadTests {
             let theirs = record.nalUnits(ofType: type).prefix(1).map { Array($0.reversed().drop { $0 == 0 }.reversed()) }
             #expect(theirs == own, "\(type)")
         }
-        let format = try #require(reader.hevcFormatDescription)
+        let format = try #require(reader.format?.hevc)
         #expect(format.displayWidth == stream.width && format.displayHeight == stream.height)
         #expect(format.bitDepth == (stream.profile == "Main 10" ? 10 : 8))
         let built = try #require(format.hvcC)
@@ -49,7 +49,7 @@ struct HEVCMP4ReadTests {
     func hev1AndDamage() throws {
         guard let stream = H265ConformanceStream.named("x265_cif_lossless.265") else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }
         let hev1 = try MP4Reader(url: try Self.remux(stream.url, tag: "hev1", name: "lossless"))
-        #expect(hev1.isHEVC)
+        #expect(hev1.codec == .h265)
         let first = try #require(try hev1.nextSample())
         let types = try LengthPrefixedSample.nalUnits(in: first.data, lengthSize: hev1.nalUnitLengthSize).map(\.h265Header.type)
         #expect(types.contains(.sps) && types.contains(.pps))

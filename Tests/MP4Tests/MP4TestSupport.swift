@@ -122,7 +122,7 @@ func accessUnitSamples(_ stream: URL) throws -> [[UInt8]] {
 
 /// Decodes every sample of `reader` through vtk's decoder (vtksoft); MD5 of all frames' I420 bytes.
 func decodeThroughVTK(_ reader: MP4Reader) throws -> (md5: String, frames: Int) {
-    let session = try H264DecompressionSession(formatDescription: reader.formatDescription, device: .software, outputFormat: .i420)
+    let session = try H264DecompressionSession(formatDescription: reader.format?.avc, device: .software, outputFormat: .i420)
     defer { session.invalidate() }
     var md5 = MD5()
     var frames = 0

@@ -11,9 +11,9 @@ struct MP4WriterTests {
     /// Copies every sample of `source` into a new file through MP4Writer.
     func rewrite(_ source: URL, faststart: Bool, name: String) throws -> URL {
         let reader = try MP4Reader(url: source)
-        let format = try #require(reader.formatDescription)
+        let format = try #require(reader.format)
         let out = TestPaths.scratch.appendingPathComponent("vtk-\(name)-\(faststart ? "faststart" : "plain").mp4")
-        let writer = try MP4Writer(url: out, formatDescription: format, timescale: Int32(reader.track.mediaTimescale), faststart: faststart)
+        let writer = try MP4Writer(url: out, format: format, timescale: Int32(reader.track.mediaTimescale), faststart: faststart)
         while let sample = try reader.nextSample() {
             try writer.append(sample.data, presentationTime: sample.presentationTime, decodeTime: sample.decodeTime,
                               duration: sample.duration, isSync: sample.isSync)
@@ -84,7 +84,7 @@ struct MP4WriterTests {
         let expectedMD5 = try ffmpegMD5(encoded)
         for faststart in [false, true] {
             let out = TestPaths.scratch.appendingPathComponent("vtk-es-\(stream.name)-\(faststart).mp4")
-            let writer = try MP4Writer(url: out, formatDescription: format, timescale: timescale, faststart: faststart)
+            let writer = try MP4Writer(url: out, format: .h264(format), timescale: timescale, faststart: faststart)
             var samples: [[UInt8]] = []
             for (unit, packet) in zip(units, packets) {
                 let data = try LengthPrefixedSample.sample(unit.nalUnits)
@@ -129,7 +129,7 @@ struct MP4WriterTests {
         let units = AccessUnitAssembler.accessUnits(in: [UInt8](try Data(contentsOf: url)))
         let format = try H264FormatDescription(parameterSets: try #require(units.last).parameterSets)
         let out = TestPaths.scratch.appendingPathComponent("vtk-from-es.mp4")
-        let writer = try MP4Writer(url: out, formatDescription: format, timescale: 25, faststart: true)
+        let writer = try MP4Writer(url: out, format: .h264(format), timescale: 25, faststart: true)
         for (i, unit) in units.enumerated() {
             let t = MediaTime(value: Int64(i), timescale: 25)
             try writer.append(try LengthPrefixedSample.sample(unit.nalUnits), presentationTime: t, decodeTime: t,
@@ -154,9 +154,9 @@ struct MP4WriterTests {
     @Test("Chunk offsets past 4 GiB switch stco to co64",
           .enabled(if: Availability.ffmpeg, Availability.ffmpegMessage))
     func co64() throws {
-        let format = try #require(try MP4Reader(url: try MP4Fixtures.x264BFrames(.plain)).formatDescription)
+        let format = try #require(try MP4Reader(url: try MP4Fixtures.x264BFrames(.plain)).format)
         let samples = (0..<3).map { WrittenSample(size: 100, decodeTime: Int64($0), presentationTime: Int64($0), isSync: $0 == 0) }
-        let builder = MovieBoxBuilder(entry: VideoSampleEntry(format), timescale: 25, samples: samples,
+        let builder = MovieBoxBuilder(entry: try VideoSampleEntry(format), timescale: 25, samples: samples,
                                       chunks: [WrittenChunk(dataOffset: 0, sampleCount: 3)], lastDuration: 1)
         let small = builder.moov(dataStart: 48)
         let large = builder.moov(dataStart: 5 << 30)
@@ -177,7 +177,7 @@ struct MP4WriterTests {
                                                     "-frames:v", "10", "-vf", "setsar=16/11", "-pix_fmt", "yuv420p", "-c:v", "libx264", source.path])
         try #require(made.status == 0, "\(made.stderrText)")
         let reader = try MP4Reader(url: source)
-        #expect(reader.formatDescription?.sampleAspectRatio.width == 16)
+        #expect(reader.format?.sampleAspectRatio.width == 16)
         try checkCopy(of: source, name: "x264-sar")
         let out = try rewrite(source, faststart: false, name: "x264-sar")
         let info = try FFprobe.streamEntries(out, ["sample_aspect_ratio", "r_frame_rate"])
@@ -197,11 +197,11 @@ struct MP4WriterDecodeOrderTests {
     func derivedDecodeTimes() throws {
         let source = try MP4Fixtures.x264BFrames(.plain)
         let reader = try MP4Reader(url: source)
-        let format = try #require(reader.formatDescription)
+        let format = try #require(reader.format)
         let timescale = Int32(reader.track.mediaTimescale)
         let out = TestPaths.scratch.appendingPathComponent("vtk-decode-order-\(UUID().uuidString).mp4")
         defer { try? FileManager.default.removeItem(at: out) }
-        let writer = try MP4Writer(path: out.path, formatDescription: format, timescale: timescale)
+        let writer = try MP4Writer(path: out.path, format: format, timescale: timescale)
         var appended: [Int64] = []
         while let sample = try reader.nextSample() {
             let ticks = sample.presentationTime.converted(to: timescale).value

@@ -1,4 +1,5 @@
 import RTPSession
+import VTKMedia
 import Testing
 
 /// Frame numbers, latencies and recovery from RTP times and arrival times given by the test (90 kHz).
@@ -13,7 +14,7 @@ struct FrameTimingTests {
         #expect(timing.frameStep == nil, "one frame: no pacing known")
         #expect(timing.noteFrame(timestamp: first &+ 3600, arrival: 10.04) == 3600)
         #expect(timing.noteFrame(timestamp: first &+ 3 * 3600, arrival: 10.12) == 3 * 3600, "wraps past 2^32")
-        #expect(timing.frameStep == 0.04)
+        #expect(timing.frameStep == MediaTime(value: 3600, timescale: 90000) && timing.frameStep?.seconds == 0.04)
         #expect(timing.displayIndex(ticks: 3 * 3600) == 3, "frame 2 was lost whole: frame 3 keeps its number")
         // A B-frame arrives with an earlier time: the step is the smallest difference, not the last.
         #expect(timing.noteFrame(timestamp: first &+ 2 * 3600, arrival: 10.13) == 2 * 3600)

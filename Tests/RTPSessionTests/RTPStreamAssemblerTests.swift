@@ -81,7 +81,7 @@ struct RTPStreamAssemblerTests {
     static func assemble(_ packets: [[UInt8]], dropping: Set<Int> = []) -> [Assembler.Assembled] {
         var assembler = Assembler(payloadType: 96, latency: 0)
         var out: [Assembler.Assembled] = []
-        func frames(_ received: [ReceivedFrame]) {
+        func frames(_ received: [RTPAccessUnit]) {
             for frame in received {
                 let ticks = Int64(frame.timestamp)
                 out += assembler.accessUnits(frame.nalUnits, damage: frame.damaged ? "lost" : nil, lossBefore: frame.lossBefore, presentation: ticks)
@@ -92,7 +92,7 @@ struct RTPStreamAssemblerTests {
             for released in assembler.release(now: Double(index)) { frames(assembler.push(released)) }
         }
         for released in assembler.releaseAll() { frames(assembler.push(released)) }
-        frames(assembler.finishFrames())
+        frames(assembler.finishReceiving())
         return out + assembler.finishAccessUnits().map { Assembler.Assembled(unit: $0) }
     }
 

@@ -87,7 +87,7 @@ struct H265PayloadTests {
             buffer.insert(RTPPacket(marker: index == payloads.count - 1, payloadType: 96, sequenceNumber: UInt16(index), timestamp: 3000, ssrc: 1,
                                     payload: payload), arrival: 0)
         }
-        var receiver = H265FrameReceiver()
+        var receiver = H265AccessUnitReceiver()
         let frames = buffer.flush().flatMap { receiver.push($0) }
         let frame = try #require(frames.first)
         #expect(frames.count == 1 && frame.complete && !frame.damaged)

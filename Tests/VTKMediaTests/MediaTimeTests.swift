@@ -43,6 +43,23 @@ struct MediaTimeTests {
         #expect(MediaTime(value: Int64.max, timescale: 1) + MediaTime(value: 1, timescale: 1) == .positiveInfinity)
     }
 
+    @Test("Division by an integer is exact: on a finer timescale when the value does not divide")
+    func division() {
+        let frame = MediaTime(value: 1001, timescale: 30000)
+        let half = frame / 2
+        #expect(half == MediaTime(value: 1001, timescale: 60000))
+        #expect(half + half == frame)
+        #expect(MediaTime(value: 3600, timescale: 90000) / 2 == MediaTime(value: 1800, timescale: 90000))
+        #expect((MediaTime(value: 3600, timescale: 90000) / 2).timescale == 90000)
+        // A second field 17 frames in: exact, where t.seconds + half.seconds rounds twice.
+        #expect((frame * 17 + half) == MediaTime(value: 35 * 1001, timescale: 60000))
+        #expect(MediaTime.invalid / 2 == .invalid)
+        #expect(MediaTime.positiveInfinity / 2 == .positiveInfinity)
+        #expect(MediaTime(value: -3, timescale: 4) / 3 == MediaTime(value: -1, timescale: 4))
+        // No finer timescale fits in 32 bits: rounded toward negative infinity on the same one.
+        #expect(MediaTime(value: 3, timescale: Int32.max) / 2 == MediaTime(value: 1, timescale: Int32.max))
+    }
+
     @Test("Conversion to another timescale rounds toward negative infinity")
     func conversion() {
         #expect(MediaTime(value: 1, timescale: 3).converted(to: 90000) == MediaTime(value: 30000, timescale: 90000))

@@ -9,11 +9,7 @@ import VTKTestSupport
 @Suite("FFmpeg's hevc_vaapi through vtksoft's H.265 engine", .serialized,
        .enabled(if: VTKSoftFFmpeg.isAvailable, "\(VTKSoftFFmpeg.unavailableReason ?? "")"))
 struct HEVCEncodeFFmpegTests {
-    struct Configuration: Sendable, CustomStringConvertible {
-        let arguments: [String]
-        var description: String { arguments.joined(separator: " ") }
-        var bFrames: Bool { arguments.contains("-bf") && arguments[arguments.firstIndex(of: "-bf")! + 1] != "0" }
-    }
+    typealias Configuration = FFmpegEncodeCheck.Configuration
 
     /// Intra only, -bf 0 and -bf 2 at CQP (QP 24: 35 dB with margin on this small busy picture), CBR and VBR.
     static let configurations: [Configuration] = [
@@ -81,25 +77,13 @@ struct HEVCEncodeFFmpegTests {
         try #require(run.result.status == 0, "\(run.result.stderrText.prefix(800))")
         #expect(run.leakedObjects == 0)
 
-        let probe = try ProcessRunner.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pict_type",
-                                                     "-of", "csv=p=0", output.path])
-        #expect(probe.stderrText.isEmpty, "\(probe.stderrText.prefix(400))")
-        let types = probe.stdoutText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(types.count == Self.frames)
-        #expect(types.contains("B") == configuration.bFrames, "picture types \(types)")
-        let decode = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", output.path, "-f", "framemd5", "-pix_fmt", "yuv420p", "-"])
-        #expect(decode.stderrText.isEmpty, "\(decode.stderrText.prefix(400))")
-        let decoded = decode.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
-        #expect(decoded.count == Self.frames)
+        let decoded = try FFmpegEncodeCheck.decodedFrameMD5s(output, frames: Self.frames, configuration: configuration,
+                                                             decodeOptions: ["-pix_fmt", "yuv420p"])
         #expect(try Self.lumaPSNR(output, source: source) >= 35)
 
         let pictures = try Self.capturedPictures(capture)
         #expect(pictures.flatMap(\.violations).isEmpty, "\(pictures.flatMap(\.violations).prefix(3))")
-        var period = -1
-        let ordered = pictures.map { p -> (Int, Int, String?) in
-            if p.idr { period += 1 }
-            return (period, p.poc, p.reconstructionMD5)
-        }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+        let ordered = FFmpegEncodeCheck.displayOrder(pictures.map { ($0.idr, $0.poc, $0.reconstructionMD5) })
         #expect(ordered == decoded.map { Optional($0) }, "reconstruction MD5s (display order) vs FFmpeg's decode")
     }
 }

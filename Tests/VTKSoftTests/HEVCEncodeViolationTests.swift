@@ -12,39 +12,12 @@ import VTKTestSupport
        .enabled(if: VTKSoftDriverLocation.directory != nil, "\(VTKSoftDriverLocation.missingMessage)"))
 struct HEVCEncodeViolationTests {
     /// A 64x64 Main CQP client, CTB 32, that sends no packed headers unless asked (the driver writes them).
-    final class Client {
-        let owner: VTKSoftDisplay
-        let base: VTKSoftVAClient
-        var config = VAConfigID(VA_INVALID_ID)
-        var context = VAContextID(VA_INVALID_ID)
-        var source = VASurfaceID(VA_INVALID_ID)
-        var recon = [VASurfaceID](repeating: VASurfaceID(VA_INVALID_ID), count: 3)
-        var coded = VABufferID(VA_INVALID_ID)
-        var display: VADisplay { owner.display }
-        static let size = VTKSoftVAClient.size
-
+    final class Client: EncodeTestClient {
         /// `packed`: VA_ENC_PACKED_HEADER_* the config declares (SEQUENCE: the client writes VPS/SPS/PPS, not the driver).
         init(persona: String = "vtksoft", entrypoint: VAEntrypoint = VAEntrypointEncSlice, packed: Int32 = VA_ENC_PACKED_HEADER_NONE) throws {
-            owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
-            base = VTKSoftVAClient(display: owner.display)
-            try #require(VTKSoftCounters.setPersona(persona, in: owner.display))
-            var attributes = [VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP)),
-                              VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: UInt32(packed))]
-            try base.check(vaCreateConfig(display, VAProfileHEVCMain, entrypoint, &attributes, 2, &config), "config")
-            source = try base.createSurface()
-            try base.fill(source)
-            for i in 0..<3 { recon[i] = try base.createSurface() }
-            var targets = [source] + recon
-            try base.check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &targets, 4, &context), "context")
-            try base.check(vaCreateBuffer(display, context, VAEncCodedBufferType, 1 << 20, 1, nil, &coded), "coded buffer")
-        }
-
-        deinit {
-            vaDestroyBuffer(display, coded)
-            vaDestroyContext(display, context)
-            var all = [source] + recon
-            vaDestroySurfaces(display, &all, Int32(all.count))
-            vaDestroyConfig(display, config)
+            try super.init(profile: VAProfileHEVCMain, entrypoint: entrypoint, packed: packed) { display in
+                try #require(VTKSoftCounters.setPersona(persona, in: display))
+            }
         }
 
         static func entry(_ surface: VASurfaceID, poc: Int32) -> VAPictureHEVC {
@@ -73,6 +46,8 @@ struct HEVCEncodeViolationTests {
             var ctus: Int?
             /// A packed SPS, changed from what the parameters say by this edit (nil: none packed).
             var editPackedSPS: ((inout H265SequenceParameterSet) -> Void)?
+            /// sample_adaptive_offset_enabled_flag, and slice_sao_luma_flag and slice_sao_chroma_flag with it.
+            var sao = false
         }
 
         func sequence(_ p: Picture) -> VAEncSequenceParameterBufferHEVC {
@@ -91,6 +66,7 @@ struct HEVCEncodeViolationTests {
             s.log2_diff_max_min_transform_block_size = 3
             s.max_transform_hierarchy_depth_inter = 2
             s.max_transform_hierarchy_depth_intra = 2
+            s.seq_fields.bits.sample_adaptive_offset_enabled_flag = p.sao ? 1 : 0
             return s
         }
 
@@ -120,6 +96,8 @@ struct HEVCEncodeViolationTests {
             slice.num_ref_idx_l0_active_minus1 = UInt8(max(p.list0.count - 1, 0))
             slice.max_num_merge_cand = 5
             slice.slice_fields.bits.last_slice_of_pic_flag = 1
+            slice.slice_fields.bits.slice_sao_luma_flag = p.sao ? 1 : 0
+            slice.slice_fields.bits.slice_sao_chroma_flag = p.sao ? 1 : 0
             withUnsafeMutableBytes(of: &slice.ref_pic_list0) { raw in
                 for i in 0..<15 {
                     raw.storeBytes(of: i < p.list0.count ? p.list0[i] : Self.invalid, toByteOffset: i * MemoryLayout<VAPictureHEVC>.stride, as: VAPictureHEVC.self)

@@ -8,11 +8,7 @@ import VTKTestSupport
 /// reconstructions (MD5s in VTKSOFT_CAPTURE) equal FFmpeg's software decode frame by frame.
 @Suite("FFmpeg's h264_vaapi through vtksoft's native encoder")
 struct NativeEncodeFFmpegTests {
-    struct Configuration: Sendable, CustomStringConvertible {
-        let arguments: [String]
-        var description: String { arguments.joined(separator: " ") }
-        var bFrames: Bool { arguments.contains("-bf") && arguments[arguments.firstIndex(of: "-bf")! + 1] != "0" }
-    }
+    typealias Configuration = FFmpegEncodeCheck.Configuration
 
     /// Every value of each axis at least once: -bf 0/2, CABAC/CAVLC, the three profiles, CQP 22/27/32, CBR, VBR.
     static let configurations: [Configuration] = [
@@ -83,27 +79,14 @@ struct NativeEncodeFFmpegTests {
         #expect(run.leakedObjects == 0)
 
         // FFmpeg decodes it: no error line, every frame; B pictures where asked.
-        let probe = try ProcessRunner.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pict_type",
-                                                     "-of", "csv=p=0", output.path])
-        #expect(probe.stderrText.isEmpty, "\(probe.stderrText.prefix(400))")
-        let types = probe.stdoutText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(types.count == Self.frames)
-        #expect(types.contains("B") == configuration.bFrames, "picture types \(types)")
-        let decode = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", output.path, "-f", "framemd5", "-"])
-        #expect(decode.stderrText.isEmpty, "\(decode.stderrText.prefix(400))")
-        let decoded = decode.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) }
-        #expect(decoded.count == Self.frames)
+        let decoded = try FFmpegEncodeCheck.decodedFrameMD5s(output, frames: Self.frames, configuration: configuration)
 
         // A correct client gets no violation reported.
         let pictures = try Self.capturedPictures(capture)
         #expect(pictures.flatMap(\.violations).isEmpty, "\(pictures.flatMap(\.violations).prefix(3))")
 
         // Reconstructions in display order (by IDR period, then POC) equal the decoded frames.
-        var period = -1
-        let ordered = pictures.map { p -> (Int, Int, String?) in
-            if p.idr { period += 1 }
-            return (period, p.poc, p.reconstructionMD5)
-        }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+        let ordered = FFmpegEncodeCheck.displayOrder(pictures.map { ($0.idr, $0.poc, $0.reconstructionMD5) })
         #expect(ordered == decoded.map { Optional($0) }, "reconstruction MD5s (display order) vs FFmpeg's decode")
 
         // The stream's SPS and PPS are the bytes FFmpeg packed.

@@ -10,45 +10,13 @@ import VTKTestSupport
        .enabled(if: VTKSoftDriverLocation.directory != nil, "\(VTKSoftDriverLocation.missingMessage)"))
 struct NativeEncodeTests {
     /// A 64x64 High CAVLC CQP client that packs its slice headers (the driver writes SPS and PPS).
-    final class Client {
-        let owner: VTKSoftDisplay
-        let base: VTKSoftVAClient
-        var config = VAConfigID(VA_INVALID_ID)
-        var context = VAContextID(VA_INVALID_ID)
-        var source = VASurfaceID(VA_INVALID_ID)
-        var recon = [VASurfaceID](repeating: VASurfaceID(VA_INVALID_ID), count: 3)
-        var coded = VABufferID(VA_INVALID_ID)
-        var display: VADisplay { owner.display }
-        static let size = VTKSoftVAClient.size
+    final class Client: EncodeTestClient {
         static let mbs = (size / 16) * (size / 16)
 
         init() throws {
-            owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
-            base = VTKSoftVAClient(display: owner.display)
-            try #require(VTKSoftCounters.setEncoder("native", in: owner.display))
-            var attributes = [VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP)),
-                              VAConfigAttrib(type: VAConfigAttribEncPackedHeaders, value: UInt32(VA_ENC_PACKED_HEADER_SLICE))]
-            try base.check(vaCreateConfig(display, VAProfileH264High, VAEntrypointEncSlice, &attributes, 2, &config), "config")
-            source = try base.createSurface()
-            try base.fill(source)
-            for i in 0..<3 { recon[i] = try base.createSurface() }
-            var targets = [source] + recon
-            try base.check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &targets, 4, &context), "context")
-            coded = try codedBuffer(1 << 20)
-        }
-
-        func codedBuffer(_ size: Int) throws -> VABufferID {
-            var id = VABufferID(VA_INVALID_ID)
-            try base.check(vaCreateBuffer(display, context, VAEncCodedBufferType, UInt32(size), 1, nil, &id), "coded buffer")
-            return id
-        }
-
-        deinit {
-            vaDestroyBuffer(display, coded)
-            vaDestroyContext(display, context)
-            var all = [source] + recon
-            vaDestroySurfaces(display, &all, Int32(all.count))
-            vaDestroyConfig(display, config)
+            try super.init(profile: VAProfileH264High, entrypoint: VAEntrypointEncSlice, packed: VA_ENC_PACKED_HEADER_SLICE) { display in
+                try #require(VTKSoftCounters.setEncoder("native", in: display))
+            }
         }
 
         /// The SPS and PPS the driver derives from ``parameters(…)`` (to pack slice headers against).

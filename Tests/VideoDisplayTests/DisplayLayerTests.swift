@@ -8,7 +8,7 @@ final class RecordingPresenter: FramePresenter {
     let clock: ManualClock
     private(set) var shown: [(pts: Double, host: Double)] = []
     init(clock: ManualClock) { self.clock = clock }
-    func present(_ frame: DisplayFrame) throws(DisplayError) { shown.append((frame.presentationTime, clock.now())) }
+    func present(_ frame: DisplayFrame) throws(DisplayError) { shown.append((frame.presentationTime.seconds, clock.now())) }
 }
 
 /// A decoder whose decodes take `cost` seconds of the manual clock, every `slowEvery`th one `slowCost`;
@@ -29,8 +29,8 @@ final class ScriptedDecoder: SampleDecoding {
     func decode(_ sample: SampleBuffer) throws(DisplayError) -> [DisplayFrame] {
         decodes += 1
         clock.advance(by: slowEvery > 0 && decodes % slowEvery == 0 ? slowCost : cost)
-        return [DisplayFrame(pixelBuffer: PixelBuffer(format: .i420, width: 2, height: 2), presentationTime: sample.presentationTime.seconds,
-                             duration: sample.duration.seconds)]
+        return [DisplayFrame(pixelBuffer: PixelBuffer(format: .i420, width: 2, height: 2), presentationTime: sample.presentationTime,
+                             duration: sample.duration)]
     }
     func finish() throws(DisplayError) -> [DisplayFrame] { [] }
     func reset() throws(DisplayError) { resets += 1 }
@@ -261,7 +261,7 @@ struct DisplayLayerTests {
         try layer.preroll(through: 0)
         timebase.start(atHost: clock.now())
         try layer.serviceLoop(clock, while: { !layer.isFinished }) { event in
-            if case .reachedMarker(let time) = event { reached.append((time, layer.current?.presentationTime)) }
+            if case .reachedMarker(let time) = event { reached.append((time, layer.current?.presentationTime.seconds)) }
         }
         _ = feed
         #expect(reached.map(\.0) == [1.0, 2.5])

@@ -25,7 +25,7 @@ public func fuzzMP4(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     close(fd)
     guard let reader = try? MP4Reader(path: scratchPath) else { return 0 }
-    _ = reader.formatDescription?.description
+    _ = reader.format?.description
     var samples = 0
     // Every sample is inside the file, so there can be at most one per byte of the file... except
     // zero-size ones, which the sample tables bound by their own (checked) sizes.

@@ -41,7 +41,7 @@ public func fuzzRTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 /// out must survive packetising and depacketising again.
 func depacketize<Format: NALPayloadFormat>(_ format: Format.Type, _ packets: [RTPPacket], mtu: Int) {
     var buffer = JitterBuffer(latency: 0.01, capacity: 64)
-    var frames = FrameReceiver<Format>()
+    var receiver = AccessUnitReceiver<Format>()
     var depacketizer = NALUnitDepacketizer<Format>()
     var nalUnits: [[UInt8]] = []
     var previous: UInt16?
@@ -52,10 +52,10 @@ func depacketize<Format: NALPayloadFormat>(_ format: Format.Type, _ packets: [RT
         for unit in output.nalUnits { precondition(unit.count >= Format.headerSize, "NAL unit shorter than its header out of the depacketiser") }
         nalUnits += output.nalUnits
         buffer.insert(packet, arrival: Double(index) * 0.004)
-        for released in buffer.pop(now: Double(index) * 0.004) { _ = frames.push(released) }
+        for released in buffer.pop(now: Double(index) * 0.004) { _ = receiver.push(released) }
     }
-    for released in buffer.flush() { _ = frames.push(released) }
-    _ = frames.finish()
+    for released in buffer.flush() { _ = receiver.push(released) }
+    _ = receiver.finish()
     _ = depacketizer.finish()
     precondition(buffer.received >= 0 && buffer.lost >= 0)
 

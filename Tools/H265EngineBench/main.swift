@@ -2,7 +2,7 @@
 // content. Times are CPU time of this thread (the machine is shared). The engine's reconstruction equals a
 // decoder's output (the oracle tests check it), so PSNR is measured on it directly.
 //
-//   swift run -c release h265-engine-bench [--frames N] [--qp Q] [--bframes] [--ctb 16|32|64] [--output out.265]
+//   swift run -c release h265-engine-bench [--frames N] [--qp Q] [--bframes] [--ctb 16|32|64] [--sao] [--output out.265]
 //                                          [--input stream | --yuv file.yuv --size WxH]
 import Foundation
 import H265Bitstream
@@ -13,6 +13,8 @@ struct Options {
     var qp = 27
     var lowDelayB = false
     var log2Ctb = 5
+    /// Sample adaptive offset on (SPS and slices).
+    var sao = false
     var output: String? = nil
     var input = "../shared/conformance/h264/VID_1280x720_cavlc_temporal_direct.264"
     /// Raw I420 input instead of a stream to decode.
@@ -27,6 +29,7 @@ while let a = args.next() {
     case "--frames": options.frames = Int(args.next() ?? "") ?? options.frames
     case "--qp": options.qp = Int(args.next() ?? "") ?? options.qp
     case "--bframes": options.lowDelayB = true
+    case "--sao": options.sao = true
     case "--ctb": options.log2Ctb = (Int(args.next() ?? "") ?? 32).trailingZeroBitCount
     case "--input": options.input = args.next() ?? options.input
     case "--output": options.output = args.next()
@@ -98,6 +101,7 @@ sps.maxTransformHierarchyDepthInter = 3
 sps.maxTransformHierarchyDepthIntra = 3
 sps.temporalMvpEnabledFlag = true
 sps.strongIntraSmoothingEnabledFlag = true
+sps.sampleAdaptiveOffsetEnabledFlag = options.sao
 var set = ShortTermReferencePictureSet()
 set.deltaPocS0 = [-1]
 set.usedByCurrPicS0 = [true]
@@ -122,6 +126,8 @@ for index in 0..<frameCount {
     header.picOrderCntLsb = index % 256
     header.qpDelta = options.qp - 26
     header.loopFilterAcrossSlicesEnabledFlag = true
+    header.saoLumaFlag = options.sao
+    header.saoChromaFlag = options.sao
     if index > 0 {
         header.shortTermRefPicSetSpsFlag = true
         header.shortTermRefPicSet = set
@@ -142,6 +148,9 @@ for index in 0..<frameCount {
     statistics.mergeCUs += coded.statistics.mergeCUs
     statistics.amvpCUs += coded.statistics.amvpCUs
     statistics.biPredictedCUs += coded.statistics.biPredictedCUs
+    statistics.saoBandComponents += coded.statistics.saoBandComponents
+    statistics.saoEdgeComponents += coded.statistics.saoEdgeComponents
+    statistics.saoMergedCTBs += coded.statistics.saoMergedCTBs
 }
 if let output = options.output { try? Data(stream).write(to: URL(fileURLWithPath: output)) }
 let psnr = 10 * log10(255.0 * 255.0 * Double(frameCount * w * h) / max(squaredError, 1))
