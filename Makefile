@@ -102,13 +102,26 @@ sanitize: sanitize-address sanitize-thread
 # must resolve against it, so the executables export their symbols.
 TSAN_LINK := -Xlinker --export-dynamic
 
+# Reports name functions only if the runtime finds llvm-symbolizer, and LSan suppressions match names only.
+# Tests start vtk with PATH=/nonexistent, so the runtime is given the symbolizer's path itself.
+# The toolchain's own symbolizer (beside swift) reads its DWARF best; else the one on PATH.
+LLVM_SYMBOLIZER ?= $(or $(wildcard $(dir $(realpath $(shell command -v $(SWIFT))))llvm-symbolizer),$(shell command -v llvm-symbolizer))
+SANITIZER_SYMBOLIZE := $(if $(LLVM_SYMBOLIZER),external_symbolizer_path=$(LLVM_SYMBOLIZER))
+# TSan reports a race only if it can restore the earlier access's stack from that thread's trace; with the
+# default history (128K accesses) a race whose first side came before a long loop without locking is
+# silently dropped. history_size=7 keeps 4M accesses per thread.
+TSAN_HISTORY := history_size=7
+
 sanitize-address: test-deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path $(SANITIZE_DIR)/address
-	VTK_SANITIZER=address LSAN_OPTIONS=suppressions=$(CURDIR)/Tools/Sanitizers/lsan-suppressions.txt $(SWIFT) test --skip-build --sanitize=address --scratch-path $(SANITIZE_DIR)/address
+	VTK_SANITIZER=address ASAN_OPTIONS="$(SANITIZER_SYMBOLIZE)" \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tools/Sanitizers/lsan-suppressions.txt \
+	  $(SWIFT) test --skip-build --sanitize=address --scratch-path $(SANITIZE_DIR)/address
 
 sanitize-thread: test-deps
 	$(SWIFT) build --build-tests --sanitize=thread $(TSAN_LINK) --scratch-path $(SANITIZE_DIR)/thread
-	VTK_SANITIZER=thread $(SWIFT) test --skip-build --sanitize=thread $(TSAN_LINK) --scratch-path $(SANITIZE_DIR)/thread
+	VTK_SANITIZER=thread TSAN_OPTIONS="$(TSAN_HISTORY) $(SANITIZER_SYMBOLIZE)" \
+	  $(SWIFT) test --skip-build --sanitize=thread $(TSAN_LINK) --scratch-path $(SANITIZE_DIR)/thread
 
 clean:
 	rm -rf .build bench-out

@@ -51,7 +51,9 @@ extension PlayTests {
     func zeroCopyPresentation() throws {
         let stream = try #require(try Self.generated().first)
         let direct = try Self.playCapturing(stream, present: "va", frames: 12)
-        #expect(direct.shown > 0 && direct.calls.pictures >= 12, "shown \(direct.shown), pictures decoded \(direct.calls.pictures)")
+        // Not "12 pictures decoded": --frames counts frames shown, dropped or skipped, and a decode slower than
+        // the 10 ms frame period (a sanitizer build on a busy machine) skips frames never decoded.
+        #expect(direct.shown > 0 && direct.calls.pictures >= direct.shown, "shown \(direct.shown), pictures decoded \(direct.calls.pictures)")
         #expect(direct.calls.imageCalls == 0, "image calls: \(direct.calls.imageCalls) for \(direct.shown) frames shown")
         #expect(direct.calls.putSurfaces == direct.shown, "vaPutSurface \(direct.calls.putSurfaces) times for \(direct.shown) frames shown")
         let copied = try Self.playCapturing(stream, present: "va-copy", frames: 12)
