@@ -89,8 +89,10 @@ fuzz: fuzz-deps
 
 # For CI: builds every fuzz target and runs each a few seconds, two at a time, so that none rots unseen.
 FUZZ_SMOKE_SECONDS ?= 5
+# In the checkout's own .build, so that two checkouts (two CI runs on one machine) never build into one folder.
+FUZZ_SMOKE_DIR ?= $(CURDIR)/.build/fuzz-smoke
 fuzz-smoke: fuzz-deps
-	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=2 FUZZ_DIR=$(FUZZ_DIR)-smoke Tools/Fuzz/run.sh
+	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=2 FUZZ_DIR=$(FUZZ_SMOKE_DIR) Tools/Fuzz/run.sh
 
 # The whole suite under AddressSanitizer, then ThreadSanitizer, each in its own build directory.
 # VTK_SANITIZER makes the tests that start third-party VA clients (ffmpeg, vainfo) skip: they cannot load
