@@ -104,7 +104,7 @@ public final class Player {
         while true {
             if hooks.shouldStop() { return finish() }
             try feed()
-            for event in try layer.service() {
+            for event in try layer.service(frameBudget: frameLimit.map { $0 - framesHandled } ?? .max) {
                 try handle(event)
                 if let frameLimit, framesHandled >= frameLimit { return finish() }
             }
@@ -280,7 +280,7 @@ public final class Player {
         stopLiveInput()
         guard let say = hooks.say else { return }
         let s = layer.statistics
-        // The frames played (the frame limit counts them), not what the layer went on to do in the same turn.
+        // The frames played: the layer shows none past the frame limit.
         var line = "vtk play: \(shown) frames shown, \(dropped) dropped (late)"
         if s.skippedForSeek > 0 { line += ", \(s.skippedForSeek) decoded only to reach a seek target" }
         if case .live(let feed) = input, let summary = feed.summary { line += "; " + summary }

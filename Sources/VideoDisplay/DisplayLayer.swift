@@ -1,7 +1,7 @@
 import H264Bitstream
 import VTKMedia
 
-/// What happened to a frame, or to the timeline, during ``DisplayLayer/service()``.
+/// What happened to a frame, or to the timeline, during ``DisplayLayer/service(frameBudget:)``.
 public enum DisplayEvent: Sendable {
     /// The frame went to the presenter at `hostTime`.
     case presented(DisplayFrame, hostTime: Double)
@@ -20,7 +20,7 @@ public enum DisplayEvent: Sendable {
 /// Feeding: push with ``enqueue(_:)-(SampleBuffer)`` (or decoded frames with ``enqueue(_:)-(DisplayFrame)``) as
 /// media arrives; or pull, with ``requestMediaDataWhenReady(_:)``, whose block the layer calls whenever fewer than
 /// `lowWaterMark` samples and frames wait, and which enqueues while ``isReadyForMoreMediaData``.
-/// Driving: the owner calls ``service()`` at ``nextWakeHostTime()`` (and when input arrives); the layer decodes
+/// Driving: the owner calls ``service(frameBudget:)`` at ``nextWakeHostTime()`` (and when input arrives); the layer decodes
 /// ahead, presents the frame due now, and drops a frame that is superseded or later than `lateTolerance` of its
 /// duration past its time, so nothing is shown late. Used from one thread (the owner's render loop).
 public final class DisplayLayer {
@@ -53,6 +53,8 @@ public final class DisplayLayer {
     private var seekTarget: Double?
     /// Decoding fell behind and no sync sample to skip to is queued yet: pull further ahead.
     private var catchingUp = false
+    /// Frames ``service(frameBudget:)`` may still show, drop or skip in this call.
+    private var budget = Int.max
     /// How late the next sample was when last looked at (nil when on time): skipping starts only when
     /// decoding loses ground, not after one slow decode it makes up for.
     private var lastLateness: Double?
@@ -100,7 +102,7 @@ public final class DisplayLayer {
 
     public var isReadyForMoreMediaData: Bool { samples.count + frames.count < (catchingUp ? Self.catchUpWindow : lowWaterMark) && !endOfStream }
 
-    /// Pull: `block` is called from ``service()`` whenever the layer is ready for more.
+    /// Pull: `block` is called from ``service(frameBudget:)`` whenever the layer is ready for more.
     public func requestMediaDataWhenReady(_ block: @escaping () -> Void) { request = block }
     public func stopRequestingMediaData() { request = nil }
 
@@ -146,9 +148,11 @@ public final class DisplayLayer {
     }
 
     /// Presents what is due and drops what is late, decoding ahead between presentations; returns what
-    /// happened. It returns right after a marker is reached, before anything else is shown.
-    public func service() throws(DisplayError) -> [DisplayEvent] {
+    /// happened. It returns right after a marker is reached, before anything else is shown, and once it has
+    /// shown or dropped `frameBudget` frames (a player's frame limit: no frame is shown past it).
+    public func service(frameBudget: Int = .max) throws(DisplayError) -> [DisplayEvent] {
         var events: [DisplayEvent] = []
+        budget = frameBudget
         guard try presentDue(into: &events) else { return events }
         var decoded = 0
         while frames.count < decodeAhead {
@@ -171,7 +175,7 @@ public final class DisplayLayer {
         return events
     }
 
-    /// When ``service()`` next has work: the next frame's or marker's time, now while samples wait to be
+    /// When ``service(frameBudget:)`` next has work: the next frame's or marker's time, now while samples wait to be
     /// decoded, nil when only new input or a timebase change can bring work.
     public func nextWakeHostTime() -> Double? {
         var wake: [Double] = []
@@ -244,11 +248,13 @@ public final class DisplayLayer {
         for sample in samples[..<index] {
             statistics.dropped += 1
             events.append(.skipped(presentationTime: Self.mediaTime(of: sample), hostTime: now))
+            budget -= 1
         }
         samples.removeFirst(index)
         for _ in 0..<max(0, heldInDecoder) {
             statistics.dropped += 1
             events.append(.skipped(presentationTime: nil, hostTime: now))
+            budget -= 1
         }
         heldInDecoder = 0
         lastLateness = nil
@@ -273,6 +279,7 @@ public final class DisplayLayer {
     /// Shows the frame due now, dropping late ones; false when it stopped at a marker.
     private func presentDue(into events: inout [DisplayEvent]) throws(DisplayError) -> Bool {
         while let frame = frames.first {
+            guard budget > 0 else { return false }
             let now = timebase.clock.now()
             // A frame is due from its host time on: the nanosecond absorbs rounding between host and media time.
             let time = timebase.time(atHost: now) + 1e-9
@@ -293,6 +300,7 @@ public final class DisplayLayer {
                 var gone = frame
                 gone.image = frame.image.released
                 events.append(.dropped(gone, hostTime: now))
+                budget -= 1
                 continue
             }
             if let target = seekTarget, next.map({ $0.presentationTime.seconds > target + 1e-9 }) ?? true { seekTarget = nil }
@@ -301,6 +309,7 @@ public final class DisplayLayer {
             current = frame
             statistics.presented += 1
             events.append(.presented(frame, hostTime: shown))
+            budget -= 1
         }
         return true
     }

@@ -270,6 +270,31 @@ struct DisplayLayerTests {
         #expect(layer.statistics.dropped > 0)
     }
 
+    @Test("a frame budget (the player's --frames limit) stops a service after that many frames shown or dropped: nothing is presented past it, and the next service goes on where it stopped")
+    func frameBudget() throws {
+        let clock = ManualClock()
+        let timebase = Timebase(clock: clock, rate: 1)
+        let presenter = RecordingPresenter(clock: clock)
+        let layer = DisplayLayer(timebase: timebase, decoder: ScriptedDecoder(clock: clock, cost: 0), presenter: presenter)
+        let stream = ScriptedStream(count: 20)
+        for i in 0..<20 { layer.enqueue(stream.sample(i)) }
+        layer.markEndOfStream()
+        try layer.preroll(through: 0)
+        timebase.start(atHost: clock.now())
+        clock.advance(by: 0.2)  // frames 0-5 are superseded, frame 6 (0.2 s) is due
+        let first = try layer.service(frameBudget: 2)
+        #expect(first.count == 2, "\(first)")
+        #expect(presenter.shown.isEmpty)
+        var rest: [DisplayEvent] = []
+        for _ in 0..<10 where presenter.shown.isEmpty { rest += try layer.service() }
+        #expect(rest.count == 5, "\(rest)")
+        #expect(presenter.shown.map(\.pts) == [0.2])
+        #expect(layer.statistics.dropped == 6)
+        clock.advance(by: 1 / 30.0)
+        #expect(try layer.service(frameBudget: 0).isEmpty)
+        #expect(presenter.shown.count == 1)
+    }
+
     @Test("pause stops time: nothing is shown or dropped while paused, and the next frame comes when it is due after resuming")
     func pause() throws {
         let clock = ManualClock()
