@@ -108,20 +108,26 @@ public struct SliceHeader: Hashable, Sendable {
     /// 128 bytes, so those are tried first; a header that does not end well inside them is parsed again from
     /// 4 KiB, so the result (and any error) is the same as from 4 KiB alone.
     public init(nalUnit: NALUnit, parameterSets: ParameterSets) throws(BitstreamError) {
-        var unescaped = 0
-        if nalUnit.bytes.count > Self.shortPrefix + 1,
-           let header = try? SliceHeader(nalUnit: nalUnit, parameterSets: parameterSets, prefix: Self.shortPrefix, unescaped: &unescaped),
-           header.headerBitLengthInRBSP / 8 + Self.shortPrefixMargin <= unescaped {
-            self = header
-        } else {
-            self = try SliceHeader(nalUnit: nalUnit, parameterSets: parameterSets, prefix: 4096, unescaped: &unescaped)
-        }
+        self = try Self.parse(nalUnit, parameterSets, tryingFirst: Self.shortPrefix)
     }
 
     /// The payload bytes tried first, and how many RBSP bytes must follow the header's last in them: the byte
     /// after the prefix may be an emulation prevention byte that belongs before slice_data().
     static let shortPrefix = 128
     static let shortPrefixMargin = 4
+    static let longPrefix = 4096
+
+    /// Parses from the first `short` payload bytes, else (the header does not end well inside them, or does
+    /// not parse) from ``longPrefix``: the result is the long parse's either way.
+    static func parse(_ nalUnit: NALUnit, _ parameterSets: ParameterSets, tryingFirst short: Int) throws(BitstreamError) -> SliceHeader {
+        var unescaped = 0
+        if short < longPrefix, nalUnit.bytes.count > short + 1,
+           let header = try? SliceHeader(nalUnit: nalUnit, parameterSets: parameterSets, prefix: short, unescaped: &unescaped),
+           header.headerBitLengthInRBSP / 8 + shortPrefixMargin <= unescaped {
+            return header
+        }
+        return try SliceHeader(nalUnit: nalUnit, parameterSets: parameterSets, prefix: longPrefix, unescaped: &unescaped)
+    }
 
     /// Parses the header from the first `prefix` bytes of the payload; `unescaped` gets how many RBSP bytes they held.
     private init(nalUnit: NALUnit, parameterSets: ParameterSets, prefix: Int, unescaped: inout Int) throws(BitstreamError) {
