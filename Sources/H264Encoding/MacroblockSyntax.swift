@@ -46,14 +46,15 @@ public struct MacroblockSyntax: Sendable {
     public var codedBlockPatternLuma = 0
     public var codedBlockPatternChroma = 0
     /// transform_size_8x8_flag, written whenever the syntax has it (PPS transform_8x8_mode_flag on and
-    /// the macroblock qualifies, 7.3.5); the engine may leave it false.
+    /// the macroblock qualifies, 7.3.5). When set, ``luma`` holds 8x8 blocks.
     public var transformSize8x8Flag = false
     /// mb_qp_delta, written when the macroblock has it (cbp ≠ 0 or Intra16x16, 7.3.5).
     public var mbQPDelta = 0
 
     /// Luma coefficient levels in scan order (zig-zag, 8.5.6), 16 per 4x4 block, blocks in
     /// luma4x4BlkIdx order. For `.intra16x16` index 0 of each block is unused (its DC is in
-    /// ``lumaDC``) and the AC levels sit at 1...15.
+    /// ``lumaDC``) and the AC levels sit at 1...15. With ``transformSize8x8Flag``: 64 per 8x8 block in
+    /// 8x8 zig-zag order (8.5.7), blocks in luma8x8BlkIdx order.
     public var luma = [Int32](repeating: 0, count: 256)
     /// Intra16x16DCLevel in scan order.
     public var lumaDC = [Int32](repeating: 0, count: 16)
