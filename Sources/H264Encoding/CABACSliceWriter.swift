@@ -182,7 +182,8 @@ public struct CABACSliceWriter: SliceDataWriter {
         if mb.kind == .intra4x4 {
             if slice.transform8x8Mode { writeTransformSize8x8Flag(mb.transformSize8x8Flag, flagsA: flagsA, flagsB: flagsB) }
             if mb.transformSize8x8Flag { f |= Flags.transform8x8 }
-            for blk in 0..<16 {
+            // prev_intra8x8_pred_mode_flag / rem_intra8x8_pred_mode share the 4x4 contexts (Table 9-34)
+            for blk in 0..<(mb.transformSize8x8Flag ? 4 : 16) {
                 let prev = mb.prevIntra4x4PredModeFlag[blk]
                 engine.encodeDecision(prev, Offset.prevIntra4x4PredModeFlag)
                 if !prev {

@@ -55,7 +55,8 @@ public struct CAVLCSliceWriter: SliceDataWriter {
         }
         if mb.kind == .intra4x4 {
             if slice.transform8x8Mode { bits.flag(mb.transformSize8x8Flag) }
-            for blk in 0..<16 {
+            // prev_intra8x8_pred_mode_flag / rem_intra8x8_pred_mode: the first 4 entries (7.3.5.1)
+            for blk in 0..<(mb.transformSize8x8Flag ? 4 : 16) {
                 bits.flag(mb.prevIntra4x4PredModeFlag[blk])
                 if !mb.prevIntra4x4PredModeFlag[blk] { bits.u(3, UInt32(mb.remIntra4x4PredMode[blk])) }
             }

@@ -23,7 +23,7 @@ struct PictureContext {
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
     static let byteCount = 256 * 4 + 64 * 6
-    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256 + 512
+    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256 + 512 + 32
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
     var coef, d, dcCoef, dcLevels, dcY, edge: UnsafeMutablePointer<Int32>
@@ -33,6 +33,8 @@ struct MacroblockScratch {
     var coefMB: UnsafeMutablePointer<Int32>
     /// The four 8x8 transform blocks of a macroblock (coefficients, then scaling scratch) and their levels, raster.
     var coef8, levels8: UnsafeMutablePointer<Int32>
+    /// The filtered edge of an intra 8x8 block (``IntraPrediction/loadEdge8x8(at:stride:_:into:)``).
+    var edge8: UnsafeMutablePointer<Int32>
 
     init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
@@ -41,7 +43,7 @@ struct MacroblockScratch {
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
         counts = w + 504
         coefMB = w + 536
-        coef8 = w + 792; levels8 = w + 1048
+        coef8 = w + 792; levels8 = w + 1048; edge8 = w + 1304
     }
 }
 
@@ -129,7 +131,20 @@ struct MacroblockEncoder {
         }
         // Intra4x4 is tried when Intra16x16 is not already very good, coded as it goes.
         mb.reset(kind: .intra4x4)
-        let cost4 = interCost == Int32.max || cost16 < interCost ? codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost)) : Int32.max
+        let tryNxN = interCost == Int32.max || cost16 < interCost
+        var cost4 = tryNxN ? codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost)) : Int32.max
+        // Intra 8x8 (High) where the PPS allows it, coded over the Intra4x4 attempt; Intra4x4 coded again if it was better.
+        if tryNxN && ctx.transform8x8Mode {
+            let limit4 = cost4
+            mb.reset(kind: .intra4x4)
+            let cost8 = codeIntra8x8(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost, cost4))
+            if cost8 == Int32.max && limit4 != Int32.max {
+                mb.reset(kind: .intra4x4)
+                cost4 = codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: Int32.max)
+            } else {
+                cost4 = cost8
+            }
+        }
         if cost4 >= cost16 || cost4 >= interCost {
             if cost16 >= interCost { return false }
             mb.reset(kind: .intra16x16)

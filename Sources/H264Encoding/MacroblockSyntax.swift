@@ -10,7 +10,7 @@ public struct MacroblockSyntax: Sendable {
     public enum Kind: Sendable, Equatable {
         /// I_16x16_<predMode>_<cbpChroma>_<cbpLuma>: mb_type derives from the fields below.
         case intra16x16
-        /// I_NxN with transform_size_8x8_flag 0 (Intra 4x4).
+        /// I_NxN: Intra 4x4, or Intra 8x8 with ``transformSize8x8Flag``.
         case intra4x4
         /// I_PCM: samples verbatim.
         case pcm
@@ -29,7 +29,8 @@ public struct MacroblockSyntax: Sendable {
     public var intra16x16PredMode = 0
     /// prev_intra4x4_pred_mode_flag and rem_intra4x4_pred_mode per 4x4 block in decoding order
     /// (luma4x4BlkIdx, 6.4.3), for `.intra4x4`: the encoder has already compared each mode with
-    /// predIntra4x4PredMode (8.3.1.1).
+    /// predIntra4x4PredMode (8.3.1.1). With ``transformSize8x8Flag`` (Intra 8x8), the first four are
+    /// prev_intra8x8_pred_mode_flag / rem_intra8x8_pred_mode per 8x8 block (8.3.2.1).
     public var prevIntra4x4PredModeFlag = [Bool](repeating: false, count: 16)
     public var remIntra4x4PredMode = [UInt8](repeating: 0, count: 16)
     /// intra_chroma_pred_mode 0...3 (8.3.4), for intra macroblocks.

@@ -144,6 +144,24 @@ struct EncoderOracleTests {
         if qp <= 36 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
     }
 
+    @Test("High profile I pictures: Intra 8x8 (filtered reference samples, mode prediction from 4x4 and 8x8 neighbours), QPs and deblocking",
+          arguments: zip([0, 20, 32, 51], [0, 1, 0, 2]))
+    func intra8x8(qp: Int, deblockingIdc: Int) throws {
+        var c = Self.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: true)
+        c.pattern = [(.i, 0)]
+        let counts = try check(Self.cisco, c, minPSNR: qp <= 20 ? 36 : 0).transform8x8Counts
+        if qp <= 32 { #expect(counts.allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+    }
+
+    @Test("High profile I pictures: Intra 8x8 with slices, cropping and constrained intra prediction")
+    func intra8x8Controls() throws {
+        var c = Self.high(qp: 28, deblockingIdc: 0, cavlc: true)
+        c.slicesPerPicture = 3
+        c.constrainedIntraPred = true
+        c.pattern = [(.i, 0), (.p, 1)]
+        try check(Self.small, c)
+    }
+
     @Test("High profile without direct_8x8_inference_flag: B_Direct_16x16 keeps the 4x4 transform, the rest may use 8x8")
     func transform8x8WithoutDirectInference() throws {
         var c = Self.high(qp: 24, deblockingIdc: 0, cavlc: true)

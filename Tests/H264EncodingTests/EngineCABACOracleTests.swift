@@ -62,6 +62,14 @@ struct EngineCABACOracleTests {
         if qp <= 36 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
     }
 
+    @Test("High profile I pictures: Intra 8x8, QPs and deblocking", arguments: zip([0, 20, 32, 51], [0, 2, 1, 0]))
+    func intra8x8(qp: Int, deblockingIdc: Int) throws {
+        var c = EncoderOracleTests.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: false)
+        c.pattern = [(.i, 0)]
+        let counts = try check(EncoderOracleTests.cisco, c).transform8x8Counts
+        if qp <= 32 { #expect(counts.allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+    }
+
     @Test("High profile, slices and constrained intra prediction: transform_size_8x8_flag contexts at slice edges")
     func transform8x8Slices() throws {
         var c = EncoderOracleTests.high(qp: 30, deblockingIdc: 0, cavlc: false)
