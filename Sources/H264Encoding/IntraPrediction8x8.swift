@@ -49,41 +49,47 @@ extension IntraPrediction {
             for y in 0..<8 { (dst + y * dstStride).update(repeating: UInt8(truncatingIfNeeded: dc), count: 8) }
             return
         }
-        for y in 0..<8 {
-            for x in 0..<8 {
-                let v: Int32
-                switch mode {
-                case 0: v = T(x)
-                case 1: v = L(y)
-                case 3: v = x == 7 && y == 7 ? (T(14) + 3 * T(15) + 2) >> 2 : f3(T(x + y), T(x + y + 1), T(x + y + 2))
-                case 4:
-                    if x > y { v = f3(T(x - y - 2), T(x - y - 1), T(x - y)) }
-                    else if x < y { v = f3(L(y - x - 2), L(y - x - 1), L(y - x)) }
-                    else { v = f3(T(0), T(-1), L(0)) }
-                case 5:
-                    let z = 2 * x - y
-                    if z >= 0 && z & 1 == 0 { v = f2(T(x - (y >> 1) - 1), T(x - (y >> 1))) }
-                    else if z >= 0 { v = f3(T(x - (y >> 1) - 2), T(x - (y >> 1) - 1), T(x - (y >> 1))) }
-                    else if z == -1 { v = f3(L(0), L(-1), T(0)) }
-                    else { v = f3(L(y - 2 * x - 1), L(y - 2 * x - 2), L(y - 2 * x - 3)) }
-                case 6:
-                    let z = 2 * y - x
-                    if z >= 0 && z & 1 == 0 { v = f2(L(y - (x >> 1) - 1), L(y - (x >> 1))) }
-                    else if z >= 0 { v = f3(L(y - (x >> 1) - 2), L(y - (x >> 1) - 1), L(y - (x >> 1))) }
-                    else if z == -1 { v = f3(L(0), L(-1), T(0)) }
-                    else { v = f3(T(x - 2 * y - 1), T(x - 2 * y - 2), T(x - 2 * y - 3)) }
-                case 7:
-                    v = y & 1 == 0 ? f2(T(x + (y >> 1)), T(x + (y >> 1) + 1))
-                        : f3(T(x + (y >> 1)), T(x + (y >> 1) + 1), T(x + (y >> 1) + 2))
-                case 8:
-                    let z = x + 2 * y
-                    if z > 13 { v = L(7) }
-                    else if z == 13 { v = (L(6) + 3 * L(7) + 2) >> 2 }
-                    else if z & 1 == 0 { v = f2(L(y + (x >> 1)), L(y + (x >> 1) + 1)) }
-                    else { v = f3(L(y + (x >> 1)), L(y + (x >> 1) + 1), L(y + (x >> 1) + 2)) }
-                default: v = 128  // 2 (DC) is done above
-                }
-                put(x, y, v)
+        // one loop per mode: the mode is decided once, not per sample
+        @inline(__always) func fill(_ f: (Int, Int) -> Int32) {
+            for y in 0..<8 { for x in 0..<8 { put(x, y, f(x, y)) } }
+        }
+        switch mode {
+        case 0: fill { x, _ in T(x) }
+        case 1: fill { _, y in L(y) }
+        case 3: fill { x, y in x == 7 && y == 7 ? (T(14) + 3 * T(15) + 2) >> 2 : f3(T(x + y), T(x + y + 1), T(x + y + 2)) }
+        case 4:
+            fill { x, y in
+                if x > y { return f3(T(x - y - 2), T(x - y - 1), T(x - y)) }
+                if x < y { return f3(L(y - x - 2), L(y - x - 1), L(y - x)) }
+                return f3(T(0), T(-1), L(0))
+            }
+        case 5:
+            fill { x, y in
+                let z = 2 * x - y
+                if z >= 0 && z & 1 == 0 { return f2(T(x - (y >> 1) - 1), T(x - (y >> 1))) }
+                if z >= 0 { return f3(T(x - (y >> 1) - 2), T(x - (y >> 1) - 1), T(x - (y >> 1))) }
+                if z == -1 { return f3(L(0), L(-1), T(0)) }
+                return f3(L(y - 2 * x - 1), L(y - 2 * x - 2), L(y - 2 * x - 3))
+            }
+        case 6:
+            fill { x, y in
+                let z = 2 * y - x
+                if z >= 0 && z & 1 == 0 { return f2(L(y - (x >> 1) - 1), L(y - (x >> 1))) }
+                if z >= 0 { return f3(L(y - (x >> 1) - 2), L(y - (x >> 1) - 1), L(y - (x >> 1))) }
+                if z == -1 { return f3(L(0), L(-1), T(0)) }
+                return f3(T(x - 2 * y - 1), T(x - 2 * y - 2), T(x - 2 * y - 3))
+            }
+        case 7:
+            fill { x, y in
+                y & 1 == 0 ? f2(T(x + (y >> 1)), T(x + (y >> 1) + 1)) : f3(T(x + (y >> 1)), T(x + (y >> 1) + 1), T(x + (y >> 1) + 2))
+            }
+        default:  // 8
+            fill { x, y in
+                let z = x + 2 * y
+                if z > 13 { return L(7) }
+                if z == 13 { return (L(6) + 3 * L(7) + 2) >> 2 }
+                if z & 1 == 0 { return f2(L(y + (x >> 1)), L(y + (x >> 1) + 1)) }
+                return f3(L(y + (x >> 1)), L(y + (x >> 1) + 1), L(y + (x >> 1) + 2))
             }
         }
     }
