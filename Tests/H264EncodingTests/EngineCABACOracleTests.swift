@@ -70,6 +70,17 @@ struct EngineCABACOracleTests {
         if qp <= 32 { #expect(counts.allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
     }
 
+    @Test("cabac_init_idc 1 and 2, Main and High profile: every initialisation column, the 8x8 contexts (402...435) included", arguments: [1, 2])
+    func transform8x8InitColumns(cabacInitIdc: Int) throws {
+        var c = EncoderOracleTests.high(qp: 26, deblockingIdc: 0, cavlc: false)
+        c.cabacInitIdc = cabacInitIdc
+        var main = c
+        main.transform8x8Mode = false
+        try check(EncoderOracleTests.ciscoAll, main)
+        let counts = try check(EncoderOracleTests.ciscoAll, c).transform8x8Counts
+        #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)")
+    }
+
     @Test("High profile, slices and constrained intra prediction: transform_size_8x8_flag contexts at slice edges")
     func transform8x8Slices() throws {
         var c = EncoderOracleTests.high(qp: 30, deblockingIdc: 0, cavlc: false)

@@ -61,6 +61,8 @@ enum EngineHarness {
         var transform8x8Mode = false
         /// SPS direct_8x8_inference_flag (B_Direct_16x16 may use the 8x8 transform only with it).
         var direct8x8Inference = true
+        /// cabac_init_idc of P and B slices (CABAC only): which column of context initialisation (9.3.1.1).
+        var cabacInitIdc = 0
         /// Coding pattern in decoding order: slice type and display index.
         var pattern: [(SliceType, Int)] = [(.i, 0)]
         /// Display indices of B pictures that are references (a pyramid): later B pictures then have a B
@@ -148,6 +150,7 @@ enum EngineHarness {
                 h.picOrderCntLsb = poc % 256
                 h.directSpatialMvPredFlag = true
                 h.sliceQpDelta = c.qp - 26
+                if !c.cavlc && type != .i { h.cabacInitIdc = c.cabacInitIdc }
                 h.disableDeblockingFilterIdc = c.deblockingIdc
                 h.sliceAlphaC0OffsetDiv2 = c.alphaOffsetDiv2
                 h.sliceBetaOffsetDiv2 = c.betaOffsetDiv2
