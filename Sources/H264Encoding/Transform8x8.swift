@@ -73,21 +73,30 @@ enum Transform8x8 {
         p[7 * step] = (a4 &>> 2) &- a7
     }
 
+    /// ``quantMF`` as four vectors of 16 per qP % 6.
+    private static let quantMFVectors: [SIMD16<Int32>] = quantMF.flatMap { mf in
+        (0..<4).map { q in SIMD16<Int32>(mf[(16 * q)..<(16 * q + 16)]) }
+    }
+
     /// Quantises the 64 coefficients into `levels` (raster), dead zone in 64ths of a step, |level| at
-    /// most ``Transform/maxLevel``; returns how many are non-zero.
+    /// most ``Transform/maxLevel``; returns how many are non-zero. Exact in Int32: |c| ≤ 64 · 255 and
+    /// MF ≤ 20972.
     static func quantize(_ coef: UnsafePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int, deadZone: Int32) -> Int {
-        let shift = Int64(16 + qp / 6)
-        let f = (Int64(1) << shift) * Int64(deadZone) / 64
-        var count = 0
-        quantMF[qp % 6].withUnsafeBufferPointer { mf in
-            for i in 0..<64 {
-                let c = coef[i]
-                let a = Int32(min((Int64(c.magnitude) * Int64(mf[i]) + f) >> shift, Int64(Transform.maxLevel)))
-                levels[i] = c < 0 ? -a : a
-                if a != 0 { count += 1 }
-            }
+        let shift = Int32(16 + qp / 6)
+        let f = (Int32(1) << shift) &* deadZone / 64
+        var nonZero = SIMD16<Int32>.zero
+        let base = 4 * (qp % 6)
+        for q in 0..<4 {
+            let c = UnsafeRawPointer(coef + 16 * q).loadUnaligned(as: SIMD16<Int32>.self)
+            let sign = c &>> 31
+            let magnitude = (c ^ sign) &- sign
+            var a = (magnitude &* quantMFVectors[base + q] &+ f) &>> shift
+            let excess = a &- Transform.maxLevel
+            a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
+            UnsafeMutableRawPointer(levels + 16 * q).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
+            nonZero &+= (0 &- a) &>> 31  // −1 per non-zero (a ≥ 0)
         }
-        return count
+        return Int(nonZero.wrappedSum().magnitude)
     }
 
     /// Scaling of the levels (8.5.13.1) into d, raster.
