@@ -36,15 +36,18 @@ enum EngineHarness {
 
     static func picture(_ f: Frame) -> EncoderPicture {
         var p = EncoderPicture(widthInMbs: (f.width + 15) / 16, heightInMbs: (f.height + 15) / 16)
-        for (plane, src, w, h) in [(\EncoderPicture.luma, f.y, f.width, f.height), (\EncoderPicture.cb, f.cb, f.width / 2, f.height / 2),
-                                   (\EncoderPicture.cr, f.cr, f.width / 2, f.height / 2)] {
-            let pw = p[keyPath: plane].width, ph = p[keyPath: plane].height
-            for y in 0..<ph {
-                for x in 0..<pw {
-                    p[keyPath: plane].samples[p[keyPath: plane].index(x, y)] = src[min(y, h - 1) * w + min(x, w - 1)]
-                }
+        // Each plane is filled as a local value and stored once: a write per sample through the picture's
+        // observed properties copied the whole plane each time (minutes per picture under ThreadSanitizer).
+        func filled(_ plane: PaddedPlane, _ src: [UInt8], _ w: Int, _ h: Int) -> PaddedPlane {
+            var plane = plane
+            for y in 0..<plane.height {
+                for x in 0..<plane.width { plane.samples[plane.index(x, y)] = src[min(y, h - 1) * w + min(x, w - 1)] }
             }
+            return plane
         }
+        p.luma = filled(p.luma, f.y, f.width, f.height)
+        p.cb = filled(p.cb, f.cb, f.width / 2, f.height / 2)
+        p.cr = filled(p.cr, f.cr, f.width / 2, f.height / 2)
         return p
     }
 
