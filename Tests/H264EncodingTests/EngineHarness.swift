@@ -60,8 +60,12 @@ enum EngineHarness {
         var alphaOffsetDiv2 = 0, betaOffsetDiv2 = 0
         var chromaQPOffset = 0
         var slicesPerPicture = 1
-        /// High profile PPS with transform_8x8_mode_flag (the engine writes transform_size_8x8_flag 0).
+        /// High profile PPS with transform_8x8_mode_flag (the engine may choose the 8x8 transform).
         var transform8x8Mode = false
+        /// SPS direct_8x8_inference_flag (B_Direct_16x16 may use the 8x8 transform only with it).
+        var direct8x8Inference = true
+        /// cabac_init_idc of P and B slices (CABAC only): which column of context initialisation (9.3.1.1).
+        var cabacInitIdc = 0
         /// Coding pattern in decoding order: slice type and display index.
         var pattern: [(SliceType, Int)] = [(.i, 0)]
         /// Display indices of B pictures that are references (a pyramid): later B pictures then have a B
@@ -76,6 +80,7 @@ enum EngineHarness {
         var sps = SequenceParameterSet()
         sps.profileIdc = c.transform8x8Mode ? 100 : 77
         sps.levelIdc = 40
+        sps.direct8x8InferenceFlag = c.direct8x8Inference
         sps.log2MaxFrameNumMinus4 = 4
         sps.picOrderCntType = 0
         sps.log2MaxPicOrderCntLsbMinus4 = 4
@@ -113,6 +118,8 @@ enum EngineHarness {
         var bits: Int
         /// The largest ref_idx_l0 any macroblock used.
         var maxRefIdxL0 = -1
+        /// Macroblocks coded with transform_size_8x8_flag = 1, per picture in coding order.
+        var transform8x8Counts: [Int] = []
     }
 
     static func encode(_ frames: [Frame], _ c: Config) throws -> Result {
@@ -128,6 +135,7 @@ enum EngineHarness {
         var frameNum = 0
         var bits = 0
         var maxRefIdxL0 = -1
+        var transform8x8Counts: [Int] = []
         let mbs = sps.picWidthInMbs * sps.frameHeightInMbs
         for (codingIndex, (type, display)) in c.pattern.enumerated() {
             let isReference = type != .b || c.referenceB.contains(display)
@@ -145,6 +153,7 @@ enum EngineHarness {
                 h.picOrderCntLsb = poc % 256
                 h.directSpatialMvPredFlag = true
                 h.sliceQpDelta = c.qp - 26
+                if !c.cavlc && type != .i { h.cabacInitIdc = c.cabacInitIdc }
                 h.disableDeblockingFilterIdc = c.deblockingIdc
                 h.sliceAlphaC0OffsetDiv2 = c.alphaOffsetDiv2
                 h.sliceBetaOffsetDiv2 = c.betaOffsetDiv2
@@ -168,6 +177,7 @@ enum EngineHarness {
             let out = try encoder.encode(request)
             for nal in out.sliceNALUnits { append(nal); bits += nal.count * 8 }
             maxRefIdxL0 = max(maxRefIdxL0, out.maxRefIdxL0)
+            transform8x8Counts.append(out.transform8x8Count)
             recons[display] = crop(out.reconstruction, width: width, height: height)
             if isReference {
                 references.append(ReferencePicture(picture: out.reconstruction, picOrderCnt: poc))
@@ -175,7 +185,8 @@ enum EngineHarness {
                 frameNum += 1
             }
         }
-        return Result(stream: stream, reconstructions: recons.compactMap { $0 }, bits: bits, maxRefIdxL0: maxRefIdxL0)
+        return Result(stream: stream, reconstructions: recons.compactMap { $0 }, bits: bits, maxRefIdxL0: maxRefIdxL0,
+                      transform8x8Counts: transform8x8Counts)
     }
 
     static func crop(_ p: EncoderPicture, width: Int, height: Int) -> Frame {
