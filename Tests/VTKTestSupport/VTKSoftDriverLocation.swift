@@ -28,10 +28,12 @@ public enum VTKSoftDriverLocation {
 
     public static let missingMessage = "\(fileName) not found beside the test bundle (build it with swift build, or set VTKSOFT_DRIVERS_PATH)"
 
-    /// Environment for a VA client process (ffmpeg, vainfo) to use vtksoft on `display`.
+    /// Environment for a third-party VA client process (ffmpeg, vainfo, gst-launch-1.0) to use vtksoft on
+    /// `display`; under a sanitizer, with its runtime preloaded (``Sanitizer/clientEnvironment``).
     public static func environment(display: String, extra: [String: String] = [:]) -> [String: String] {
         var env = ["LIBVA_DRIVER_NAME": "libvtksoft", "DISPLAY": display, "LIBVA_MESSAGING_LEVEL": "1"]
         if let directory { env["LIBVA_DRIVERS_PATH"] = directory.path }
+        if case .success(let preload) = Sanitizer.clientEnvironment { env.merge(preload) { $1 } }
         return env.merging(extra) { $1 }
     }
 }
