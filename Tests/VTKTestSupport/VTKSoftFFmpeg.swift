@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs third-party VA clients (ffmpeg, vainfo) against vtksoft on the test process's Xvfb display; under a
-/// sanitizer, with its runtime preloaded (``VTKSoftDriverLocation/environment(display:extra:)``).
+/// sanitizer, with its runtime preloaded (``VTKSoftDriverLocation/clientEnvironment(display:extra:)``).
 public enum VTKSoftFFmpeg {
     /// Why third-party client tests cannot run here, or nil when they can.
     public static let unavailableReason: String? = {
@@ -52,9 +52,9 @@ public enum VTKSoftFFmpeg {
         return Run(result: result, leakedObjects: firstNumber(leakFile), violations: firstNumber(violationFile))
     }
 
-    /// Runs `tool` with vtksoft as the VA driver; `extraEnvironment` adds e.g. VTKSOFT_CAPTURE.
+    /// Runs the third-party VA client `tool` with vtksoft as the VA driver; `extraEnvironment` adds e.g. VTKSOFT_CAPTURE.
     public static func run(_ tool: String, _ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> Run {
-        try runReporting(tool, arguments, environment: VTKSoftDriverLocation.environment(display: Xvfb.shared?.display ?? ":0", extra: extraEnvironment))
+        try runReporting(tool, arguments, environment: VTKSoftDriverLocation.clientEnvironment(display: Xvfb.shared?.display ?? ":0", extra: extraEnvironment))
     }
 
     /// MD5 of the decoded output as planar I420, decoded by FFmpeg through VA-API (vtksoft). The
