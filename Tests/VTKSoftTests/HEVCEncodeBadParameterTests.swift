@@ -142,62 +142,20 @@ struct HEVCEncodeBadParameterTests {
     ]
 
     /// A 64x64 Main CQP client, CTB 32 over 8x8 coding blocks, the driver writing the headers.
-    final class Client {
-        let owner: VTKSoftDisplay
-        let base: VTKSoftVAClient
-        var config = VAConfigID(VA_INVALID_ID)
-        var context = VAContextID(VA_INVALID_ID)
-        var source = VASurfaceID(VA_INVALID_ID)
-        var surfaces: [VASurfaceID] = []
-        var coded = VABufferID(VA_INVALID_ID)
-        var display: VADisplay { owner.display }
-        var ids: Surfaces { Surfaces(recon: Array(surfaces.prefix(2)), neverEncoded: surfaces[2]) }
-        static let size = VTKSoftVAClient.size
+    final class Client: EncodeTestClient {
+        var ids: Surfaces { Surfaces(recon: Array(recon.prefix(2)), neverEncoded: recon[2]) }
 
         init() throws {
-            owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
-            base = VTKSoftVAClient(display: owner.display)
-            var attributes = [VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP))]
-            try base.check(vaCreateConfig(display, VAProfileHEVCMain, VAEntrypointEncSlice, &attributes, 1, &config), "config")
-            source = try base.createSurface()
-            try base.fill(source)
-            surfaces = try (0..<3).map { _ in try base.createSurface() }
-            var targets = [source] + surfaces
-            try base.check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &targets, Int32(targets.count), &context), "context")
-            try base.check(vaCreateBuffer(display, context, VAEncCodedBufferType, 1 << 20, 1, nil, &coded), "coded buffer")
-        }
-
-        /// Destroys every object and the display; returns how many objects were alive before vaTerminate.
-        func close() -> Int? {
-            vaDestroyBuffer(display, coded)
-            vaDestroyContext(display, context)
-            var all = [source] + surfaces
-            vaDestroySurfaces(display, &all, Int32(all.count))
-            vaDestroyConfig(display, config)
-            let live = VTKSoftCounters.live(in: display)
-            owner.terminate()
-            return live
+            try super.init(profile: VAProfileHEVCMain, packed: nil)
         }
 
         func parameters(idr: Bool) -> (VAEncSequenceParameterBufferHEVC, VAEncPictureParameterBufferHEVC, VAEncSliceParameterBufferHEVC) {
-            var s = VAEncSequenceParameterBufferHEVC()
-            s.general_profile_idc = 1
-            s.general_level_idc = 30
-            s.intra_period = 30
-            s.intra_idr_period = 30
-            s.ip_period = 1
-            s.pic_width_in_luma_samples = UInt16(Self.size)
-            s.pic_height_in_luma_samples = UInt16(Self.size)
-            s.seq_fields.bits.chroma_format_idc = 1
+            var s = Self.mainSequence(ctbLog2: 5)
             s.seq_fields.bits.sps_temporal_mvp_enabled_flag = 1
-            s.log2_diff_max_min_luma_coding_block_size = 2
-            s.log2_diff_max_min_transform_block_size = 3
-            s.max_transform_hierarchy_depth_inter = 2
-            s.max_transform_hierarchy_depth_intra = 2
             var p = VAEncPictureParameterBufferHEVC()
-            p.decoded_curr_pic = HEVCEncodeBadParameterTests.entry(surfaces[idr ? 0 : 1], poc: idr ? 0 : 1)
+            p.decoded_curr_pic = HEVCEncodeBadParameterTests.entry(recon[idr ? 0 : 1], poc: idr ? 0 : 1)
             p.decoded_curr_pic.flags = 0
-            let list = idr ? [] : [HEVCEncodeBadParameterTests.entry(surfaces[0], poc: 0)]
+            let list = idr ? [] : [HEVCEncodeBadParameterTests.entry(recon[0], poc: 0)]
             HEVCEncodeBadParameterTests.fill(&p.reference_frames, list)
             p.coded_buf = coded
             p.collocated_ref_pic_index = idr ? 0xFF : 0
@@ -217,24 +175,7 @@ struct HEVCEncodeBadParameterTests {
             return (s, p, slice)
         }
 
-        /// What one picture gave: vaEndPicture's status, vaSyncSurface's (when vaEndPicture succeeded), the coded bytes.
-        struct Result { var end: VAStatus; var sync: VAStatus = VA_STATUS_SUCCESS; var bytes: [UInt8] = [] }
-
-        func encode(_ s: VAEncSequenceParameterBufferHEVC, _ p: VAEncPictureParameterBufferHEVC, _ slice: VAEncSliceParameterBufferHEVC) throws -> Result {
-            var buffers = [try base.createBuffer(context, VAEncSequenceParameterBufferType, s),
-                           try base.createBuffer(context, VAEncPictureParameterBufferType, p),
-                           try base.createBuffer(context, VAEncSliceParameterBufferType, slice)]
-            defer { for b in buffers { vaDestroyBuffer(display, b) } }
-            try base.check(vaBeginPicture(display, context, source), "vaBeginPicture")
-            try base.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
-            var result = Result(end: vaEndPicture(display, context))
-            guard result.end == VA_STATUS_SUCCESS else { return result }
-            result.sync = vaSyncSurface(display, source)
-            if result.sync == VA_STATUS_SUCCESS { result.bytes = try base.codedBytes(coded) }
-            return result
-        }
-
-        /// A clean IDR into surfaces[0] and a clean P from it into surfaces[1]: both coded. (Whether they count
+        /// A clean IDR into recon[0] and a clean P from it into recon[1]: both coded. (Whether they count
         /// a violation cannot be told here: the counter is the process's, and other suites encode meanwhile.)
         func cleanPair(after what: String) throws {
             for idr in [true, false] {

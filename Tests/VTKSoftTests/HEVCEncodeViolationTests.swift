@@ -51,21 +51,7 @@ struct HEVCEncodeViolationTests {
         }
 
         func sequence(_ p: Picture) -> VAEncSequenceParameterBufferHEVC {
-            var s = VAEncSequenceParameterBufferHEVC()
-            s.general_profile_idc = 1
-            s.general_level_idc = 30
-            s.intra_period = 30
-            s.intra_idr_period = 30
-            s.ip_period = 1
-            s.pic_width_in_luma_samples = UInt16(Self.size)
-            s.pic_height_in_luma_samples = UInt16(Self.size)
-            s.seq_fields.bits.chroma_format_idc = 1
-            s.log2_min_luma_coding_block_size_minus3 = 0
-            s.log2_diff_max_min_luma_coding_block_size = UInt8(p.ctbLog2 - 3)
-            s.log2_min_transform_block_size_minus2 = 0
-            s.log2_diff_max_min_transform_block_size = 3
-            s.max_transform_hierarchy_depth_inter = 2
-            s.max_transform_hierarchy_depth_intra = 2
+            var s = Self.mainSequence(ctbLog2: p.ctbLog2)
             s.seq_fields.bits.sample_adaptive_offset_enabled_flag = p.sao ? 1 : 0
             return s
         }
@@ -134,10 +120,7 @@ struct HEVCEncodeViolationTests {
                 buffers += [try base.createBuffer(context, VAEncPackedHeaderParameterBufferType, parameter), dataID]
             }
             buffers.append(try base.createBuffer(context, VAEncSliceParameterBufferType, slice))
-            defer { for b in buffers { vaDestroyBuffer(display, b) } }
-            try base.check(vaBeginPicture(display, context, source), "vaBeginPicture")
-            try base.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
-            let status = vaEndPicture(display, context)
+            let status = try endPicture(buffers)
             guard status == VA_STATUS_SUCCESS else { return (status, []) }
             return (status, try base.codedBytes(coded))
         }
