@@ -64,13 +64,14 @@ public enum Sanitizer {
     static func shellQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
     /// The shared runtime the toolchain that built this process ships for `sanitizer`, with what it needs
-    /// loaded beside it: TSan's libdispatch interceptors call the Blocks runtime (`_Block_copy`).
+    /// loaded beside it: TSan's libdispatch interceptors call the Blocks runtime (`_Block_copy`) and
+    /// libdispatch itself (`_dispatch_data_destructor_munmap`), neither of which a C client links.
     static func runtimeLibraries(for sanitizer: String) throws(RuntimeMissing) -> [URL] {
         let name: String
         var companions: [String] = []
         switch sanitizer {
         case "address": name = "asan"
-        case "thread": name = "tsan"; companions = ["libBlocksRuntime.so"]
+        case "thread": name = "tsan"; companions = ["libBlocksRuntime.so", "libdispatch.so"]
         default: throw RuntimeMissing(sanitizer: sanitizer, looked: [])
         }
         #if arch(x86_64)
