@@ -51,7 +51,7 @@ enum H265Transform {
         let add2 = Int32(1) << (shift2 - 1)
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024 + 64) { scratch in
             guard let base = scratch.baseAddress else { return }
-            let d = base, g = base + 1024, line = base + 2048, out = base + 2048 + 32, tmp = base + 2048 + 64
+            let d = base, g = base + 1024, out = base + 2048 + 32, tmp = base + 2048 + 64
             // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
             var rows = 0, columns = 0
             c.withUnsafeBufferPointer { cc in
@@ -82,33 +82,27 @@ enum H265Transform {
                             for y in 0..<n { g[y * n + x] = 0 }
                             continue
                         }
-                        if useDST {
-                            for y in 0..<4 {
-                                var sum: Int32 = 0
-                                for k in 0..<4 { sum &+= dst[k * 4 + y] &* d[k * 4 + x] }
-                                out[y] = sum
-                            }
-                        } else {
-                            inverseButterfly(d + x, stride: n, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
-                        }
+                        inverseLine(d + x, stride: n, n: n, nonZero: rows, dst: useDST, out: out, tmp: tmp, m: m)
                         for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
                     }
                     // Rows.
                     for y in 0..<n {
-                        if useDST {
-                            for x in 0..<4 {
-                                var sum: Int32 = 0
-                                for k in 0..<4 { sum &+= dst[k * 4 + x] &* g[y * 4 + k] }
-                                out[x] = sum
-                            }
-                        } else {
-                            for k in 0..<n { line[k] = g[y * n + k] }
-                            inverseButterfly(line, stride: 1, n: n, nonZero: n, out: out, tmp: tmp, m: m)
-                        }
+                        inverseLine(g + y * n, stride: 1, n: n, nonZero: n, dst: useDST, out: out, tmp: tmp, m: m)
                         for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
                     }
                 }
             }
+        }
+    }
+
+    /// One line of the 4x4 inverse DST (8-317) or of the N-point inverse DCT, its coefficients `c[k * stride]`, into `out`.
+    private static func inverseLine(_ c: UnsafeMutablePointer<Int32>, stride: Int, n: Int, nonZero: Int, dst useDST: Bool,
+                                    out: UnsafeMutablePointer<Int32>, tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
+        guard useDST else { return inverseButterfly(c, stride: stride, n: n, nonZero: nonZero, out: out, tmp: tmp, m: m) }
+        for j in 0..<4 {
+            var sum: Int32 = 0
+            for k in 0..<4 { sum &+= dst[k * 4 + j] &* c[k * stride] }
+            out[j] = sum
         }
     }
 
