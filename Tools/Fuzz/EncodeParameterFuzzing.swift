@@ -46,9 +46,23 @@ extension EncodeFuzzInput {
     static let packedHeaders = UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE)
 }
 
-/// A reference picture entry of a codec's VA parameters, with the invalid one that pads its C arrays.
+/// A reference picture entry of a codec's VA parameters (VAPictureH264, VAPictureHEVC).
 protocol EncodeFuzzEntry {
-    static var invalid: Self { get }
+    init()
+    var picture_id: VASurfaceID { get set }
+    var flags: UInt32 { get set }
+    /// VA_PICTURE_H264_INVALID, VA_PICTURE_HEVC_INVALID.
+    static var invalidFlag: UInt32 { get }
+}
+
+extension EncodeFuzzEntry {
+    /// The entry that pads the codec's C arrays: no surface, flagged invalid.
+    static var invalid: Self {
+        var p = Self()
+        p.picture_id = VASurfaceID(VA_INVALID_SURFACE)
+        p.flags = invalidFlag
+        return p
+    }
 }
 
 /// The four surfaces a harness names 0...3, `side` x `side`: the source (0, the gradient) and three reconstructions.

@@ -22,12 +22,7 @@ private func entry(_ id: VASurfaceID, poc: Int32, frameIdx: UInt32) -> VAPicture
 }
 
 extension VAPictureH264: EncodeFuzzEntry {
-    static var invalid: VAPictureH264 {
-        var p = VAPictureH264()
-        p.picture_id = VASurfaceID(VA_INVALID_ID)
-        p.flags = UInt32(VA_PICTURE_H264_INVALID)
-        return p
-    }
+    static let invalidFlag = UInt32(VA_PICTURE_H264_INVALID)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

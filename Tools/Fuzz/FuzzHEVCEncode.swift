@@ -20,12 +20,7 @@ private func entry(_ id: VASurfaceID, poc: Int32) -> VAPictureHEVC {
 }
 
 extension VAPictureHEVC: EncodeFuzzEntry {
-    static var invalid: VAPictureHEVC {
-        var p = VAPictureHEVC()
-        p.picture_id = VASurfaceID(VA_INVALID_SURFACE)
-        p.flags = UInt32(VA_PICTURE_HEVC_INVALID)
-        return p
-    }
+    static let invalidFlag = UInt32(VA_PICTURE_HEVC_INVALID)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
