@@ -109,4 +109,13 @@ extension EncodeTestClient {
         s.max_transform_hierarchy_depth_intra = 2
         return s
     }
+
+    /// An H.265 encode reference entry: a short-term picture before the current one (RPS StCurrBefore).
+    static func hevcEntry(_ surface: VASurfaceID, poc: Int32) -> VAPictureHEVC {
+        var p = VAPictureHEVC()
+        p.picture_id = surface
+        p.pic_order_cnt = poc
+        p.flags = UInt32(VA_PICTURE_HEVC_RPS_ST_CURR_BEFORE)
+        return p
+    }
 }

@@ -32,14 +32,6 @@ struct HEVCEncodeBadParameterTests {
         var description: String { name }
     }
 
-    static func entry(_ surface: VASurfaceID, poc: Int32) -> VAPictureHEVC {
-        var p = VAPictureHEVC()
-        p.picture_id = surface
-        p.pic_order_cnt = poc
-        p.flags = UInt32(VA_PICTURE_HEVC_RPS_ST_CURR_BEFORE)
-        return p
-    }
-
     /// Writes `entries` into a C array of 15 VAPictureHEVC, the rest invalid.
     static func fill<Tuple>(_ tuple: inout Tuple, _ entries: [VAPictureHEVC]) {
         withUnsafeMutableBytes(of: &tuple) { raw in
@@ -113,10 +105,10 @@ struct HEVCEncodeBadParameterTests {
         Breakage(name: "slice_cb_qp_offset 12 over pps_cb_qp_offset 12", picture: { p, _ in p.pps_cb_qp_offset = 12 }, slice: { s, _ in s.slice_cb_qp_offset = 12 }),
         Breakage(name: "slice_beta_offset_div2 7 and slice_tc_offset_div2 -100", slice: { s, _ in s.slice_beta_offset_div2 = 7; s.slice_tc_offset_div2 = -100 }),
         Breakage(name: "num_ref_idx_l0_active_minus1 15 with 15 references listed", picture: { p, ids in
-            fill(&p.reference_frames, [entry(ids.recon[0], poc: 0)])
+            fill(&p.reference_frames, [EncodeTestClient.hevcEntry(ids.recon[0], poc: 0)])
         }, slice: { s, ids in
             s.num_ref_idx_l0_active_minus1 = 15
-            fill(&s.ref_pic_list0, Array(repeating: entry(ids.recon[0], poc: 0), count: 15))
+            fill(&s.ref_pic_list0, Array(repeating: EncodeTestClient.hevcEntry(ids.recon[0], poc: 0), count: 15))
         }),
         Breakage(name: "num_ref_idx_l0_active_minus1 255", slice: { s, _ in s.num_ref_idx_l0_active_minus1 = 255 }),
         Breakage(name: "two references active, one listed", slice: { s, _ in s.num_ref_idx_l0_active_minus1 = 1 }),
@@ -133,10 +125,10 @@ struct HEVCEncodeBadParameterTests {
         Breakage(name: "collocated_ref_pic_index 7 with one reference", picture: { p, _ in p.collocated_ref_pic_index = 7 }, outcome: .violation),
         // References.
         Breakage(name: "a reference surface no picture was coded into", picture: { p, ids in
-            fill(&p.reference_frames, [entry(ids.neverEncoded, poc: 0)])
-        }, slice: { s, ids in fill(&s.ref_pic_list0, [entry(ids.neverEncoded, poc: 0)]) }, outcome: .violation),
+            fill(&p.reference_frames, [EncodeTestClient.hevcEntry(ids.neverEncoded, poc: 0)])
+        }, slice: { s, ids in fill(&s.ref_pic_list0, [EncodeTestClient.hevcEntry(ids.neverEncoded, poc: 0)]) }, outcome: .violation),
         Breakage(name: "a list entry missing from reference_frames", picture: { p, _ in fill(&p.reference_frames, []) }, outcome: .violation),
-        Breakage(name: "a reference id naming no surface", slice: { s, _ in fill(&s.ref_pic_list0, [entry(0xdead, poc: 0)]) }),
+        Breakage(name: "a reference id naming no surface", slice: { s, _ in fill(&s.ref_pic_list0, [EncodeTestClient.hevcEntry(0xdead, poc: 0)]) }),
         Breakage(name: "decoded_curr_pic naming no surface", picture: { p, _ in p.decoded_curr_pic.picture_id = 0xbeef }),
         Breakage(name: "coded_buf naming no buffer", picture: { p, _ in p.coded_buf = 0xbeef }),
     ]
@@ -153,9 +145,9 @@ struct HEVCEncodeBadParameterTests {
             var s = Self.mainSequence(ctbLog2: 5)
             s.seq_fields.bits.sps_temporal_mvp_enabled_flag = 1
             var p = VAEncPictureParameterBufferHEVC()
-            p.decoded_curr_pic = HEVCEncodeBadParameterTests.entry(recon[idr ? 0 : 1], poc: idr ? 0 : 1)
+            p.decoded_curr_pic = EncodeTestClient.hevcEntry(recon[idr ? 0 : 1], poc: idr ? 0 : 1)
             p.decoded_curr_pic.flags = 0
-            let list = idr ? [] : [HEVCEncodeBadParameterTests.entry(recon[0], poc: 0)]
+            let list = idr ? [] : [EncodeTestClient.hevcEntry(recon[0], poc: 0)]
             HEVCEncodeBadParameterTests.fill(&p.reference_frames, list)
             p.coded_buf = coded
             p.collocated_ref_pic_index = idr ? 0xFF : 0

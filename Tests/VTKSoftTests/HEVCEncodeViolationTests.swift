@@ -20,14 +20,6 @@ struct HEVCEncodeViolationTests {
             }
         }
 
-        static func entry(_ surface: VASurfaceID, poc: Int32) -> VAPictureHEVC {
-            var p = VAPictureHEVC()
-            p.picture_id = surface
-            p.pic_order_cnt = poc
-            p.flags = UInt32(VA_PICTURE_HEVC_RPS_ST_CURR_BEFORE)
-            return p
-        }
-
         static var invalid: VAPictureHEVC {
             var p = VAPictureHEVC()
             p.picture_id = VASurfaceID(VA_INVALID_SURFACE)
@@ -60,7 +52,7 @@ struct HEVCEncodeViolationTests {
         func encode(_ p: Picture) throws -> (VAStatus, [UInt8]) {
             let sequence = sequence(p)
             var picture = VAEncPictureParameterBufferHEVC()
-            picture.decoded_curr_pic = Self.entry(recon[p.recon], poc: p.poc)
+            picture.decoded_curr_pic = Self.hevcEntry(recon[p.recon], poc: p.poc)
             picture.decoded_curr_pic.flags = 0
             withUnsafeMutableBytes(of: &picture.reference_frames) { raw in
                 for i in 0..<15 {
@@ -130,7 +122,7 @@ struct HEVCEncodeViolationTests {
             let (s0, idr) = try encode(Picture())
             try #require(s0 == VA_STATUS_SUCCESS)
             var p = Picture(idr: false, poc: 1, recon: 1)
-            p.list0 = [Self.entry(recon[0], poc: 0)]
+            p.list0 = [Self.hevcEntry(recon[0], poc: 0)]
             p.referenceFrames = p.list0
             let (s1, inter) = try encode(p)
             try #require(s1 == VA_STATUS_SUCCESS)
@@ -171,7 +163,7 @@ struct HEVCEncodeViolationTests {
             #expect((VTKSoftCounters.encodeViolations ?? 0) > before, "\(what): counted")
         }
         var notInFrames = Client.Picture(idr: false, poc: 2, recon: 2)
-        notInFrames.list0 = [Client.entry(client.recon[1], poc: 1)]
+        notInFrames.list0 = [Client.hevcEntry(client.recon[1], poc: 1)]
         try expectViolation("list entry missing from reference_frames", notInFrames)
         try expectViolation("IDR with POC 1", Client.Picture(idr: true, poc: 1))
         var packed = Client.Picture()
@@ -185,7 +177,7 @@ struct HEVCEncodeViolationTests {
         let client = try Client()
         _ = try client.cleanPair()
         var bogus = Client.Picture(idr: false, poc: 2, recon: 2)
-        bogus.list0 = [Client.entry(0xdead, poc: 1)]
+        bogus.list0 = [Client.hevcEntry(0xdead, poc: 1)]
         #expect(try client.encode(bogus).0 == VA_STATUS_ERROR_INVALID_SURFACE)
         #expect(try client.encode(Client.Picture(ctus: 1)).0 == VA_STATUS_ERROR_INVALID_PARAMETER)
         _ = try client.cleanPair()
