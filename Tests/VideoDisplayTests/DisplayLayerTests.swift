@@ -79,7 +79,9 @@ struct Harness {
             origin = clock.now() + lead
             timebase.start(atHost: origin)
         } else {
-            layer.requestMediaDataWhenReady {
+            // unowned: the layer keeps the block until told to stop (as the player's does), so a strong capture
+            // would be a cycle that outlives the test (LeakSanitizer reported it).
+            layer.requestMediaDataWhenReady { [unowned layer] in
                 while layer.isReadyForMoreMediaData {
                     guard next < stream.count else { layer.markEndOfStream(); return }
                     layer.enqueue(stream.sample(next))
@@ -119,7 +121,7 @@ final class PullFeed {
     var next = 0
 
     init(_ layer: DisplayLayer, _ stream: ScriptedStream) {
-        layer.requestMediaDataWhenReady {
+        layer.requestMediaDataWhenReady { [unowned layer] in
             while layer.isReadyForMoreMediaData {
                 guard self.next < stream.count else { layer.markEndOfStream(); return }
                 layer.enqueue(stream.sample(self.next))
