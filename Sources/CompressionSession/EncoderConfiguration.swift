@@ -298,7 +298,7 @@ struct EncoderConfiguration: Sendable {
     /// the former I/P 0, reference B 0, B +1 gave +17.3% and +23.0% with B-frames, +9.6% and +13.8% P only; x264's
     /// −3/+1/+2 gave +9.2%, +8.8% and +9.0%, +6.9%; −3/+2/+3 +7.0%, +5.9%; −3/+3/+4 +7.0%, +4.5%; −3/+3/+5
     /// +7.7%, +4.0%; −4/+1/+2 +9.9%, +7.7% (P only +9.7%, +5.9%). H.265 on vtksoft's engine (40 frames of the
-    /// first content): −3/+2/+3 against the former, −1.2% P only, −11.0% with B-frames. FFmpeg's VA-API encoders
+    /// first content), this ladder against the former: −1.2% P only, −13.0% with B-frames. FFmpeg's VA-API encoders
     /// match it with `-i_qfactor 1 -i_qoffset -3 -b_qfactor 1 -b_qoffset 4` but for the pyramid's reference B
     /// (EncodeParityTests rule 13, HEVCEncodeParityTests rule 14).
     static let quantizerLadder = (intra: -3, referenceB: 3, nonReferenceB: 4)
