@@ -102,16 +102,43 @@ public struct SliceHeader: Hashable, Sendable {
     public var idrPicFlag: Bool { nalUnitType == .idrSlice }
 
     /// Parses the slice header of a coded slice NAL unit (type 1 or 5).
+    ///
+    /// Only the header is needed: a bounded prefix is unescaped (a slice header is at most a few hundred
+    /// bytes; long modification lists or weight tables fit in 4 KiB with room). Most headers fit in the first
+    /// 128 bytes, so those are tried first; a header that does not end well inside them is parsed again from
+    /// 4 KiB, so the result (and any error) is the same as from 4 KiB alone.
     public init(nalUnit: NALUnit, parameterSets: ParameterSets) throws(BitstreamError) {
+        self = try Self.parse(nalUnit, parameterSets, tryingFirst: Self.shortPrefix)
+    }
+
+    /// The payload bytes tried first, and how many RBSP bytes must follow the header's last in them: the byte
+    /// after the prefix may be an emulation prevention byte that belongs before slice_data().
+    static let shortPrefix = 128
+    static let shortPrefixMargin = 4
+    static let longPrefix = 4096
+
+    /// Parses from the first `short` payload bytes, else (the header does not end well inside them, or does
+    /// not parse) from ``longPrefix``: the result is the long parse's either way.
+    static func parse(_ nalUnit: NALUnit, _ parameterSets: ParameterSets, tryingFirst short: Int) throws(BitstreamError) -> SliceHeader {
+        var unescaped = 0
+        if short < longPrefix, nalUnit.bytes.count > short + 1,
+           let header = try? SliceHeader(nalUnit: nalUnit, parameterSets: parameterSets, prefix: short, unescaped: &unescaped),
+           header.headerBitLengthInRBSP / 8 + shortPrefixMargin <= unescaped {
+            return header
+        }
+        return try SliceHeader(nalUnit: nalUnit, parameterSets: parameterSets, prefix: longPrefix, unescaped: &unescaped)
+    }
+
+    /// Parses the header from the first `prefix` bytes of the payload; `unescaped` gets how many RBSP bytes they held.
+    private init(nalUnit: NALUnit, parameterSets: ParameterSets, prefix: Int, unescaped: inout Int) throws(BitstreamError) {
         guard nalUnit.type.isSlice else {
             throw .malformedNALUnit(byteOffset: nalUnit.offset, reason: "expected a coded slice, found \(nalUnit.type)")
         }
         nalUnitType = nalUnit.type
         nalRefIdc = nalUnit.nalRefIdc
-        // Only the header is needed: unescape a bounded prefix (a slice header is at most a few
-        // hundred bytes; long modification lists or weight tables fit in 4 KiB with room).
         let payload = nalUnit.bytes.dropFirst()
-        let (rbsp, removed) = EmulationPrevention.removeWithPositions(payload.prefix(4096))
+        let (rbsp, removed) = EmulationPrevention.removeWithPositions(payload.prefix(prefix))
+        unescaped = rbsp.count
         var r = BitReader(rbsp, reportingBase: 8 * (nalUnit.offset + 1))
         firstMbInSlice = try r.ue(max: 1 << 20, "first_mb_in_slice")
         sliceTypeRaw = try r.ue(max: 9, "slice_type")

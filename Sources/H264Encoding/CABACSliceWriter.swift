@@ -8,8 +8,8 @@ import H264Bitstream
 /// available when it is inside the picture and at or after first_mb_in_slice (6.4.x: one writer codes
 /// one slice, in decoding order).
 ///
-/// 8x8 transforms (ctxBlockCat 5) are not coded: transform_size_8x8_flag is written as 0 wherever the
-/// syntax has it, whatever ``MacroblockSyntax/transformSize8x8Flag`` says (see ``codesTransform8x8``).
+/// 8x8 transform blocks are ctxBlockCat 5 with no coded_block_flag (4:2:0, 7.3.5.3.3): it is inferred 1,
+/// which neighbouring 4x4 blocks see as their transBlockN's flag (9.3.3.1.1.9).
 public struct CABACSliceWriter: SliceDataWriter {
     private var header: BitWriter
     private let slice: SliceCoding
@@ -39,6 +39,8 @@ public struct CABACSliceWriter: SliceDataWriter {
         /// predFlagLX = 1 and refIdxLX > 0 (9.3.3.1.1.6).
         static let refIdxL0Positive: UInt16 = 1 << 8
         static let refIdxL1Positive: UInt16 = 1 << 9
+        /// transform_size_8x8_flag = 1 (9.3.3.1.1.10).
+        static let transform8x8: UInt16 = 1 << 10
     }
 
     /// coded_block_flag bit positions: luma 4x4 blocks 0...15 (luma4x4BlkIdx), Intra16x16 DC, chroma DC
@@ -74,10 +76,10 @@ public struct CABACSliceWriter: SliceDataWriter {
     /// significant_coeff_flag, last_significant_coeff_flag and coeff_abs_level_minus1 (frame macroblocks).
     @inline(__always) private static func cbfBase(_ cat: Int) -> Int { 85 + 4 * cat }
     @inline(__always) private static func significantBase(_ cat: Int) -> Int {
-        switch cat { case 0: 105; case 1: 120; case 2: 134; case 3: 149; default: 152 }
+        switch cat { case 0: 105; case 1: 120; case 2: 134; case 3: 149; case 4: 152; default: 402 }
     }
-    @inline(__always) private static func lastBase(_ cat: Int) -> Int { significantBase(cat) + 61 }
-    @inline(__always) private static func absLevelBase(_ cat: Int) -> Int { cat < 4 ? 227 + 10 * cat : 266 }
+    @inline(__always) private static func lastBase(_ cat: Int) -> Int { cat == 5 ? 417 : significantBase(cat) + 61 }
+    @inline(__always) private static func absLevelBase(_ cat: Int) -> Int { cat < 4 ? 227 + 10 * cat : (cat == 4 ? 266 : 426) }
 
     /// The 4x4 luma block left of / above luma4x4BlkIdx `blk` (6.4.11.4), and whether it lies in the
     /// macroblock to the left / above rather than the current one.
@@ -93,8 +95,14 @@ public struct CABACSliceWriter: SliceDataWriter {
     @inline(__always)
     private static func lumaBlockIndex(_ x: Int, _ y: Int) -> Int { (y >> 1) * 8 + (x >> 1) * 4 + (y & 1) * 2 + (x & 1) }
 
-    /// Whether transform_size_8x8_flag = 1 can be coded. The engine must choose 4x4 transforms with CABAC.
-    public static let codesTransform8x8 = false
+    /// ctxIdxInc of significant_coeff_flag (frame coded) and last_significant_coeff_flag for ctxBlockCat 5
+    /// by scanning position (Table 9-43).
+    private static let significant8x8: [UInt8] = [
+        0, 1, 2, 3, 4, 5, 5, 4, 4, 3, 3, 4, 4, 4, 5, 5, 4, 4, 4, 4, 3, 3, 6, 7, 7, 7, 8, 9, 10, 9, 8, 7,
+        7, 6, 11, 12, 13, 11, 6, 7, 8, 9, 14, 10, 9, 8, 6, 11, 12, 13, 11, 6, 9, 14, 10, 9, 11, 12, 13, 11, 14, 10, 12]
+    private static let last8x8: [UInt8] = [
+        0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+        3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8]
 
     public init(header: BitWriter, slice: SliceCoding) {
         self.header = header
@@ -172,8 +180,10 @@ public struct CABACSliceWriter: SliceDataWriter {
         // mb_pred (7.3.5.1)
         var mvdState: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         if mb.kind == .intra4x4 {
-            if slice.transform8x8Mode { writeTransformSize8x8FlagZero() }
-            for blk in 0..<16 {
+            if slice.transform8x8Mode { writeTransformSize8x8Flag(mb.transformSize8x8Flag, flagsA: flagsA, flagsB: flagsB) }
+            if mb.transformSize8x8Flag { f |= Flags.transform8x8 }
+            // prev_intra8x8_pred_mode_flag / rem_intra8x8_pred_mode share the 4x4 contexts (Table 9-34)
+            for blk in 0..<(mb.transformSize8x8Flag ? 4 : 16) {
                 let prev = mb.prevIntra4x4PredModeFlag[blk]
                 engine.encodeDecision(prev, Offset.prevIntra4x4PredModeFlag)
                 if !prev {
@@ -217,7 +227,8 @@ public struct CABACSliceWriter: SliceDataWriter {
             writeCodedBlockPattern(luma: cbpLuma, chroma: cbpChroma, a: a, b: b)
             if cbpLuma > 0 && slice.transform8x8Mode && mb.kind != .intra4x4
                 && (mb.kind != .bDirect16x16 || slice.direct8x8Inference) {
-                writeTransformSize8x8FlagZero()
+                writeTransformSize8x8Flag(mb.transformSize8x8Flag, flagsA: flagsA, flagsB: flagsB)
+                if mb.transformSize8x8Flag { f |= Flags.transform8x8 }
             }
         }
         flags[addr] = f
@@ -310,9 +321,10 @@ public struct CABACSliceWriter: SliceDataWriter {
 
     // MARK: mb_pred
 
-    /// transform_size_8x8_flag = 0. ctxIdxInc counts neighbours with the flag set (9.3.3.1.1.10): never here.
-    private mutating func writeTransformSize8x8FlagZero() {
-        engine.encodeDecision(false, Offset.transformSize8x8Flag)
+    /// transform_size_8x8_flag; ctxIdxInc counts the available neighbours with the flag set (9.3.3.1.1.10).
+    private mutating func writeTransformSize8x8Flag(_ flag: Bool, flagsA: UInt16, flagsB: UInt16) {
+        let inc = (flagsA & Flags.transform8x8 != 0 ? 1 : 0) + (flagsB & Flags.transform8x8 != 0 ? 1 : 0)
+        engine.encodeDecision(flag, Offset.transformSize8x8Flag + inc)
     }
 
     /// intra_chroma_pred_mode: TU with cMax 3 (9.3.3.1.1.8).
@@ -433,6 +445,16 @@ public struct CABACSliceWriter: SliceDataWriter {
                 coded |= 1 << UInt32(CodedBlockFlagBit.lumaDC)
             }
         }
+        if mb.transformSize8x8Flag {
+            // ctxBlockCat 5: no coded_block_flag; inferred 1 for every 4x4 block of a coded 8x8 block
+            for b8 in 0..<4 where cbpLuma >> b8 & 1 != 0 {
+                _ = writeBlock(mb.luma, start: 64 * b8, count: 64, category: 5, cbfInc: 0)
+                coded |= 0xF << UInt32(4 * b8)
+            }
+            writeChromaResidual(mb, a: a, b: b, cbpChroma: cbpChroma, coded: &coded)
+            cbf[addr] = coded
+            return
+        }
         let category = mb.kind == .intra16x16 ? 1 : 2
         for blk in 0..<16 where cbpLuma >> (blk >> 2) & 1 != 0 {
             let left = Self.lumaLeft(blk), above = Self.lumaAbove(blk)
@@ -506,17 +528,17 @@ public struct CABACSliceWriter: SliceDataWriter {
             last = i
             break
         }
-        engine.encodeDecision(last >= 0, Self.cbfBase(category) + cbfInc)
+        if category != 5 { engine.encodeDecision(last >= 0, Self.cbfBase(category) + cbfInc) }
         guard last >= 0 else { return false }
 
         let sigBase = Self.significantBase(category)
         let lastBase = Self.lastBase(category)
         for i in 0..<(count - 1) {
             let significant = levels[start + i] != 0
-            let inc = category == 3 ? min(i, 2) : i
+            let inc = category == 3 ? min(i, 2) : (category == 5 ? Int(Self.significant8x8[i]) : i)
             engine.encodeDecision(significant, sigBase + inc)
             if significant {
-                engine.encodeDecision(i == last, lastBase + inc)
+                engine.encodeDecision(i == last, lastBase + (category == 5 ? Int(Self.last8x8[i]) : inc))
                 if i == last { break }
             }
         }

@@ -12,6 +12,8 @@ public struct CAVLCSliceWriter: SliceDataWriter {
     /// Scratch for one block: levels from the highest frequency down, and the zeros before each.
     private var levels = [Int32](repeating: 0, count: 16)
     private var runs = [Int](repeating: 0, count: 16)
+    /// One 4x4 block of an 8x8 transform block, gathered from its interleaved levels.
+    private var interleaved = [Int32](repeating: 0, count: 16)
 
     public init(header: BitWriter, slice: SliceCoding) {
         bits = header
@@ -53,7 +55,8 @@ public struct CAVLCSliceWriter: SliceDataWriter {
         }
         if mb.kind == .intra4x4 {
             if slice.transform8x8Mode { bits.flag(mb.transformSize8x8Flag) }
-            for blk in 0..<16 {
+            // prev_intra8x8_pred_mode_flag / rem_intra8x8_pred_mode: the first 4 entries (7.3.5.1)
+            for blk in 0..<(mb.transformSize8x8Flag ? 4 : 16) {
                 bits.flag(mb.prevIntra4x4PredModeFlag[blk])
                 if !mb.prevIntra4x4PredModeFlag[blk] { bits.u(3, UInt32(mb.remIntra4x4PredMode[blk])) }
             }
@@ -102,6 +105,11 @@ public struct CAVLCSliceWriter: SliceDataWriter {
                 let nC = lumaNC(raster: r, base: base)
                 if mb.kind == .intra16x16 {
                     count = writeBlock(mb.luma, start: blk * 16 + 1, maxCoeff: 15, nC: nC)
+                } else if mb.transformSize8x8Flag {
+                    // 7.3.5.3.2: the 8x8 block's levels 4 · k + (blk % 4) form 4x4 block blk
+                    let base8 = 64 * (blk >> 2) + (blk & 3)
+                    for k in 0..<16 { interleaved[k] = mb.luma[base8 + 4 * k] }
+                    count = writeBlock(interleaved, start: 0, maxCoeff: 16, nC: nC)
                 } else {
                     count = writeBlock(mb.luma, start: blk * 16, maxCoeff: 16, nC: nC)
                 }

@@ -38,6 +38,8 @@ enum Deblocking {
                     if edge == 0 && !(dir == 0 ? filterLeft : filterTop) { continue }
                     // inner edges of an inter macroblock with no coefficients: bS 0 throughout (one motion)
                     if edge > 0 && !q.isIntra && q.nonZero == 0 { continue }
+                    // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
+                    if edge & 1 == 1 && q.transform8x8 { continue }
                     let p = edge == 0 ? state[neighbourAddr] : q
                     for k in 0..<4 {
                         // the 4x4 blocks either side of the edge, raster indices

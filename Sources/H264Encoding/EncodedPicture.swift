@@ -5,6 +5,8 @@ public struct EncodedPicture: Sendable {
     public var reconstruction: EncoderPicture
     /// The largest ref_idx_l0 a macroblock of the picture used (−1: none used list 0), for tests.
     var maxRefIdxL0 = -1
+    /// Macroblocks coded with transform_size_8x8_flag = 1, for tests.
+    var transform8x8Count = 0
     public init(sliceNALUnits: [[UInt8]], reconstruction: EncoderPicture) {
         self.sliceNALUnits = sliceNALUnits
         self.reconstruction = reconstruction

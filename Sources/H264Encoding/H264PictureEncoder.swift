@@ -192,7 +192,8 @@ public struct H264PictureEncoder {
                     state: stateBase, widthInMbs: w, heightInMbs: h, list0: l0, list1: l1,
                     constrainedIntraPred: pps.constrainedIntraPredFlag,
                     cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
-                    colocatedZero: colocated)
+                    colocatedZero: colocated, transform8x8Mode: pps.transform8x8ModeFlag,
+                    direct8x8Inference: sps.direct8x8InferenceFlag)
                 var encoder = MacroblockEncoder(context: context, scratch: MacroblockScratch(bytes: bytes, words: words))
                 var mb = MacroblockSyntax()
                 for (i, slice) in request.slices.enumerated() {
@@ -249,6 +250,7 @@ public struct H264PictureEncoder {
         recon.reconstructionToken = ReconstructionToken()
         var encoded = EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
         encoded.maxRefIdxL0 = Int(state.lazy.map { $0.refIdx[0] }.max() ?? -1)
+        encoded.transform8x8Count = state.lazy.filter(\.transform8x8).count
         return encoded
     }
 }

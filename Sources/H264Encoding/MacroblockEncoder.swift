@@ -14,12 +14,16 @@ struct PictureContext {
     /// ``EncoderPicture/colocatedZero`` of RefPicList1[0]; empty when unknown or when that picture is a
     /// long-term reference (colZeroFlag is then 0, but the engine does not rely on it).
     var colocatedZero: [Bool] = []
+    /// PPS transform_8x8_mode_flag: inter macroblocks with luma coefficients may use the 8x8 transform.
+    var transform8x8Mode = false
+    /// SPS direct_8x8_inference_flag: B_Direct_16x16 may then use the 8x8 transform (7.3.5).
+    var direct8x8Inference = false
 }
 
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
     static let byteCount = 256 * 4 + 64 * 6
-    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256
+    static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256 + 512 + 32
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
     var coef, d, dcCoef, dcLevels, dcY, edge: UnsafeMutablePointer<Int32>
@@ -27,6 +31,10 @@ struct MacroblockScratch {
     var counts: UnsafeMutablePointer<Int32>
     /// The 16 transformed residual blocks of a macroblock (``Transform/forward16x16(src:srcStride:pred:predStride:coef:)``).
     var coefMB: UnsafeMutablePointer<Int32>
+    /// The four 8x8 transform blocks of a macroblock (coefficients, then scaling scratch) and their levels, raster.
+    var coef8, levels8: UnsafeMutablePointer<Int32>
+    /// The filtered edge of an intra 8x8 block (``IntraPrediction/loadEdge8x8(at:stride:_:into:)``).
+    var edge8: UnsafeMutablePointer<Int32>
 
     init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
@@ -35,6 +43,7 @@ struct MacroblockScratch {
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
         counts = w + 504
         coefMB = w + 536
+        coef8 = w + 792; levels8 = w + 1048; edge8 = w + 1304
     }
 }
 
@@ -43,13 +52,13 @@ struct MacroblockScratch {
 struct MacroblockEncoder {
     let ctx: PictureContext
     let s: MacroblockScratch
-    private static let intraDeadZone: Int32 = 21  // 1/3 of a step, in 64ths
-    private static let interDeadZone: Int32 = 11  // 1/6
+    static let intraDeadZone: Int32 = 21  // 1/3 of a step, in 64ths
+    static let interDeadZone: Int32 = 11  // 1/6
 
     // Per macroblock
-    private var mbAddr = 0, mbx = 0, mby = 0, slice: Int32 = 0
-    private var qp = 26, qpCb = 26, qpCr = 26
-    private var lambda: Int32 = 1
+    private(set) var mbAddr = 0, mbx = 0, mby = 0, slice: Int32 = 0
+    private(set) var qp = 26, qpCb = 26, qpCr = 26
+    private(set) var lambda: Int32 = 1
 
     init(context: PictureContext, scratch: MacroblockScratch) {
         ctx = context
@@ -78,6 +87,7 @@ struct MacroblockEncoder {
         case .b: encodeB(&mb, &st)
         default: encodeIntra(&mb, &st, interCost: Int32.max)
         }
+        st.transform8x8 = mb.transformSize8x8Flag
         ctx.state[mbAddr] = st
     }
 
@@ -123,7 +133,20 @@ struct MacroblockEncoder {
         }
         // Intra4x4 is tried when Intra16x16 is not already very good, coded as it goes.
         mb.reset(kind: .intra4x4)
-        let cost4 = interCost == Int32.max || cost16 < interCost ? codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost)) : Int32.max
+        let tryNxN = interCost == Int32.max || cost16 < interCost
+        var cost4 = tryNxN ? codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost)) : Int32.max
+        // Intra 8x8 (High) where the PPS allows it, coded over the Intra4x4 attempt; Intra4x4 coded again if it was better.
+        if tryNxN && ctx.transform8x8Mode {
+            let limit4 = cost4
+            mb.reset(kind: .intra4x4)
+            let cost8 = codeIntra8x8(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost, cost4))
+            if cost8 == Int32.max && limit4 != Int32.max {
+                mb.reset(kind: .intra4x4)
+                cost4 = codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: Int32.max)
+            } else {
+                cost4 = cost8
+            }
+        }
         if cost4 >= cost16 || cost4 >= interCost {
             if cost16 >= interCost { return false }
             mb.reset(kind: .intra16x16)
@@ -368,7 +391,7 @@ struct MacroblockEncoder {
 
     /// The first half of ``codeLumaInter(_:probe:)``: transform and quantise against predY into
     /// lumaLevels and counts, decimate; returns CodedBlockPatternLuma.
-    private mutating func quantizeLumaInter() -> Int {
+    mutating func quantizeLumaInter() -> Int {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
@@ -386,7 +409,7 @@ struct MacroblockEncoder {
 
     /// The second half of ``codeLumaInter(_:probe:)``: the levels of the 8x8 blocks in `cbp` into `mb`,
     /// the reconstruction from predY; returns the non-zero mask.
-    private mutating func reconstructLumaInter(_ mb: inout MacroblockSyntax, cbp: Int) -> UInt16 {
+    mutating func reconstructLumaInter(_ mb: inout MacroblockSyntax, cbp: Int) -> UInt16 {
         var nonZero: UInt16 = 0
         let recY = ctx.reconY.at(16 * mbx, 16 * mby), rs = ctx.reconY.stride
         for blk in 0..<16 {
@@ -496,8 +519,7 @@ struct MacroblockEncoder {
             predictInterChroma(bestPlanes, mv: best.mv, cb: s.predCb, cr: s.predCr)
             weights.applySingle(list: 0, refIdx: bestRef, y: nil, cb: s.predCb, cr: s.predCr)
         }
-        let lumaCBP = probedLumaCBP ?? quantizeLumaInter()
-        let luma = (cbp: lumaCBP, nonZero: reconstructLumaInter(&mb, cbp: lumaCBP))
+        let luma = codeLumaInterChoosingTransform(&mb, probedCBP: probedLumaCBP)
         mb.codedBlockPatternLuma = luma.cbp
         if let cbpC = probedChromaCBP {
             // the probe's chroma levels for this same prediction are still in the scratch
@@ -594,7 +616,7 @@ struct MacroblockEncoder {
         if let d = direct, directCost == bestCost {
             mb.reset(kind: .bDirect16x16)
             predictDirect(d)
-            let luma = codeLumaInter(&mb)
+            let luma = codeLumaInterChoosingTransform(&mb, probedCBP: nil)
             mb.codedBlockPatternLuma = luma.cbp
             mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
             if luma.cbp == 0 && mb.codedBlockPatternChroma == 0 { mb.reset(kind: .bSkip) }
@@ -621,7 +643,7 @@ struct MacroblockEncoder {
         let uses0 = mb.kind != .bL116x16, uses1 = mb.kind != .bL016x16
         if uses0 { mb.mvdL0 = (Int32(best0.mv.x - mvp0.x), Int32(best0.mv.y - mvp0.y)) }
         if uses1 { mb.mvdL1 = (Int32(best1.mv.x - mvp1.x), Int32(best1.mv.y - mvp1.y)) }
-        let luma = codeLumaInter(&mb)
+        let luma = codeLumaInterChoosingTransform(&mb, probedCBP: nil)
         mb.codedBlockPatternLuma = luma.cbp
         mb.codedBlockPatternChroma = codeChroma(&mb, intra: false)
         setInter(&st, kind: .inter, refIdx: SIMD2(uses0 ? 0 : -1, uses1 ? 0 : -1),

@@ -16,6 +16,8 @@ struct MacroblockState {
     var refPicture: SIMD2<Int32> = SIMD2(-1, -1)
     /// Intra4x4PredMode per 4x4 block (raster); 2 (DC) for every other macroblock type (8.3.1.1).
     var intra4x4Modes: SIMD16<UInt8> = SIMD16(repeating: 2)
+    /// transform_size_8x8_flag: the luma edges inside each 8x8 block are not filtered (8.7).
+    var transform8x8 = false
 
     var isIntra: Bool { kind == .intra }
 

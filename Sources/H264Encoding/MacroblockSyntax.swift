@@ -10,7 +10,7 @@ public struct MacroblockSyntax: Sendable {
     public enum Kind: Sendable, Equatable {
         /// I_16x16_<predMode>_<cbpChroma>_<cbpLuma>: mb_type derives from the fields below.
         case intra16x16
-        /// I_NxN with transform_size_8x8_flag 0 (Intra 4x4).
+        /// I_NxN: Intra 4x4, or Intra 8x8 with ``transformSize8x8Flag``.
         case intra4x4
         /// I_PCM: samples verbatim.
         case pcm
@@ -29,7 +29,8 @@ public struct MacroblockSyntax: Sendable {
     public var intra16x16PredMode = 0
     /// prev_intra4x4_pred_mode_flag and rem_intra4x4_pred_mode per 4x4 block in decoding order
     /// (luma4x4BlkIdx, 6.4.3), for `.intra4x4`: the encoder has already compared each mode with
-    /// predIntra4x4PredMode (8.3.1.1).
+    /// predIntra4x4PredMode (8.3.1.1). With ``transformSize8x8Flag`` (Intra 8x8), the first four are
+    /// prev_intra8x8_pred_mode_flag / rem_intra8x8_pred_mode per 8x8 block (8.3.2.1).
     public var prevIntra4x4PredModeFlag = [Bool](repeating: false, count: 16)
     public var remIntra4x4PredMode = [UInt8](repeating: 0, count: 16)
     /// intra_chroma_pred_mode 0...3 (8.3.4), for intra macroblocks.
@@ -46,14 +47,15 @@ public struct MacroblockSyntax: Sendable {
     public var codedBlockPatternLuma = 0
     public var codedBlockPatternChroma = 0
     /// transform_size_8x8_flag, written whenever the syntax has it (PPS transform_8x8_mode_flag on and
-    /// the macroblock qualifies, 7.3.5); the engine may leave it false.
+    /// the macroblock qualifies, 7.3.5). When set, ``luma`` holds 8x8 blocks.
     public var transformSize8x8Flag = false
     /// mb_qp_delta, written when the macroblock has it (cbp ≠ 0 or Intra16x16, 7.3.5).
     public var mbQPDelta = 0
 
     /// Luma coefficient levels in scan order (zig-zag, 8.5.6), 16 per 4x4 block, blocks in
     /// luma4x4BlkIdx order. For `.intra16x16` index 0 of each block is unused (its DC is in
-    /// ``lumaDC``) and the AC levels sit at 1...15.
+    /// ``lumaDC``) and the AC levels sit at 1...15. With ``transformSize8x8Flag``: 64 per 8x8 block in
+    /// 8x8 zig-zag order (8.5.7), blocks in luma8x8BlkIdx order.
     public var luma = [Int32](repeating: 0, count: 256)
     /// Intra16x16DCLevel in scan order.
     public var lumaDC = [Int32](repeating: 0, count: 16)

@@ -1,17 +1,32 @@
 import Glibc
 
-/// Driver-owned pixel or parameter memory. A class so that a surface and an image derived from it can
+/// Driver-owned pixel or parameter memory, zeroed. A class so that a surface and an image derived from it can
 /// share one allocation: the memory lives as long as either still refers to it.
 final class PlaneMemory {
     let base: UnsafeMutableRawPointer
     let size: Int
+    /// Mapped from the kernel: its pages are zero until written, so no fill is paid for.
+    private let isMapped: Bool
 
-    init(size: Int) {
+    /// `mapped`: for long-lived memory of a large size (a surface's planes), mapped from the kernel rather than
+    /// allocated and filled; short-lived buffers (a picture's parameters) stay on the heap, where freed memory is reused.
+    init(size: Int, mapped: Bool = false) {
         self.size = size
-        // 64-byte alignment keeps libyuv's SIMD paths on their fast loads.
-        base = .allocate(byteCount: max(size, 1), alignment: 64)
-        base.initializeMemory(as: UInt8.self, repeating: 0, count: max(size, 1))
+        let length = max(size, 1)
+        if mapped, let pages = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+           pages != UnsafeMutableRawPointer(bitPattern: -1) {
+            // Page-aligned, so on libyuv's fast (64-byte aligned) loads too.
+            base = pages
+            isMapped = true
+        } else {
+            // 64-byte alignment keeps libyuv's SIMD paths on their fast loads.
+            base = .allocate(byteCount: length, alignment: 64)
+            base.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            isMapped = false
+        }
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        if isMapped { munmap(base, max(size, 1)) } else { base.deallocate() }
+    }
 }

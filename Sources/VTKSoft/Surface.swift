@@ -63,8 +63,8 @@ final class Surface {
         self.format = format
         pitch = (width * format.bytesPerSample + 63) & ~63
         allocatedHeight = (height + 15) & ~15
-        memory = PlaneMemory(size: pitch * allocatedHeight * 3 / 2)
-        // Black, not green, for a surface nobody wrote yet.
+        memory = PlaneMemory(size: pitch * allocatedHeight * 3 / 2, mapped: true)
+        // Black, not green, for a surface nobody wrote yet (luma is zero already).
         if format == .nv12 {
             (memory.base + chromaOffset).initializeMemory(as: UInt8.self, repeating: 128, count: pitch * allocatedHeight / 2)
         } else {

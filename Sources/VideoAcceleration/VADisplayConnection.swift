@@ -263,8 +263,10 @@ public enum SoftwareDriverLocation {
         var capacity = 0
         defer { free(line) }
         while getline(&line, &capacity, maps) > 0, let line {
+            // strstr first: most lines are other libraries, and String.contains costs more than the whole scan.
+            guard strstr(line, "/libva.so") != nil else { continue }
             let text = String(cString: line)
-            guard let start = text.firstIndex(of: "/"), text.contains("/libva.so") else { continue }
+            guard let start = text.firstIndex(of: "/") else { continue }
             let path = text[start...]  // the directory is all that is kept: the newline goes with the file name
             guard let slash = path.lastIndex(of: "/") else { continue }
             return String(path[..<slash]) + "/dri"

@@ -24,7 +24,8 @@ struct EncoderOracleTests {
                                             width: 152, height: 100, frames: 3)) ?? []
     }()
 
-    func check(_ frames: [EngineHarness.Frame], _ config: EngineHarness.Config, minPSNR: Double = 0) throws {
+    @discardableResult
+    func check(_ frames: [EngineHarness.Frame], _ config: EngineHarness.Config, minPSNR: Double = 0) throws -> EngineHarness.Result {
         guard !frames.isEmpty, ProcessRunner.hasFFmpeg else {
             try Test.cancel(Comment(rawValue: "skipping: \(TestPaths.sharedMissingMessage) or no ffmpeg"))
         }
@@ -37,6 +38,7 @@ struct EncoderOracleTests {
         let shown = config.pattern.map { frames[$0.1] }.enumerated().sorted { config.pattern[$0.offset].1 < config.pattern[$1.offset].1 }.map { $0.element }
         let psnr = EngineHarness.psnr(result.reconstructions, shown)
         #expect(psnr >= minPSNR, "Y-PSNR \(psnr)")
+        return result
     }
 
     @Test("I pictures, CAVLC, QPs 0 to 51", arguments: [0, 12, 27, 40, 51])
@@ -119,6 +121,52 @@ struct EncoderOracleTests {
         // No neighbour refers to either list: refIdx 0 in both, zero motion whatever colZeroFlag (directZeroPredictionFlag).
         let zero = MotionVectorPrediction.spatialDirect(list0: none, none, none, list1: none, none, none, colZero: false)
         #expect(zero?.refIdx == SIMD2(0, 0) && zero?.mvL0 == .zero && zero?.mvL1 == .zero)
+    }
+
+    /// A High profile pyramid (I, P, reference and non-reference B) with transform_8x8_mode_flag.
+    static func high(qp: Int, deblockingIdc: Int, cavlc: Bool) -> EngineHarness.Config {
+        var c = EngineHarness.Config()
+        c.cavlc = cavlc
+        c.qp = qp
+        c.deblockingIdc = deblockingIdc
+        c.transform8x8Mode = true
+        c.pattern = [(.i, 0), (.p, 4), (.b, 2), (.b, 1), (.b, 3), (.p, 5)]
+        c.referenceB = [2]
+        return c
+    }
+
+    @Test("High profile: the 8x8 transform in P and B macroblocks (CAVLC: four interleaved 4x4 blocks), QPs and deblocking",
+          arguments: zip([0, 18, 27, 36, 51], [0, 0, 1, 2, 0]))
+    func transform8x8(qp: Int, deblockingIdc: Int) throws {
+        let c = Self.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: true)
+        let counts = try check(Self.ciscoAll, c).transform8x8Counts
+        // the inter pictures use it somewhere, or the test proves nothing about the 8x8 syntax
+        if qp <= 36 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+    }
+
+    @Test("High profile I pictures: Intra 8x8 (filtered reference samples, mode prediction from 4x4 and 8x8 neighbours), QPs and deblocking",
+          arguments: zip([0, 20, 32, 51], [0, 1, 0, 2]))
+    func intra8x8(qp: Int, deblockingIdc: Int) throws {
+        var c = Self.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: true)
+        c.pattern = [(.i, 0)]
+        let counts = try check(Self.cisco, c, minPSNR: qp <= 20 ? 36 : 0).transform8x8Counts
+        if qp <= 32 { #expect(counts.allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+    }
+
+    @Test("High profile I pictures: Intra 8x8 with slices, cropping and constrained intra prediction")
+    func intra8x8Controls() throws {
+        var c = Self.high(qp: 28, deblockingIdc: 0, cavlc: true)
+        c.slicesPerPicture = 3
+        c.constrainedIntraPred = true
+        c.pattern = [(.i, 0), (.p, 1)]
+        try check(Self.small, c)
+    }
+
+    @Test("High profile without direct_8x8_inference_flag: B_Direct_16x16 keeps the 4x4 transform, the rest may use 8x8")
+    func transform8x8WithoutDirectInference() throws {
+        var c = Self.high(qp: 24, deblockingIdc: 0, cavlc: true)
+        c.direct8x8Inference = false
+        try check(Self.ciscoAll, c)
     }
 
     @Test("720p: I and P from a conformance stream")

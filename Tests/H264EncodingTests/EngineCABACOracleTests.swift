@@ -8,7 +8,9 @@ import VTKTestSupport
 /// of the same pictures (same decisions, other entropy coder).
 @Suite("Encoder engine with CABAC against FFmpeg's decoder")
 struct EngineCABACOracleTests {
-    func check(_ frames: [EngineHarness.Frame], _ config: EngineHarness.Config) throws {
+    /// Returns the CABAC encoding.
+    @discardableResult
+    func check(_ frames: [EngineHarness.Frame], _ config: EngineHarness.Config) throws -> EngineHarness.Result {
         guard !frames.isEmpty, ProcessRunner.hasFFmpeg else {
             try Test.cancel(Comment(rawValue: "skipping: \(TestPaths.sharedMissingMessage) or no ffmpeg"))
         }
@@ -28,6 +30,7 @@ struct EngineCABACOracleTests {
         #expect(twin == nil, "CAVLC recon vs FFmpeg's CABAC decode: \(twin ?? "")")
         // At QP 0 the bins outrun the bytes and cabac_zero_words (9.3.4.6) can make CABAC the larger stream.
         if config.qp >= 12 { #expect(cabac.bits < cavlc.bits, "CABAC \(cabac.bits) bits, CAVLC \(cavlc.bits)") }
+        return cabac
     }
 
     @Test("I pictures, QPs 0 to 51", arguments: [0, 22, 27, 32, 51])
@@ -49,6 +52,41 @@ struct EngineCABACOracleTests {
             c.qp = qp
             try check(EncoderOracleTests.small, c)
         }
+    }
+
+    @Test("High profile: the 8x8 transform in P and B macroblocks (ctxBlockCat 5), QPs and deblocking",
+          arguments: zip([0, 18, 27, 36, 51], [0, 1, 0, 2, 1]))
+    func transform8x8(qp: Int, deblockingIdc: Int) throws {
+        let c = EncoderOracleTests.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: false)
+        let counts = try check(EncoderOracleTests.ciscoAll, c).transform8x8Counts
+        if qp <= 36 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+    }
+
+    @Test("High profile I pictures: Intra 8x8, QPs and deblocking", arguments: zip([0, 20, 32, 51], [0, 2, 1, 0]))
+    func intra8x8(qp: Int, deblockingIdc: Int) throws {
+        var c = EncoderOracleTests.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: false)
+        c.pattern = [(.i, 0)]
+        let counts = try check(EncoderOracleTests.cisco, c).transform8x8Counts
+        if qp <= 32 { #expect(counts.allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+    }
+
+    @Test("cabac_init_idc 1 and 2, Main and High profile: every initialisation column, the 8x8 contexts (402...435) included", arguments: [1, 2])
+    func transform8x8InitColumns(cabacInitIdc: Int) throws {
+        var c = EncoderOracleTests.high(qp: 26, deblockingIdc: 0, cavlc: false)
+        c.cabacInitIdc = cabacInitIdc
+        var main = c
+        main.transform8x8Mode = false
+        try check(EncoderOracleTests.ciscoAll, main)
+        let counts = try check(EncoderOracleTests.ciscoAll, c).transform8x8Counts
+        #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)")
+    }
+
+    @Test("High profile, slices and constrained intra prediction: transform_size_8x8_flag contexts at slice edges")
+    func transform8x8Slices() throws {
+        var c = EncoderOracleTests.high(qp: 30, deblockingIdc: 0, cavlc: false)
+        c.slicesPerPicture = 3
+        c.constrainedIntraPred = true
+        try check(EncoderOracleTests.ciscoAll, c)
     }
 
     @Test("P and B pictures with constrained intra prediction and a High profile PPS (transform_8x8_mode_flag)")
