@@ -96,9 +96,11 @@ struct EngineWeightedPredictionTests {
         try check(EncoderOracleTests.ciscoAll, c)
     }
 
-    @Test("B pictures with explicit weights (weighted_bipred_idc 1): L0, L1, Bi and direct, each list its own weights")
-    func explicitBipred() throws {
+    @Test("B pictures with explicit weights (weighted_bipred_idc 1): L0, L1, Bi and direct, each list its own weights; Main and High (8x8 transform)",
+          arguments: [false, true])
+    func explicitBipred(high: Bool) throws {
         var c = EngineHarness.Config()
+        c.transform8x8Mode = high
         c.weightedBipredIdc = 1
         c.weightTable = { _, l0, l1 in Self.table(denominator: 6, l0: l0, l1: l1, bipred: l1 > 0) }
         c.pattern = Self.unevenRuns
