@@ -95,8 +95,8 @@ fuzz-smoke: fuzz-deps
 	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) FUZZ_JOBS=2 FUZZ_DIR=$(FUZZ_SMOKE_DIR) Tools/Fuzz/run.sh
 
 # The whole suite under AddressSanitizer, then ThreadSanitizer, each in its own build directory.
-# VTK_SANITIZER makes the tests that start third-party VA clients (ffmpeg, vainfo) skip: they cannot load
-# an instrumented vtksoft without the sanitizer runtime loaded first.
+# Third-party VA clients (ffmpeg, vainfo, gst-launch-1.0) load the instrumented vtksoft with the toolchain's
+# shared sanitizer runtime preloaded (Tests/VTKTestSupport/Sanitizer.swift); they skip only if it is missing.
 SANITIZE_DIR ?= /tmp/vtk-sanitize
 sanitize: sanitize-address sanitize-thread
 

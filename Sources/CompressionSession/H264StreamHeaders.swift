@@ -45,18 +45,9 @@ struct H264StreamHeaders {
         }
         s.vuiParametersPresentFlag = true
         var v = VUIParameters()
-        // Square samples (Table E-1, aspect_ratio_idc 1), as FFmpeg writes for an unscaled source.
-        v.aspectRatioInfoPresentFlag = true
-        v.aspectRatioIdc = 1
-        // E.2.1: limited range, colour described so players need not guess by size.
-        v.videoSignalTypePresentFlag = true
-        v.videoFormat = 5
-        v.colourDescriptionPresentFlag = true
-        (v.colourPrimaries, v.transferCharacteristics, v.matrixCoefficients) = c.colourDescription
-        // A frame lasts two ticks of time_scale (E.2.1, frames only), so --fps reaches raw .h264 files.
-        v.timingInfoPresentFlag = true
-        v.numUnitsInTick = UInt32(c.frameRate.denominator)
-        v.timeScale = UInt32(2 * c.frameRate.numerator)
+        v.describeSquareLimitedRange(c.colourDescription)
+        // Timing (two ticks a frame), so --fps reaches raw .h264 files.
+        v.describeFrameRate(c.frameRate, ticksPerFrame: 2)
         v.fixedFrameRateFlag = true
         if c.rateControl != .constantQP {
             // NAL HRD (E.1.2) with the rate controller's bit rate and buffer, scaled as FFmpeg scales them.

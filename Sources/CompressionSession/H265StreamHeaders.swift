@@ -54,18 +54,8 @@ struct H265StreamHeaders {
         s.strongIntraSmoothingEnabledFlag = false
         s.vuiParametersPresentFlag = true
         var v = H265VUIParameters()
-        // Square samples; limited range with the colour described (E.3.1), as for H.264.
-        v.aspectRatioInfoPresentFlag = true
-        v.aspectRatioIdc = 1
-        v.videoSignalTypePresentFlag = true
-        v.videoFormat = 5
-        v.colourDescriptionPresentFlag = true
-        (v.colourPrimaries, v.transferCharacteristics, v.matrixCoefficients) =
-            (Int(c.colourDescription.primaries), Int(c.colourDescription.transfer), Int(c.colourDescription.matrix))
-        // One tick per frame (E.3.1: a frame picture lasts num_units_in_tick / time_scale).
-        v.timingInfoPresentFlag = true
-        v.numUnitsInTick = c.frameRate.denominator
-        v.timeScale = c.frameRate.numerator
+        v.describeSquareLimitedRange(c.colourDescription)
+        v.describeFrameRate(c.frameRate, ticksPerFrame: 1)
         // POC counts frames: one tick of POC per frame (E.3.1), as FFmpeg states it.
         v.pocProportionalToTimingFlag = true
         v.numTicksPocDiffOneMinus1 = 0

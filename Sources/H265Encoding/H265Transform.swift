@@ -51,7 +51,7 @@ enum H265Transform {
         let add2 = Int32(1) << (shift2 - 1)
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024 + 64) { scratch in
             guard let base = scratch.baseAddress else { return }
-            let d = base, g = base + 1024, line = base + 2048, out = base + 2048 + 32, tmp = base + 2048 + 64
+            let d = base, g = base + 1024, out = base + 2048 + 32, tmp = base + 2048 + 64
             // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
             var rows = 0, columns = 0
             c.withUnsafeBufferPointer { cc in
@@ -82,29 +82,12 @@ enum H265Transform {
                             for y in 0..<n { g[y * n + x] = 0 }
                             continue
                         }
-                        if useDST {
-                            for y in 0..<4 {
-                                var sum: Int32 = 0
-                                for k in 0..<4 { sum &+= dst[k * 4 + y] &* d[k * 4 + x] }
-                                out[y] = sum
-                            }
-                        } else {
-                            inverseButterfly(d + x, stride: n, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
-                        }
+                        inverseLine(d + x, stride: n, n: n, nonZero: rows, dst: useDST, out: out, tmp: tmp, m: m)
                         for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
                     }
                     // Rows.
                     for y in 0..<n {
-                        if useDST {
-                            for x in 0..<4 {
-                                var sum: Int32 = 0
-                                for k in 0..<4 { sum &+= dst[k * 4 + x] &* g[y * 4 + k] }
-                                out[x] = sum
-                            }
-                        } else {
-                            for k in 0..<n { line[k] = g[y * n + k] }
-                            inverseButterfly(line, stride: 1, n: n, nonZero: n, out: out, tmp: tmp, m: m)
-                        }
+                        inverseLine(g + y * n, stride: 1, n: n, nonZero: n, dst: useDST, out: out, tmp: tmp, m: m)
                         for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
                     }
                 }
@@ -112,51 +95,41 @@ enum H265Transform {
         }
     }
 
+    /// One line of the 4x4 inverse DST (8-317) or of the N-point inverse DCT, its coefficients `c[k * stride]`, into `out`.
+    private static func inverseLine(_ c: UnsafeMutablePointer<Int32>, stride: Int, n: Int, nonZero: Int, dst useDST: Bool,
+                                    out: UnsafeMutablePointer<Int32>, tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
+        guard useDST else { return inverseButterfly(c, stride: stride, n: n, nonZero: nonZero, out: out, tmp: tmp, m: m) }
+        for j in 0..<4 {
+            var sum: Int32 = 0
+            for k in 0..<4 { sum &+= dst[k * 4 + j] &* c[k * stride] }
+            out[j] = sum
+        }
+    }
+
     /// One N-point inverse DCT (8-318 with transMatrix 8-319) by its even-odd decomposition: the even
     /// coefficients are the N/2-point transform E, the odd ones O, and x[i] = E[i] + O[i],
     /// x[N−1−i] = E[i] − O[i] (the matrix's rows are symmetric for even k, antisymmetric for odd k).
-    /// `c[k * stride]` for k < nonZero may be nonzero; `tmp` holds N samples.
-    private static func inverseButterfly(_ c: UnsafeMutablePointer<Int32>, stride: Int, n: Int, nonZero: Int,
-                                         out x: UnsafeMutablePointer<Int32>, tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
+    /// `c[k * stride]` for k < nonZero may be nonzero; `tmp` holds N lanes. A lane is one line (Int32) or
+    /// eight independent lines at once (SIMD8<Int32>).
+    private static func inverseButterfly<Lane: TransformLane>(_ c: UnsafeMutablePointer<Lane>, stride: Int, n: Int, nonZero: Int,
+                                                              out x: UnsafeMutablePointer<Lane>, tmp: UnsafeMutablePointer<Lane>,
+                                                              m: UnsafePointer<Int32>) {
         if n == 1 {
-            x[0] = 64 &* c[0]
+            x[0] = c[0].scaled(by: 64)
             return
         }
         let half = n >> 1, step = 32 / n
         let e = tmp
         inverseButterfly(c, stride: 2 * stride, n: half, nonZero: (nonZero + 1) >> 1, out: e, tmp: tmp + half, m: m)
         for i in 0..<half {
-            var o: Int32 = 0
+            var o = Lane.zero
             var k = 1
             while k < nonZero {
-                o &+= m[k * step * 32 + i] &* c[k * stride]
+                o = o.adding(c[k * stride].scaled(by: m[k * step * 32 + i]))
                 k += 2
             }
-            x[i] = e[i] &+ o
-            x[n - 1 - i] = e[i] &- o
-        }
-    }
-
-    /// ``inverseButterfly(_:stride:n:nonZero:out:tmp:m:)`` on eight independent lines at once, one per lane.
-    private static func inverseButterfly8(_ c: UnsafeMutablePointer<SIMD8<Int32>>, stride: Int, n: Int, nonZero: Int,
-                                          out x: UnsafeMutablePointer<SIMD8<Int32>>, tmp: UnsafeMutablePointer<SIMD8<Int32>>,
-                                          m: UnsafePointer<Int32>) {
-        if n == 1 {
-            x[0] = c[0] &* 64
-            return
-        }
-        let half = n >> 1, step = 32 / n
-        let e = tmp
-        inverseButterfly8(c, stride: 2 * stride, n: half, nonZero: (nonZero + 1) >> 1, out: e, tmp: tmp + half, m: m)
-        for i in 0..<half {
-            var o = SIMD8<Int32>()
-            var k = 1
-            while k < nonZero {
-                o &+= c[k * stride] &* m[k * step * 32 + i]
-                k += 2
-            }
-            x[i] = e[i] &+ o
-            x[n - 1 - i] = e[i] &- o
+            x[i] = e[i].adding(o)
+            x[n - 1 - i] = e[i].subtracting(o)
         }
     }
 
@@ -180,7 +153,7 @@ enum H265Transform {
                             continue
                         }
                         for k in 0..<rows { line[k] = UnsafeRawPointer(d + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
-                        inverseButterfly8(line, stride: 1, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
+                        inverseButterfly(line, stride: 1, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
                         for k in 0..<n {
                             let v = ((out[k] &+ 64) &>> 7).clamped(lowerBound: low, upperBound: high)
                             UnsafeMutableRawPointer(g + k * n + c).storeBytes(of: v, as: SIMD8<Int32>.self)
@@ -190,7 +163,7 @@ enum H265Transform {
                     // Columns at or beyond `columns` of g are zero: the rows' nonzero inputs end there.
                     for c in stride(from: 0, to: n, by: 8) {
                         for k in 0..<columns { line[k] = UnsafeRawPointer(gt + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
-                        inverseButterfly8(line, stride: 1, n: n, nonZero: columns, out: out, tmp: tmp, m: m)
+                        inverseButterfly(line, stride: 1, n: n, nonZero: columns, out: out, tmp: tmp, m: m)
                         for k in 0..<n {
                             UnsafeMutableRawPointer(rt + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift2, as: SIMD8<Int32>.self)
                         }
@@ -203,52 +176,39 @@ enum H265Transform {
 
     /// One N-point forward DCT (the transpose of 8-318) by its even-odd decomposition: the even outputs are
     /// the N/2-point transform of x[i] + x[N−1−i], the odd ones products with x[i] − x[N−1−i].
-    /// Writes `y[k * stride]`; `tmp` holds 2N samples.
-    private static func forwardButterfly(_ x: UnsafeMutablePointer<Int32>, n: Int, out y: UnsafeMutablePointer<Int32>, stride: Int,
-                                         tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
+    /// Writes `y[k * stride]`; `tmp` holds 2N lanes (one line, or eight at once, as ``inverseButterfly``).
+    private static func forwardButterfly<Lane: TransformLane>(_ x: UnsafeMutablePointer<Lane>, n: Int, out y: UnsafeMutablePointer<Lane>,
+                                                              stride: Int, tmp: UnsafeMutablePointer<Lane>, m: UnsafePointer<Int32>) {
         if n == 1 {
-            y[0] = 64 &* x[0]
+            y[0] = x[0].scaled(by: 64)
             return
         }
         let half = n >> 1, step = 32 / n
         let e = tmp, o = tmp + half
         for i in 0..<half {
-            e[i] = x[i] &+ x[n - 1 - i]
-            o[i] = x[i] &- x[n - 1 - i]
+            e[i] = x[i].adding(x[n - 1 - i])
+            o[i] = x[i].subtracting(x[n - 1 - i])
         }
         var k = 1
         while k < n {
             let row = m + k * step * 32
-            var sum: Int32 = 0
-            for i in 0..<half { sum &+= row[i] &* o[i] }
+            var sum = Lane.zero
+            for i in 0..<half { sum = sum.adding(o[i].scaled(by: row[i])) }
             y[k * stride] = sum
             k += 2
         }
         forwardButterfly(e, n: half, out: y, stride: 2 * stride, tmp: tmp + n, m: m)
     }
 
-    /// ``forwardButterfly(_:n:out:stride:tmp:m:)`` on eight independent lines at once, one per lane.
-    private static func forwardButterfly8(_ x: UnsafeMutablePointer<SIMD8<Int32>>, n: Int, out y: UnsafeMutablePointer<SIMD8<Int32>>,
-                                          stride: Int, tmp: UnsafeMutablePointer<SIMD8<Int32>>, m: UnsafePointer<Int32>) {
-        if n == 1 {
-            y[0] = x[0] &* 64
-            return
+    /// One line of the 4x4 forward DST (the transpose of 8-317) or of the N-point DCT, into `out`.
+    private static func forwardLine(_ line: UnsafeMutablePointer<Int32>, n: Int, dst useDST: Bool, out: UnsafeMutablePointer<Int32>,
+                                    tmp: UnsafeMutablePointer<Int32>, m: UnsafePointer<Int32>) {
+        guard useDST else { return forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m) }
+        for k in 0..<4 {
+            var sum: Int32 = 0
+            for i in 0..<4 { sum &+= dst[k * 4 + i] &* line[i] }
+            out[k] = sum
         }
-        let half = n >> 1, step = 32 / n
-        let e = tmp, o = tmp + half
-        for i in 0..<half {
-            e[i] = x[i] &+ x[n - 1 - i]
-            o[i] = x[i] &- x[n - 1 - i]
-        }
-        var k = 1
-        while k < n {
-            let row = m + k * step * 32
-            var sum = SIMD8<Int32>()
-            for i in 0..<half { sum &+= o[i] &* row[i] }
-            y[k * stride] = sum
-            k += 2
-        }
-        forwardButterfly8(e, n: half, out: y, stride: 2 * stride, tmp: tmp + n, m: m)
     }
 
     /// The 1-D forward DCT of every column of the N x N block `a` (raster) into `b`, rounded by `shift`,
@@ -259,7 +219,7 @@ enum H265Transform {
         let add = SIMD8<Int32>(repeating: 1 << (shift - 1))
         for c in stride(from: 0, to: n, by: 8) {
             for i in 0..<n { line[i] = UnsafeRawPointer(a + i * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
-            forwardButterfly8(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
+            forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
             for k in 0..<n { UnsafeMutableRawPointer(b + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift, as: SIMD8<Int32>.self) }
         }
     }
@@ -280,15 +240,7 @@ enum H265Transform {
                     // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
                     for y in 0..<n {
                         for i in 0..<n { line[i] = rr[y * n + i] }
-                        if useDST {
-                            for k in 0..<4 {
-                                var sum: Int32 = 0
-                                for i in 0..<4 { sum &+= dst[k * 4 + i] &* line[i] }
-                                out[k] = sum
-                            }
-                        } else {
-                            forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
-                        }
+                        forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
                         for k in 0..<n { t[y * n + k] = (out[k] &+ add1) &>> shift1 }
                     }
                 }
@@ -296,15 +248,7 @@ enum H265Transform {
                     // Columns.
                     for x in 0..<n {
                         for i in 0..<n { line[i] = t[i * n + x] }
-                        if useDST {
-                            for k in 0..<4 {
-                                var sum: Int32 = 0
-                                for i in 0..<4 { sum &+= dst[k * 4 + i] &* line[i] }
-                                out[k] = sum
-                            }
-                        } else {
-                            forwardButterfly(line, n: n, out: out, stride: 1, tmp: tmp, m: m)
-                        }
+                        forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
                         for k in 0..<n { o[k * n + x] = (out[k] &+ add2) &>> shift2 }
                     }
                 }
@@ -371,4 +315,26 @@ enum H265Transform {
         }
         return levels
     }
+}
+
+/// What the butterflies compute on: one line's sample, or the samples of eight independent lines (one per
+/// lane), with wrapping arithmetic.
+protocol TransformLane {
+    static var zero: Self { get }
+    func adding(_ other: Self) -> Self
+    func subtracting(_ other: Self) -> Self
+    /// Times a matrix coefficient, wrapping.
+    func scaled(by coefficient: Int32) -> Self
+}
+
+extension Int32: TransformLane {
+    func adding(_ other: Int32) -> Int32 { self &+ other }
+    func subtracting(_ other: Int32) -> Int32 { self &- other }
+    func scaled(by coefficient: Int32) -> Int32 { coefficient &* self }
+}
+
+extension SIMD8: TransformLane where Scalar == Int32 {
+    func adding(_ other: SIMD8<Int32>) -> SIMD8<Int32> { self &+ other }
+    func subtracting(_ other: SIMD8<Int32>) -> SIMD8<Int32> { self &- other }
+    func scaled(by coefficient: Int32) -> SIMD8<Int32> { self &* coefficient }
 }

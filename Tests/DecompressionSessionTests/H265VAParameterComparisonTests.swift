@@ -105,7 +105,7 @@ struct H265VAParameterComparisonTests {
     }
 
     @Test("libx265 streams made at run time: every field equal",
-          .enabled(if: VAParameterComparisonTests.enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          .enabled(if: VAParameterComparisonTests.enabled, "\(VAParameterComparisonTests.disabledReason ?? "")"),
           arguments: GeneratedStream.h265)
     func generated(_ stream: GeneratedStream) throws {
         let differences = try Self.compare(try stream.url())
@@ -113,7 +113,7 @@ struct H265VAParameterComparisonTests {
     }
 
     @Test("H.265 conformance streams: every field equal",
-          .enabled(if: VAParameterComparisonTests.enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          .enabled(if: VAParameterComparisonTests.enabled, "\(VAParameterComparisonTests.disabledReason ?? "")"),
           arguments: H265ConformanceStream.names)
     func conformance(_ name: String) throws {
         guard let stream = H265ConformanceStream.named(name) else { try Test.cancel(Comment(rawValue: TestPaths.sharedMissingMessage)) }

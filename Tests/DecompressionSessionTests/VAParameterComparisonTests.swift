@@ -271,12 +271,17 @@ struct VAParameterComparisonTests {
         return c
     }
 
-    static var enabled: Bool { VTKSoftFFmpeg.isAvailable && vtk != nil }
+    static var enabled: Bool { disabledReason == nil }
+    /// Why the comparison cannot run here, or nil when it can.
+    static var disabledReason: String? {
+        if let reason = VTKSoftFFmpeg.unavailableReason { return reason }
+        return vtk == nil ? "the vtk binary was not found beside the test bundle: build the package first" : nil
+    }
     /// VA_PICTURE_H264_TOP_FIELD, VA_PICTURE_H264_BOTTOM_FIELD (va.h).
     static let topField = 0x02, bottomField = 0x04, fieldFlags = 0x06
 
     @Test("Interlaced conformance streams (field pictures, PAFF, MBAFF, 4:0:0): every field equal",
-          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          .enabled(if: enabled, "\(disabledReason ?? "")"),
           .enabled(if: !ConformanceStream.interlaced.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
           arguments: ConformanceStream.interlaced)
     func interlaced(stream: ConformanceStream) throws {
@@ -284,7 +289,7 @@ struct VAParameterComparisonTests {
     }
 
     @Test("Conformance streams: every field equal",
-          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          .enabled(if: enabled, "\(disabledReason ?? "")"),
           .enabled(if: !ConformanceStream.all.isEmpty, Comment(rawValue: TestPaths.sharedMissingMessage)),
           arguments: ConformanceStream.all)
     func conformance(stream: ConformanceStream) throws {
@@ -292,14 +297,14 @@ struct VAParameterComparisonTests {
     }
 
     @Test("libx264 streams: every field equal",
-          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          .enabled(if: enabled, "\(disabledReason ?? "")"),
           arguments: GeneratedStream.standard)
     func generated(stream: GeneratedStream) throws {
         _ = try Self.expectAgreement(try stream.url(), name: stream.name)
     }
 
     @Test("libx264 MBAFF streams: every field equal",
-          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          .enabled(if: enabled, "\(disabledReason ?? "")"),
           arguments: GeneratedStream.mbaff)
     func mbaff(stream: GeneratedStream) throws {
         _ = try Self.expectAgreement(try stream.url(), name: stream.name)
@@ -308,7 +313,7 @@ struct VAParameterComparisonTests {
     /// libx264 P slices with 16 references and weighted prediction carry a pred_weight_table of mostly zero
     /// flags, and so emulation prevention bytes; the edited streams carry one in every IDR slice header.
     @Test("Streams with emulation prevention bytes in slice headers: every field equal, slice_data_bit_offset included",
-          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"),
+          .enabled(if: enabled, "\(disabledReason ?? "")"),
           arguments: GeneratedStream.emulationPreventionInSliceHeaders.map(\.name) + EditedStream.emulationPrevention.map(\.name))
     func emulationPrevention(name: String) throws {
         let url = try GeneratedStream.emulationPreventionInSliceHeaders.first { $0.name == name }?.url()
@@ -318,7 +323,7 @@ struct VAParameterComparisonTests {
     }
 
     @Test("MMCO 5: every field equal, with FFmpeg's pre-reset POCs mapped by the 8.2.1 rule",
-          .enabled(if: enabled, "needs ffmpeg, Xvfb and the built vtk and vtksoft"))
+          .enabled(if: enabled, "\(disabledReason ?? "")"))
     func mmco5() throws {
         let c = try Self.expectAgreement(try EditedStream.mmco5.url(), name: EditedStream.mmco5.name)
         // Each MMCO 5 picture is the only reference of the next picture: in ReferenceFrames and RefPicList0

@@ -5,7 +5,7 @@ import VTKTestSupport
 /// `vtk-bench --smoke` (make bench-smoke): one section made to fail must not stop the others, and the
 /// benchmark must say which failed and exit 1 at the end only.
 @Suite("vtk-bench --smoke", .enabled(if: VTKBinary.available, VTKBinary.missing),
-       .enabled(if: VTKSoftFFmpeg.isAvailable, "ffmpeg, Xvfb or vtksoft is missing"))
+       .enabled(if: VTKSoftFFmpeg.isAvailable, "\(VTKSoftFFmpeg.unavailableReason ?? "")"))
 struct BenchSmokeTests {
     @Test("a failed section is reported, every later section still runs, and the exit status is 1")
     func failedSectionDoesNotStopTheRest() throws {
@@ -13,7 +13,7 @@ struct BenchSmokeTests {
         try #require(FileManager.default.isExecutableFile(atPath: bench.path), "no vtk-bench beside the tests")
         let out = TestPaths.scratch.appendingPathComponent("bench-smoke-\(UUID().uuidString)")
         let result = try ProcessRunner.run(bench.path, ["--smoke", "--out", out.path],
-                                           environment: ProcessInfo.processInfo.environment.merging(["VTK_BENCH_FAIL_SECTION": "decode CIF"]) { $1 })
+                                           environment: Sanitizer.vtkEnvironment.merging(["VTK_BENCH_FAIL_SECTION": "decode CIF"]) { $1 })
         #expect(result.status == 1, "\(result.stderrText)")
         let markdown = try String(contentsOf: out.appendingPathComponent("vtk-bench.md"), encoding: .utf8)
         #expect(markdown.contains("**FAILED: decode CIF**"))

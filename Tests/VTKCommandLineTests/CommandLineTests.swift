@@ -9,9 +9,11 @@ enum VTKBinary {
     static let missing: Comment = "the vtk binary and vtksoft were not found beside the test bundle: build the package first"
     static var available: Bool { url != nil }
 
+    /// Runs vtk; under a sanitizer the VA clients it starts (suite's ffmpeg-vaapi, gst-vaapi) get its runtime.
     static func run(_ arguments: [String], stdin: URL? = nil, extraEnvironment: [String: String] = [:]) throws -> ProcessRunner.Result {
         try ProcessRunner.run(try #require(url).path, arguments,
-                              environment: ["VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path].merging(extraEnvironment) { $1 },
+                              environment: Sanitizer.vtkEnvironment.merging(["VTKSOFT_DRIVERS_PATH": try #require(VTKSoftDriverLocation.directory).path]) { $1 }
+                                .merging(extraEnvironment) { $1 },
                               stdin: stdin)
     }
 }

@@ -22,7 +22,9 @@ struct SuiteTests {
     static var conformanceDirectory: String { ConformanceStream.all.first?.url.deletingLastPathComponent().path ?? "" }
     static var haveShared: Bool { !ConformanceStream.all.isEmpty }
     static let sharedMissing = Comment(rawValue: TestPaths.sharedMissingMessage)
-    static let canRunFFmpegVAAPI = ProcessRunner.hasFFmpeg && Xvfb.isInstalled && Sanitizer.active == nil
+    /// Why `--decoder ffmpeg-vaapi` cannot reach vtksoft here, or nil when it can.
+    static let ffmpegVAAPIUnavailable: String? = Sanitizer.clientUnavailableReason
+        ?? (ProcessRunner.hasFFmpeg && Xvfb.isInstalled ? nil : "ffmpeg, ffprobe or Xvfb missing: skipping the three-decoder suite")
 
     static func scratch(_ name: String) -> String { TestPaths.scratch.appendingPathComponent("\(UUID().uuidString)-\(name)").path }
 
@@ -34,7 +36,7 @@ struct SuiteTests {
 
     @Test("a fluster suite of the 19 streams: vtk:soft, ffmpeg and ffmpeg-vaapi pass all but FFmpeg VA-API on CVFC1_Sony_C.jsv; JUnit counts match",
           .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: haveShared, sharedMissing),
-          .enabled(if: canRunFFmpegVAAPI, "ffmpeg, ffprobe or Xvfb missing (or a sanitizer build): skipping the three-decoder suite"))
+          .enabled(if: ffmpegVAAPIUnavailable == nil, "\(ffmpegVAAPIUnavailable ?? "")"))
     func threeDecoders() throws {
         let streams = ConformanceStream.all
         let suite = try Self.flusterSuite(streams, name: "JVT-vtk-reference")
@@ -77,7 +79,8 @@ struct SuiteTests {
 
     @Test("gst-vaapi through vtksoft: small streams pass, CVFC1_Sony_C.jsv fails from frame 0 (GStreamer keeps the crop size, not its offsets)",
           .enabled(if: VTKBinary.available, VTKBinary.missing), .enabled(if: haveShared, sharedMissing),
-          .enabled(if: ProcessRunner.which("gst-launch-1.0") != nil && Xvfb.isInstalled && Sanitizer.active == nil,
+          .enabled(if: Sanitizer.clientUnavailableReason == nil, "\(Sanitizer.clientUnavailableReason ?? "")"),
+          .enabled(if: ProcessRunner.which("gst-launch-1.0") != nil && Xvfb.isInstalled,
                    "gst-launch-1.0 (gstreamer1.0-tools, -vaapi, -plugins-bad) or Xvfb missing: skipping the GStreamer decoder"))
     func gstreamer() throws {
         let names = ["BA1_Sony_D.jsv", "SVA_Base_B.264", "test_qcif_cabac.264", "CVFC1_Sony_C.jsv"]

@@ -151,42 +151,28 @@ struct BrokenClientTests {
     /// Found while coding, after vaEndPicture returned: as on i965, the segment says so and is empty.
     @Test("A coded buffer too small for the picture: vaEndPicture and vaSyncSurface succeed, the segment is empty with the overflow status")
     func codedBufferTooSmall() throws {
-        let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
-        let client = VTKSoftVAClient(display: owner.display)
-        let display = owner.display
-        var attributes = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420)),
-                          VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP))]
-        var config = VAConfigID(VA_INVALID_ID)
-        try client.check(vaCreateConfig(display, VAProfileH264ConstrainedBaseline, VAEntrypointEncSlice, &attributes, 2, &config), "config")
-        var source = try client.createSurface()
-        try client.fill(source)
-        var context = VAContextID(VA_INVALID_ID)
-        try client.check(vaCreateContext(display, config, Int32(VTKSoftVAClient.size), Int32(VTKSoftVAClient.size), VA_PROGRESSIVE, &source, 1, &context), "context")
-        var coded = VABufferID(VA_INVALID_ID)
-        try client.check(vaCreateBuffer(display, context, VAEncCodedBufferType, 16, 1, nil, &coded), "16-byte coded buffer")
-        let (sequence, picture, slice) = VTKSoftVAClient.idrParameters(source: source, coded: coded, qp: 10)
-        var buffers = [try client.createBuffer(context, VAEncSequenceParameterBufferType, sequence),
-                       try client.createBuffer(context, VAEncPictureParameterBufferType, picture),
-                       try client.createBuffer(context, VAEncSliceParameterBufferType, slice)]
-        try client.check(vaBeginPicture(display, context, source), "begin")
-        try client.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "render")
-        #expect(vaEndPicture(display, context) == VA_STATUS_SUCCESS)
-        #expect(vaSyncSurface(display, source) == VA_STATUS_SUCCESS)
+        let client = try EncodeTestClient(profile: VAProfileH264ConstrainedBaseline, packed: nil,
+                                          attributes: [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420))],
+                                          reconstructions: 0, codedBytes: 16)
+        let (sequence, picture, slice) = VTKSoftVAClient.idrParameters(source: client.source, coded: client.coded, qp: 10)
+        #expect(try client.endPicture([try client.base.createBuffer(client.context, VAEncSequenceParameterBufferType, sequence),
+                                       try client.base.createBuffer(client.context, VAEncPictureParameterBufferType, picture),
+                                       try client.base.createBuffer(client.context, VAEncSliceParameterBufferType, slice)]) == VA_STATUS_SUCCESS)
+        #expect(vaSyncSurface(client.display, client.source) == VA_STATUS_SUCCESS)
         var pointer: UnsafeMutableRawPointer?
-        #expect(vaMapBuffer(display, coded, &pointer) == VA_STATUS_SUCCESS)
+        #expect(vaMapBuffer(client.display, client.coded, &pointer) == VA_STATUS_SUCCESS)
         if let segment = pointer?.assumingMemoryBound(to: VACodedBufferSegment.self).pointee {
             #expect(segment.size == 0)
             #expect(segment.status & UInt32(VA_CODED_BUF_STATUS_SLICE_OVERFLOW_MASK) != 0)
         }
-        vaUnmapBuffer(display, coded)
-        for b in buffers { vaDestroyBuffer(display, b) }
-        vaDestroyBuffer(display, coded)
-        vaDestroyContext(display, context)
-        vaDestroySurfaces(display, &source, 1)
-        vaDestroyConfig(display, config)
-        // Still usable; nothing alive.
-        #expect(try client.encodeOnePicture().starts(with: [0, 0, 0, 1, 0x67]))
-        #expect(VTKSoftCounters.live(in: display) == 0)
-        owner.terminate()
+        vaUnmapBuffer(client.display, client.coded)
+        try Self.expectStillUsable(client)
+    }
+
+    /// After its objects are destroyed, the client's display still encodes a picture, and nothing is left alive.
+    static func expectStillUsable(_ client: EncodeTestClient) throws {
+        client.destroyObjects()
+        #expect(try client.base.encodeOnePicture().starts(with: [0, 0, 0, 1, 0x67]))
+        #expect(client.close() == 0)
     }
 }

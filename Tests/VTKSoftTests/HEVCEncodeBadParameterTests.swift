@@ -32,14 +32,6 @@ struct HEVCEncodeBadParameterTests {
         var description: String { name }
     }
 
-    static func entry(_ surface: VASurfaceID, poc: Int32) -> VAPictureHEVC {
-        var p = VAPictureHEVC()
-        p.picture_id = surface
-        p.pic_order_cnt = poc
-        p.flags = UInt32(VA_PICTURE_HEVC_RPS_ST_CURR_BEFORE)
-        return p
-    }
-
     /// Writes `entries` into a C array of 15 VAPictureHEVC, the rest invalid.
     static func fill<Tuple>(_ tuple: inout Tuple, _ entries: [VAPictureHEVC]) {
         withUnsafeMutableBytes(of: &tuple) { raw in
@@ -113,10 +105,10 @@ struct HEVCEncodeBadParameterTests {
         Breakage(name: "slice_cb_qp_offset 12 over pps_cb_qp_offset 12", picture: { p, _ in p.pps_cb_qp_offset = 12 }, slice: { s, _ in s.slice_cb_qp_offset = 12 }),
         Breakage(name: "slice_beta_offset_div2 7 and slice_tc_offset_div2 -100", slice: { s, _ in s.slice_beta_offset_div2 = 7; s.slice_tc_offset_div2 = -100 }),
         Breakage(name: "num_ref_idx_l0_active_minus1 15 with 15 references listed", picture: { p, ids in
-            fill(&p.reference_frames, [entry(ids.recon[0], poc: 0)])
+            fill(&p.reference_frames, [EncodeTestClient.hevcEntry(ids.recon[0], poc: 0)])
         }, slice: { s, ids in
             s.num_ref_idx_l0_active_minus1 = 15
-            fill(&s.ref_pic_list0, Array(repeating: entry(ids.recon[0], poc: 0), count: 15))
+            fill(&s.ref_pic_list0, Array(repeating: EncodeTestClient.hevcEntry(ids.recon[0], poc: 0), count: 15))
         }),
         Breakage(name: "num_ref_idx_l0_active_minus1 255", slice: { s, _ in s.num_ref_idx_l0_active_minus1 = 255 }),
         Breakage(name: "two references active, one listed", slice: { s, _ in s.num_ref_idx_l0_active_minus1 = 1 }),
@@ -133,71 +125,29 @@ struct HEVCEncodeBadParameterTests {
         Breakage(name: "collocated_ref_pic_index 7 with one reference", picture: { p, _ in p.collocated_ref_pic_index = 7 }, outcome: .violation),
         // References.
         Breakage(name: "a reference surface no picture was coded into", picture: { p, ids in
-            fill(&p.reference_frames, [entry(ids.neverEncoded, poc: 0)])
-        }, slice: { s, ids in fill(&s.ref_pic_list0, [entry(ids.neverEncoded, poc: 0)]) }, outcome: .violation),
+            fill(&p.reference_frames, [EncodeTestClient.hevcEntry(ids.neverEncoded, poc: 0)])
+        }, slice: { s, ids in fill(&s.ref_pic_list0, [EncodeTestClient.hevcEntry(ids.neverEncoded, poc: 0)]) }, outcome: .violation),
         Breakage(name: "a list entry missing from reference_frames", picture: { p, _ in fill(&p.reference_frames, []) }, outcome: .violation),
-        Breakage(name: "a reference id naming no surface", slice: { s, _ in fill(&s.ref_pic_list0, [entry(0xdead, poc: 0)]) }),
+        Breakage(name: "a reference id naming no surface", slice: { s, _ in fill(&s.ref_pic_list0, [EncodeTestClient.hevcEntry(0xdead, poc: 0)]) }),
         Breakage(name: "decoded_curr_pic naming no surface", picture: { p, _ in p.decoded_curr_pic.picture_id = 0xbeef }),
         Breakage(name: "coded_buf naming no buffer", picture: { p, _ in p.coded_buf = 0xbeef }),
     ]
 
     /// A 64x64 Main CQP client, CTB 32 over 8x8 coding blocks, the driver writing the headers.
-    final class Client {
-        let owner: VTKSoftDisplay
-        let base: VTKSoftVAClient
-        var config = VAConfigID(VA_INVALID_ID)
-        var context = VAContextID(VA_INVALID_ID)
-        var source = VASurfaceID(VA_INVALID_ID)
-        var surfaces: [VASurfaceID] = []
-        var coded = VABufferID(VA_INVALID_ID)
-        var display: VADisplay { owner.display }
-        var ids: Surfaces { Surfaces(recon: Array(surfaces.prefix(2)), neverEncoded: surfaces[2]) }
-        static let size = VTKSoftVAClient.size
+    final class Client: EncodeTestClient {
+        var ids: Surfaces { Surfaces(recon: Array(recon.prefix(2)), neverEncoded: recon[2]) }
 
         init() throws {
-            owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
-            base = VTKSoftVAClient(display: owner.display)
-            var attributes = [VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP))]
-            try base.check(vaCreateConfig(display, VAProfileHEVCMain, VAEntrypointEncSlice, &attributes, 1, &config), "config")
-            source = try base.createSurface()
-            try base.fill(source)
-            surfaces = try (0..<3).map { _ in try base.createSurface() }
-            var targets = [source] + surfaces
-            try base.check(vaCreateContext(display, config, Int32(Self.size), Int32(Self.size), VA_PROGRESSIVE, &targets, Int32(targets.count), &context), "context")
-            try base.check(vaCreateBuffer(display, context, VAEncCodedBufferType, 1 << 20, 1, nil, &coded), "coded buffer")
-        }
-
-        /// Destroys every object and the display; returns how many objects were alive before vaTerminate.
-        func close() -> Int? {
-            vaDestroyBuffer(display, coded)
-            vaDestroyContext(display, context)
-            var all = [source] + surfaces
-            vaDestroySurfaces(display, &all, Int32(all.count))
-            vaDestroyConfig(display, config)
-            let live = VTKSoftCounters.live(in: display)
-            owner.terminate()
-            return live
+            try super.init(profile: VAProfileHEVCMain, packed: nil)
         }
 
         func parameters(idr: Bool) -> (VAEncSequenceParameterBufferHEVC, VAEncPictureParameterBufferHEVC, VAEncSliceParameterBufferHEVC) {
-            var s = VAEncSequenceParameterBufferHEVC()
-            s.general_profile_idc = 1
-            s.general_level_idc = 30
-            s.intra_period = 30
-            s.intra_idr_period = 30
-            s.ip_period = 1
-            s.pic_width_in_luma_samples = UInt16(Self.size)
-            s.pic_height_in_luma_samples = UInt16(Self.size)
-            s.seq_fields.bits.chroma_format_idc = 1
+            var s = Self.mainSequence(ctbLog2: 5)
             s.seq_fields.bits.sps_temporal_mvp_enabled_flag = 1
-            s.log2_diff_max_min_luma_coding_block_size = 2
-            s.log2_diff_max_min_transform_block_size = 3
-            s.max_transform_hierarchy_depth_inter = 2
-            s.max_transform_hierarchy_depth_intra = 2
             var p = VAEncPictureParameterBufferHEVC()
-            p.decoded_curr_pic = HEVCEncodeBadParameterTests.entry(surfaces[idr ? 0 : 1], poc: idr ? 0 : 1)
+            p.decoded_curr_pic = EncodeTestClient.hevcEntry(recon[idr ? 0 : 1], poc: idr ? 0 : 1)
             p.decoded_curr_pic.flags = 0
-            let list = idr ? [] : [HEVCEncodeBadParameterTests.entry(surfaces[0], poc: 0)]
+            let list = idr ? [] : [EncodeTestClient.hevcEntry(recon[0], poc: 0)]
             HEVCEncodeBadParameterTests.fill(&p.reference_frames, list)
             p.coded_buf = coded
             p.collocated_ref_pic_index = idr ? 0xFF : 0
@@ -217,24 +167,7 @@ struct HEVCEncodeBadParameterTests {
             return (s, p, slice)
         }
 
-        /// What one picture gave: vaEndPicture's status, vaSyncSurface's (when vaEndPicture succeeded), the coded bytes.
-        struct Result { var end: VAStatus; var sync: VAStatus = VA_STATUS_SUCCESS; var bytes: [UInt8] = [] }
-
-        func encode(_ s: VAEncSequenceParameterBufferHEVC, _ p: VAEncPictureParameterBufferHEVC, _ slice: VAEncSliceParameterBufferHEVC) throws -> Result {
-            var buffers = [try base.createBuffer(context, VAEncSequenceParameterBufferType, s),
-                           try base.createBuffer(context, VAEncPictureParameterBufferType, p),
-                           try base.createBuffer(context, VAEncSliceParameterBufferType, slice)]
-            defer { for b in buffers { vaDestroyBuffer(display, b) } }
-            try base.check(vaBeginPicture(display, context, source), "vaBeginPicture")
-            try base.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
-            var result = Result(end: vaEndPicture(display, context))
-            guard result.end == VA_STATUS_SUCCESS else { return result }
-            result.sync = vaSyncSurface(display, source)
-            if result.sync == VA_STATUS_SUCCESS { result.bytes = try base.codedBytes(coded) }
-            return result
-        }
-
-        /// A clean IDR into surfaces[0] and a clean P from it into surfaces[1]: both coded. (Whether they count
+        /// A clean IDR into recon[0] and a clean P from it into recon[1]: both coded. (Whether they count
         /// a violation cannot be told here: the counter is the process's, and other suites encode meanwhile.)
         func cleanPair(after what: String) throws {
             for idr in [true, false] {

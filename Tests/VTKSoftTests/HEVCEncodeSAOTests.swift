@@ -16,7 +16,7 @@ extension HEVCEncodeViolationTests {
         let (s0, idr) = try client.encode(Client.Picture(sao: sao))
         try #require(s0 == VA_STATUS_SUCCESS)
         var p = Client.Picture(idr: false, poc: 1, recon: 1, sao: sao)
-        p.list0 = [Client.entry(client.recon[0], poc: 0)]
+        p.list0 = [Client.hevcEntry(client.recon[0], poc: 0)]
         p.referenceFrames = p.list0
         let (s1, inter) = try client.encode(p)
         try #require(s1 == VA_STATUS_SUCCESS)

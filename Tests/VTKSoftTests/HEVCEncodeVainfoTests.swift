@@ -4,7 +4,7 @@ import VTKTestSupport
 /// vtksoft's H.265 encode entrypoints as `vainfo --display x11` lists them, per persona: each as its
 /// driver's table says (../shared/personas/README.md).
 @Suite("vainfo lists H.265 encode per persona",
-       .enabled(if: VTKSoftFFmpeg.isAvailable && ProcessRunner.which("vainfo") != nil, "needs vainfo, Xvfb, ffmpeg and the built driver"))
+       .enabled(if: VTKSoftFFmpeg.vainfoUnavailableReason == nil, "\(VTKSoftFFmpeg.vainfoUnavailableReason ?? "")"))
 struct HEVCEncodeVainfoTests {
     struct Case: Sendable, CustomStringConvertible {
         let persona: String

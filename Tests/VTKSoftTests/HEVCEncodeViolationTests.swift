@@ -20,14 +20,6 @@ struct HEVCEncodeViolationTests {
             }
         }
 
-        static func entry(_ surface: VASurfaceID, poc: Int32) -> VAPictureHEVC {
-            var p = VAPictureHEVC()
-            p.picture_id = surface
-            p.pic_order_cnt = poc
-            p.flags = UInt32(VA_PICTURE_HEVC_RPS_ST_CURR_BEFORE)
-            return p
-        }
-
         static var invalid: VAPictureHEVC {
             var p = VAPictureHEVC()
             p.picture_id = VASurfaceID(VA_INVALID_SURFACE)
@@ -51,21 +43,7 @@ struct HEVCEncodeViolationTests {
         }
 
         func sequence(_ p: Picture) -> VAEncSequenceParameterBufferHEVC {
-            var s = VAEncSequenceParameterBufferHEVC()
-            s.general_profile_idc = 1
-            s.general_level_idc = 30
-            s.intra_period = 30
-            s.intra_idr_period = 30
-            s.ip_period = 1
-            s.pic_width_in_luma_samples = UInt16(Self.size)
-            s.pic_height_in_luma_samples = UInt16(Self.size)
-            s.seq_fields.bits.chroma_format_idc = 1
-            s.log2_min_luma_coding_block_size_minus3 = 0
-            s.log2_diff_max_min_luma_coding_block_size = UInt8(p.ctbLog2 - 3)
-            s.log2_min_transform_block_size_minus2 = 0
-            s.log2_diff_max_min_transform_block_size = 3
-            s.max_transform_hierarchy_depth_inter = 2
-            s.max_transform_hierarchy_depth_intra = 2
+            var s = Self.mainSequence(ctbLog2: p.ctbLog2)
             s.seq_fields.bits.sample_adaptive_offset_enabled_flag = p.sao ? 1 : 0
             return s
         }
@@ -74,7 +52,7 @@ struct HEVCEncodeViolationTests {
         func encode(_ p: Picture) throws -> (VAStatus, [UInt8]) {
             let sequence = sequence(p)
             var picture = VAEncPictureParameterBufferHEVC()
-            picture.decoded_curr_pic = Self.entry(recon[p.recon], poc: p.poc)
+            picture.decoded_curr_pic = Self.hevcEntry(recon[p.recon], poc: p.poc)
             picture.decoded_curr_pic.flags = 0
             withUnsafeMutableBytes(of: &picture.reference_frames) { raw in
                 for i in 0..<15 {
@@ -134,10 +112,7 @@ struct HEVCEncodeViolationTests {
                 buffers += [try base.createBuffer(context, VAEncPackedHeaderParameterBufferType, parameter), dataID]
             }
             buffers.append(try base.createBuffer(context, VAEncSliceParameterBufferType, slice))
-            defer { for b in buffers { vaDestroyBuffer(display, b) } }
-            try base.check(vaBeginPicture(display, context, source), "vaBeginPicture")
-            try base.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
-            let status = vaEndPicture(display, context)
+            let status = try endPicture(buffers)
             guard status == VA_STATUS_SUCCESS else { return (status, []) }
             return (status, try base.codedBytes(coded))
         }
@@ -147,7 +122,7 @@ struct HEVCEncodeViolationTests {
             let (s0, idr) = try encode(Picture())
             try #require(s0 == VA_STATUS_SUCCESS)
             var p = Picture(idr: false, poc: 1, recon: 1)
-            p.list0 = [Self.entry(recon[0], poc: 0)]
+            p.list0 = [Self.hevcEntry(recon[0], poc: 0)]
             p.referenceFrames = p.list0
             let (s1, inter) = try encode(p)
             try #require(s1 == VA_STATUS_SUCCESS)
@@ -188,7 +163,7 @@ struct HEVCEncodeViolationTests {
             #expect((VTKSoftCounters.encodeViolations ?? 0) > before, "\(what): counted")
         }
         var notInFrames = Client.Picture(idr: false, poc: 2, recon: 2)
-        notInFrames.list0 = [Client.entry(client.recon[1], poc: 1)]
+        notInFrames.list0 = [Client.hevcEntry(client.recon[1], poc: 1)]
         try expectViolation("list entry missing from reference_frames", notInFrames)
         try expectViolation("IDR with POC 1", Client.Picture(idr: true, poc: 1))
         var packed = Client.Picture()
@@ -202,7 +177,7 @@ struct HEVCEncodeViolationTests {
         let client = try Client()
         _ = try client.cleanPair()
         var bogus = Client.Picture(idr: false, poc: 2, recon: 2)
-        bogus.list0 = [Client.entry(0xdead, poc: 1)]
+        bogus.list0 = [Client.hevcEntry(0xdead, poc: 1)]
         #expect(try client.encode(bogus).0 == VA_STATUS_ERROR_INVALID_SURFACE)
         #expect(try client.encode(Client.Picture(ctus: 1)).0 == VA_STATUS_ERROR_INVALID_PARAMETER)
         _ = try client.cleanPair()

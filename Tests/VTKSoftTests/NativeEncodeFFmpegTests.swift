@@ -113,7 +113,7 @@ struct NativeEncodeFFmpegTests {
     }
 
     @Test("VTKSOFT_ENCODER chooses the engine, and the vendor string (what vtk info prints) names it",
-          .enabled(if: VTKSoftFFmpeg.isAvailable && ProcessRunner.which("vainfo") != nil, "needs vainfo, Xvfb and the built driver"))
+          .enabled(if: VTKSoftFFmpeg.vainfoUnavailableReason == nil, "\(VTKSoftFFmpeg.vainfoUnavailableReason ?? "")"))
     func vendorNamesTheEngine() throws {
         for engine in ["native", "openh264"] {
             let run = try VTKSoftFFmpeg.run("vainfo", ["--display", "x11", "-a"], extraEnvironment: ["VTKSOFT_ENCODER": engine])

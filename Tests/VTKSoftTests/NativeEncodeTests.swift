@@ -144,21 +144,12 @@ struct NativeEncodeTests {
             var dataID = VABufferID(VA_INVALID_ID)
             var data = packedBytes
             try base.check(vaCreateBuffer(display, context, VAEncPackedHeaderDataBufferType, UInt32(data.count), 1, &data, &dataID), "packed data")
-            var buffers = [try base.createBuffer(context, VAEncSequenceParameterBufferType, sequence),
-                           try base.createBuffer(context, VAEncPictureParameterBufferType, picture),
-                           try base.createBuffer(context, VAEncPackedHeaderParameterBufferType, packedParameter), dataID,
-                           try base.createBuffer(context, VAEncSliceParameterBufferType, slice)]
-            defer { for b in buffers { vaDestroyBuffer(display, b) } }
-            try base.check(vaBeginPicture(display, context, source), "vaBeginPicture")
-            try base.check(vaRenderPicture(display, context, &buffers, Int32(buffers.count)), "vaRenderPicture")
-            let status = vaEndPicture(display, context)
+            let status = try endPicture([try base.createBuffer(context, VAEncSequenceParameterBufferType, sequence),
+                                         try base.createBuffer(context, VAEncPictureParameterBufferType, picture),
+                                         try base.createBuffer(context, VAEncPackedHeaderParameterBufferType, packedParameter), dataID,
+                                         try base.createBuffer(context, VAEncSliceParameterBufferType, slice)])
             guard status == VA_STATUS_SUCCESS else { return (status, []) }
-            var pointer: UnsafeMutableRawPointer?
-            try base.check(vaMapBuffer(display, codedID, &pointer), "map coded")
-            defer { vaUnmapBuffer(display, codedID) }
-            let segment = try #require(pointer).assumingMemoryBound(to: VACodedBufferSegment.self).pointee
-            let payload = try #require(segment.buf).assumingMemoryBound(to: UInt8.self)
-            return (status, Array(UnsafeBufferPointer(start: payload, count: Int(segment.size))))
+            return (status, try base.codedBytes(codedID))
         }
 
         /// The slice's pred_weight_table fields (list 0) from `t`.

@@ -27,7 +27,7 @@ struct PersonaFFmpegTests {
     }
 
     @Test("vainfo --display x11 under each persona lists what its table says",
-          .enabled(if: VTKSoftFFmpeg.isAvailable && ProcessRunner.which("vainfo") != nil, "needs vainfo, Xvfb, ffmpeg and the built driver"),
+          .enabled(if: VTKSoftFFmpeg.vainfoUnavailableReason == nil, "\(VTKSoftFFmpeg.vainfoUnavailableReason ?? "")"),
           arguments: listings.map(\.0))
     func vainfo(persona: String) throws {
         let (_, vendor, present, absent) = try #require(Self.listings.first { $0.0 == persona })

@@ -82,7 +82,7 @@ enum PresentingClients {
 
     /// vtksoft on the test's Xvfb; gstreamer-vaapi otherwise refuses drivers not on its list.
     static var environment: [String: String] {
-        VTKSoftDriverLocation.environment(display: Xvfb.shared?.display ?? ":0", extra: ["GST_VAAPI_ALL_DRIVERS": "1"])
+        VTKSoftDriverLocation.clientEnvironment(display: Xvfb.shared?.display ?? ":0", extra: ["GST_VAAPI_ALL_DRIVERS": "1"])
     }
 
     /// BT.601 through two different converters (vtksoft's libyuv, FFmpeg's swscale) differs by a level or two.

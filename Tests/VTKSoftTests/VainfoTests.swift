@@ -4,8 +4,7 @@ import VTKTestSupport
 @Suite("vainfo through vtksoft")
 struct VainfoTests {
     @Test("vainfo --display x11 lists H.264 CB/Main/High with VLD and EncSlice",
-          .enabled(if: VTKSoftFFmpeg.isAvailable && ProcessRunner.which("vainfo") != nil,
-                   "needs vainfo, Xvfb, ffmpeg and the built driver"))
+          .enabled(if: VTKSoftFFmpeg.vainfoUnavailableReason == nil, "\(VTKSoftFFmpeg.vainfoUnavailableReason ?? "")"))
     func listsProfiles() throws {
         let run = try VTKSoftFFmpeg.run("vainfo", ["--display", "x11"])
         let text = run.result.stdoutText + run.result.stderrText

@@ -28,10 +28,18 @@ public enum VTKSoftDriverLocation {
 
     public static let missingMessage = "\(fileName) not found beside the test bundle (build it with swift build, or set VTKSOFT_DRIVERS_PATH)"
 
-    /// Environment for a VA client process (ffmpeg, vainfo) to use vtksoft on `display`.
+    /// Environment for a process (ffmpeg, vainfo, vtk) to use vtksoft on `display`.
     public static func environment(display: String, extra: [String: String] = [:]) -> [String: String] {
         var env = ["LIBVA_DRIVER_NAME": "libvtksoft", "DISPLAY": display, "LIBVA_MESSAGING_LEVEL": "1"]
         if let directory { env["LIBVA_DRIVERS_PATH"] = directory.path }
         return env.merging(extra) { $1 }
+    }
+
+    /// ``environment(display:extra:)`` for a third-party VA client (ffmpeg, vainfo, gst-launch-1.0, mpv): under a
+    /// sanitizer, with its runtime preloaded (``Sanitizer/clientEnvironment``). Never for vtk's own programs,
+    /// which carry the runtime already (a second one is refused).
+    public static func clientEnvironment(display: String, extra: [String: String] = [:]) -> [String: String] {
+        guard case .success(let preload) = Sanitizer.clientEnvironment else { return environment(display: display, extra: extra) }
+        return environment(display: display, extra: preload.merging(extra) { $1 })
     }
 }

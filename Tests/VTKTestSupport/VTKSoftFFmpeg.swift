@@ -1,13 +1,11 @@
 import Foundation
 
-/// Runs third-party VA clients (ffmpeg, vainfo) against vtksoft on the test process's Xvfb display.
+/// Runs third-party VA clients (ffmpeg, vainfo) against vtksoft on the test process's Xvfb display; under a
+/// sanitizer, with its runtime preloaded (``VTKSoftDriverLocation/clientEnvironment(display:extra:)``).
 public enum VTKSoftFFmpeg {
     /// Why third-party client tests cannot run here, or nil when they can.
     public static let unavailableReason: String? = {
-        if let sanitizer = Sanitizer.active {
-            return "built with the \(sanitizer) sanitizer: a third-party VA client (ffmpeg, vainfo) cannot load the instrumented "
-                + "vtksoft without the sanitizer runtime loaded first: skipping the third-party VA client checks"
-        }
+        if let reason = Sanitizer.clientUnavailableReason { return reason }
         if !ProcessRunner.hasFFmpeg { return "ffmpeg/ffprobe not installed: skipping the third-party VA client checks" }
         if !Xvfb.isInstalled { return "Xvfb not installed: skipping the third-party VA client checks" }
         if VTKSoftDriverLocation.directory == nil { return VTKSoftDriverLocation.missingMessage }
@@ -16,6 +14,12 @@ public enum VTKSoftFFmpeg {
     }()
 
     public static var isAvailable: Bool { unavailableReason == nil }
+
+    /// Why vainfo cannot be run against vtksoft here, or nil when it can.
+    public static var vainfoUnavailableReason: String? {
+        if let unavailableReason { return unavailableReason }
+        return ProcessRunner.which("vainfo") == nil ? "vainfo not installed (package vainfo): skipping the vainfo checks" : nil
+    }
 
     /// `-init_hw_device` value naming the VA device on the private X display.
     public static var hwDevice: String { "vaapi=va:\(Xvfb.shared?.display ?? ":0")" }
@@ -48,9 +52,9 @@ public enum VTKSoftFFmpeg {
         return Run(result: result, leakedObjects: firstNumber(leakFile), violations: firstNumber(violationFile))
     }
 
-    /// Runs `tool` with vtksoft as the VA driver; `extraEnvironment` adds e.g. VTKSOFT_CAPTURE.
+    /// Runs the third-party VA client `tool` with vtksoft as the VA driver; `extraEnvironment` adds e.g. VTKSOFT_CAPTURE.
     public static func run(_ tool: String, _ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> Run {
-        try runReporting(tool, arguments, environment: VTKSoftDriverLocation.environment(display: Xvfb.shared?.display ?? ":0", extra: extraEnvironment))
+        try runReporting(tool, arguments, environment: VTKSoftDriverLocation.clientEnvironment(display: Xvfb.shared?.display ?? ":0", extra: extraEnvironment))
     }
 
     /// MD5 of the decoded output as planar I420, decoded by FFmpeg through VA-API (vtksoft). The
@@ -97,16 +101,4 @@ public enum VTKSoftFFmpeg {
         let rest = stderr[range.upperBound...].prefix { !$0.isWhitespace }
         return rest == "inf" ? .infinity : Double(rest)
     }
-}
-
-/// Whether this test process runs under a sanitizer: $VTK_SANITIZER (set by `make sanitize`), or the
-/// sanitizer runtime's own symbols in the process.
-public enum Sanitizer {
-    public static let active: String? = {
-        if let name = ProcessInfo.processInfo.environment["VTK_SANITIZER"], !name.isEmpty { return name }
-        let process = dlopen(nil, RTLD_NOW)
-        if dlsym(process, "__asan_init") != nil { return "address" }
-        if dlsym(process, "__tsan_init") != nil { return "thread" }
-        return nil
-    }()
 }

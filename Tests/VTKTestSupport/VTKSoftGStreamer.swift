@@ -5,7 +5,7 @@ public enum VTKSoftGStreamer {
     /// The environment of a GStreamer client of vtksoft: gstreamer-vaapi refuses drivers not on its list
     /// (vtksoft) unless GST_VAAPI_ALL_DRIVERS is set.
     static var environment: [String: String] {
-        VTKSoftDriverLocation.environment(display: Xvfb.shared?.display ?? ":0", extra: ["GST_VAAPI_ALL_DRIVERS": "1"])
+        VTKSoftDriverLocation.clientEnvironment(display: Xvfb.shared?.display ?? ":0", extra: ["GST_VAAPI_ALL_DRIVERS": "1"])
     }
 
     /// Why the GStreamer checks cannot run here, or nil when they can.

@@ -37,6 +37,41 @@ struct EncodeFuzzInput {
     }
 }
 
+extension EncodeFuzzInput {
+    /// Setup bits 2-3: the rate control mode.
+    var rateControl: UInt32 { UInt32([VA_RC_CQP, VA_RC_CBR, VA_RC_VBR, VA_RC_CQP][Int(setup >> 2) & 3]) }
+    /// Setup bits 4-5: who writes the parameter sets (the persona's packed-header policy).
+    var policy: PackedHeaderPolicy { [.driverUnlessClient, .clientOnly, .driverOnly, .driverUnlessClient][Int(setup >> 4) & 3] }
+    /// What the harness's session is told the client packs: sequence and slice headers.
+    static let packedHeaders = UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE)
+}
+
+/// A reference picture entry of a codec's VA parameters (VAPictureH264, VAPictureHEVC).
+protocol EncodeFuzzEntry {
+    init()
+    var picture_id: VASurfaceID { get set }
+    var flags: UInt32 { get set }
+    /// VA_PICTURE_H264_INVALID, VA_PICTURE_HEVC_INVALID.
+    static var invalidFlag: UInt32 { get }
+}
+
+extension EncodeFuzzEntry {
+    /// The entry that pads the codec's C arrays: no surface, flagged invalid.
+    static var invalid: Self {
+        var p = Self()
+        p.picture_id = VASurfaceID(VA_INVALID_SURFACE)
+        p.flags = invalidFlag
+        return p
+    }
+}
+
+/// The four surfaces a harness names 0...3, `side` x `side`: the source (0, the gradient) and three reconstructions.
+func encodeFuzzSurfaces(side: Int, format: SurfaceFormat = .nv12) -> [Surface] {
+    let surfaces = (0..<4).map { _ in Surface(width: side, height: side, format: format) }
+    encodeFuzzFill(surfaces[0])
+    return surfaces
+}
+
 /// One picture of a harness: its clean parameters.
 struct EncodeFuzzPicture<Sequence, Picture, Slice> {
     var sequence: Sequence
@@ -44,8 +79,9 @@ struct EncodeFuzzPicture<Sequence, Picture, Slice> {
     var slice: Slice
 }
 
-/// `entries` written into a C array of `Entry` (reference lists and frames), the rest `invalid`.
-func encodeFuzzFill<Entry, Tuple>(_ tuple: inout Tuple, _ entries: [Entry], invalid: Entry) {
+/// `entries` written into a C array of `Entry` (reference lists and frames), the rest invalid.
+func encodeFuzzFill<Entry: EncodeFuzzEntry, Tuple>(_ tuple: inout Tuple, _ entries: [Entry]) {
+    let invalid = Entry.invalid
     withUnsafeMutableBytes(of: &tuple) { raw in
         for i in 0..<raw.count / MemoryLayout<Entry>.stride {
             raw.storeBytes(of: i < entries.count ? entries[i] : invalid, toByteOffset: i * MemoryLayout<Entry>.stride, as: Entry.self)

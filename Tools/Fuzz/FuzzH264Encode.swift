@@ -21,26 +21,17 @@ private func entry(_ id: VASurfaceID, poc: Int32, frameIdx: UInt32) -> VAPicture
     return p
 }
 
-/// `VAPictureH264` entries written into a C array, the rest invalid.
-private func fill<Tuple>(_ tuple: inout Tuple, _ entries: [VAPictureH264]) {
-    var invalid = VAPictureH264()
-    invalid.picture_id = VASurfaceID(VA_INVALID_ID)
-    invalid.flags = UInt32(VA_PICTURE_H264_INVALID)
-    encodeFuzzFill(&tuple, entries, invalid: invalid)
+extension VAPictureH264: EncodeFuzzEntry {
+    static let invalidFlag = UInt32(VA_PICTURE_H264_INVALID)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzH264Encode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = EncodeFuzzInput(data, size)
-    let setup = input.setup
-    let profile = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High, VAProfileH264High][Int(setup) & 3]
-    let rateControl = [VA_RC_CQP, VA_RC_CBR, VA_RC_VBR, VA_RC_CQP][Int(setup >> 2) & 3]
-    let policy: PackedHeaderPolicy = [.driverUnlessClient, .clientOnly, .driverOnly, .driverUnlessClient][Int(setup >> 4) & 3]
-    let session = NativeEncodeSession(profile: profile, rateControl: UInt32(rateControl),
-                                      packedHeaders: UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE), policy: policy)
+    let profile = [VAProfileH264ConstrainedBaseline, VAProfileH264Main, VAProfileH264High, VAProfileH264High][Int(input.setup) & 3]
+    let session = NativeEncodeSession(profile: profile, rateControl: input.rateControl, packedHeaders: EncodeFuzzInput.packedHeaders, policy: input.policy)
     let side = 32
-    let surfaces = (0..<4).map { _ in Surface(width: side, height: side) }
-    encodeFuzzFill(surfaces[0])
+    let surfaces = encodeFuzzSurfaces(side: side)
 
     var sequence = VAEncSequenceParameterBufferH264()
     sequence.level_idc = 30
@@ -64,7 +55,7 @@ public func fuzzH264Encode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     let pictures = plan.enumerated().map { index, step in
         var picture = VAEncPictureParameterBufferH264()
         picture.CurrPic = entry(step.target, poc: step.poc, frameIdx: UInt32(index))
-        fill(&picture.ReferenceFrames, step.list0 + step.list1)
+        encodeFuzzFill(&picture.ReferenceFrames, step.list0 + step.list1)
         picture.frame_num = UInt16(index)
         picture.pic_init_qp = 30
         picture.pic_fields.bits.idr_pic_flag = index == 0 ? 1 : 0
@@ -77,8 +68,8 @@ public func fuzzH264Encode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         slice.slice_type = [2, 0, 1][index]
         slice.pic_order_cnt_lsb = UInt16(step.poc)
         slice.num_ref_idx_active_override_flag = 1
-        fill(&slice.RefPicList0, step.list0)
-        fill(&slice.RefPicList1, step.list1)
+        encodeFuzzFill(&slice.RefPicList0, step.list0)
+        encodeFuzzFill(&slice.RefPicList1, step.list1)
         return EncodeFuzzPicture(sequence: sequence, picture: picture, slice: slice)
     }
     encodeFuzzRun(session, input, pictures: pictures, source: surfaces[0], surfaces: surfaces)

@@ -19,12 +19,8 @@ private func entry(_ id: VASurfaceID, poc: Int32) -> VAPictureHEVC {
     return p
 }
 
-/// `VAPictureHEVC` entries written into a C array, the rest invalid.
-private func fill<Tuple>(_ tuple: inout Tuple, _ entries: [VAPictureHEVC]) {
-    var invalid = VAPictureHEVC()
-    invalid.picture_id = VASurfaceID(VA_INVALID_SURFACE)
-    invalid.flags = UInt32(VA_PICTURE_HEVC_INVALID)
-    encodeFuzzFill(&tuple, entries, invalid: invalid)
+extension VAPictureHEVC: EncodeFuzzEntry {
+    static let invalidFlag = UInt32(VA_PICTURE_HEVC_INVALID)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -33,16 +29,13 @@ public func fuzzHEVCEncode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     let setup = input.setup
     let tenBit = setup & 1 != 0
     let ctbLog2 = setup & 2 != 0 ? 5 : 4
-    let rateControl = [VA_RC_CQP, VA_RC_CBR, VA_RC_VBR, VA_RC_CQP][Int(setup >> 2) & 3]
-    let policy: PackedHeaderPolicy = [.driverUnlessClient, .clientOnly, .driverOnly, .driverUnlessClient][Int(setup >> 4) & 3]
     var limits = HEVCEncodeSession.Limits()
     limits.futureReferences = setup & 0x40 == 0
     if setup & 0x80 != 0 { limits.ctbLog2Sizes = 5...5 }
-    let session = HEVCEncodeSession(profile: tenBit ? VAProfileHEVCMain10 : VAProfileHEVCMain, rateControl: UInt32(rateControl),
-                                    packedHeaders: UInt32(VA_ENC_PACKED_HEADER_SEQUENCE | VA_ENC_PACKED_HEADER_SLICE), policy: policy, limits: limits)
+    let session = HEVCEncodeSession(profile: tenBit ? VAProfileHEVCMain10 : VAProfileHEVCMain, rateControl: input.rateControl,
+                                    packedHeaders: EncodeFuzzInput.packedHeaders, policy: input.policy, limits: limits)
     let side = 16
-    let surfaces = (0..<4).map { _ in Surface(width: side, height: side, format: tenBit ? .p010 : .nv12) }
-    encodeFuzzFill(surfaces[0])
+    let surfaces = encodeFuzzSurfaces(side: side, format: tenBit ? .p010 : .nv12)
 
     // The clean sequence: 16x16 Main (or Main 10), CTB 16 or 32, 8x8 coding blocks, 4x4...16 transforms.
     var sequence = VAEncSequenceParameterBufferHEVC()
@@ -76,7 +69,7 @@ public func fuzzHEVCEncode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         var picture = VAEncPictureParameterBufferHEVC()
         picture.decoded_curr_pic = entry(step.target, poc: step.poc)
         picture.decoded_curr_pic.flags = 0
-        fill(&picture.reference_frames, step.list0 + step.list1)
+        encodeFuzzFill(&picture.reference_frames, step.list0 + step.list1)
         picture.collocated_ref_pic_index = index == 0 ? 0xFF : 0
         picture.pic_init_qp = 30
         picture.nal_unit_type = index == 0 ? 19 : 1
@@ -92,8 +85,8 @@ public func fuzzHEVCEncode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         slice.slice_fields.bits.slice_temporal_mvp_enabled_flag = 1
         slice.slice_fields.bits.slice_sao_luma_flag = 1
         slice.slice_fields.bits.slice_sao_chroma_flag = 1
-        fill(&slice.ref_pic_list0, step.list0)
-        fill(&slice.ref_pic_list1, step.list1)
+        encodeFuzzFill(&slice.ref_pic_list0, step.list0)
+        encodeFuzzFill(&slice.ref_pic_list1, step.list1)
         return EncodeFuzzPicture(sequence: sequence, picture: picture, slice: slice)
     }
     encodeFuzzRun(session, input, pictures: pictures, source: surfaces[0], surfaces: surfaces)
