@@ -11,7 +11,8 @@ public struct CompressionProperties: Hashable, Sendable {
     }
 
     public enum RateControl: String, Hashable, Sendable, CaseIterable {
-        /// Every picture at ``CompressionProperties/quantizer`` (VA_RC_CQP).
+        /// P pictures at ``CompressionProperties/quantizer``, I pictures 3 finer and B pictures 3 (a pyramid's
+        /// reference B) or 4 coarser (VA_RC_CQP).
         case constantQP = "CQP"
         /// ``CompressionProperties/averageBitRate`` held over a one-second buffer (VA_RC_CBR).
         case constantBitRate = "CBR"
@@ -45,7 +46,7 @@ public struct CompressionProperties: Hashable, Sendable {
     public var hevcProfile: HEVCProfile = .main
 
     public var rateControl: RateControl = .constantQP
-    /// QP for ``RateControl/constantQP``, 0...51.
+    /// QP of P pictures for ``RateControl/constantQP``, 0...51 (I and B offset from it, clipped to 0...51).
     public var quantizer: Int = 26
     /// Bits per second for CBR and VBR (kVTCompressionPropertyKey_AverageBitRate).
     public var averageBitRate: Int?

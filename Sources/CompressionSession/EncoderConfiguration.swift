@@ -290,20 +290,29 @@ struct EncoderConfiguration: Sendable {
     }
     var maxNumRefFrames: Int { gopConfiguration.maxNumRefFrames }
 
-    /// QP offsets at CQP by layer, as x264 (B-pyramid) and the HEVC reference encoder set them: a B picture
-    /// nothing references is one QP coarser than the asked QP; I, P and a pyramid's reference B keep it. On 300
-    /// frames of real 720p at QP 27 (issue 16) FFmpeg h264_vaapi's default, every B at 1.2 times the P QP
-    /// (b_quant_factor 6/5), cost 0.19-0.26 dB of Y-PSNR against --bframes 0; this keeps the pyramid above it
-    /// (+0.15 dB, 12% fewer bits). FFmpeg matches it with -b_qfactor 1 -b_qoffset 1 but for the pyramid's
-    /// reference B (EncodeParityTests, rule 13).
-    static let nonReferenceBQuantizerOffset = 1
+    /// QP offsets at CQP from the asked QP, which P pictures get: I pictures 3 finer, a pyramid's reference B
+    /// pictures 3 coarser and other B pictures 4 (H.264 and H.265). x264 at `-qp` codes I 3 finer (ipratio 1.4)
+    /// and B 2 coarser (pbratio 1.3), its reference B between; vtksoft's native engine, which codes B macroblocks
+    /// as 16x16 partitions only, gains from a steeper B side. Measured with `vtk-bench --only encoder-table`
+    /// (150 frames of two 720p contents, BD-rate against x264 veryfast, B rows `--bframes 3 --b-pyramid`):
+    /// the former I/P 0, reference B 0, B +1 gave +17.3% and +23.0% with B-frames, +9.6% and +13.8% P only; x264's
+    /// −3/+1/+2 gave +9.2%, +8.8% and +9.0%, +6.9%; −3/+2/+3 +7.0%, +5.9%; −3/+3/+4 +7.0%, +4.5%; −3/+3/+5
+    /// +7.7%, +4.0%; −4/+1/+2 +9.9%, +7.7% (P only +9.7%, +5.9%). H.265 on vtksoft's engine (40 frames of the
+    /// first content), this ladder against the former: −1.2% P only, −13.0% with B-frames. FFmpeg's VA-API encoders
+    /// match it with `-i_qfactor 1 -i_qoffset -3 -b_qfactor 1 -b_qoffset 4` but for the pyramid's reference B
+    /// (EncodeParityTests rule 13, HEVCEncodeParityTests rule 14).
+    static let quantizerLadder = (intra: -3, referenceB: 3, nonReferenceB: 4)
 
-    /// QP of a picture at CQP (see ``nonReferenceBQuantizerOffset``); with a rate controller, the driver's
-    /// initial QP (26).
+    /// QP of a picture at CQP (see ``quantizerLadder``); with a rate controller, the driver's initial QP (26).
     func quantizer(for plan: H264GOPPlanner.PicturePlan) -> Int {
         guard rateControl == .constantQP else { return 26 }
-        return plan.type == .b && !plan.isReference ? min(51, quantizer + Self.nonReferenceBQuantizerOffset) : quantizer
+        let ladder = Self.quantizerLadder
+        let offset = plan.isIntra ? ladder.intra : plan.type == .b ? (plan.isReference ? ladder.referenceB : ladder.nonReferenceB) : 0
+        return min(51, max(0, quantizer + offset))
     }
+
+    /// pic_init_qp (H.264) and init_qp (H.265) at CQP: the intra QP, as FFmpeg's VA-API encoders set it (fixed_qp_idr).
+    var initialQuantizer: Int { min(51, max(0, quantizer + Self.quantizerLadder.intra)) }
     var maxNumReorderFrames: Int { gopConfiguration.maxNumReorderFrames }
     var maxDecFrameBuffering: Int { gopConfiguration.maxDecFrameBuffering }
     var vaEntrypoint: VAEntrypoint { capabilities.entrypoint }

@@ -73,7 +73,7 @@ struct H264StreamHeaders {
         // Defaults of one reference each; a slice with more overrides them (as FFmpeg writes).
         p.numRefIdxL0DefaultActiveMinus1 = 0
         p.numRefIdxL1DefaultActiveMinus1 = 0
-        p.picInitQpMinus26 = c.rateControl == .constantQP ? c.quantizer - 26 : 0
+        p.picInitQpMinus26 = c.rateControl == .constantQP ? c.initialQuantizer - 26 : 0
         // The deblocking filter with default strength everywhere: no slice fields for it (as FFmpeg).
         p.deblockingFilterControlPresentFlag = false
         if c.profile == .high {

@@ -83,7 +83,7 @@ struct H265StreamHeaders {
         p.numRefIdxL0DefaultActiveMinus1 = 0
         p.numRefIdxL1DefaultActiveMinus1 = 0
         // Under a rate controller the first QP is the driver's; the PPS says 30, as FFmpeg's hevc_vaapi writes it.
-        p.initQpMinus26 = c.rateControl == .constantQP ? c.quantizer - 26 : 4
+        p.initQpMinus26 = c.rateControl == .constantQP ? c.initialQuantizer - 26 : 4
         // A rate controller adapts the QP inside the picture (FFmpeg: cu_qp_delta with every mode but CQP).
         p.cuQpDeltaEnabledFlag = c.rateControl != .constantQP
         p.loopFilterAcrossSlicesEnabledFlag = true

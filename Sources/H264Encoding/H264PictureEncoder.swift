@@ -56,7 +56,6 @@ public struct H264PictureEncoder {
             throw .inconsistent("chroma_qp_index_offset \(pps.chromaQpIndexOffset) / second_chroma_qp_index_offset \(pps.secondChromaQpIndexOffset) outside -12...12")
         }
         guard pps.numSliceGroupsMinus1 == 0 else { throw .unsupported("slice groups (FMO)") }
-        guard !pps.weightedPredFlag, pps.weightedBipredIdc == 0 else { throw .unsupported("weighted prediction") }
         let w = sps.picWidthInMbs, h = sps.frameHeightInMbs
         guard request.source.luma.width == 16 * w, request.source.luma.height == 16 * h,
               request.source.cb.width == 8 * w, request.source.cb.height == 8 * h, request.source.cr.width == 8 * w, request.source.cr.height == 8 * h else {
@@ -80,6 +79,12 @@ public struct H264PictureEncoder {
             }
         }
         guard covered == w * h else { throw .inconsistent("the slices cover \(covered) macroblocks of \(w * h)") }
+        // 8.4.2.3: each slice's weighted sample prediction, checked before anything is coded.
+        var sliceWeights: [PredictionWeights] = []
+        for slice in request.slices {
+            sliceWeights.append(try PredictionWeights(pps: pps, header: slice.header, type: slice.header.sliceType, current: request.picOrderCnt,
+                                                      list0: request.refPicList0, list1: request.refPicList1))
+        }
 
         // The reconstruction's planes, apart while written (the picture's observers would make one access of all three).
         var reconLuma = PaddedPlane(width: 16 * w, height: 16 * h, padding: Self.padding)
@@ -209,6 +214,7 @@ public struct H264PictureEncoder {
                         numRefIdxL1ActiveMinus1: override ? header.numRefIdxL1ActiveMinus1 : pps.numRefIdxL1DefaultActiveMinus1,
                         transform8x8Mode: pps.transform8x8ModeFlag, direct8x8Inference: sps.direct8x8InferenceFlag,
                         constrainedIntraPred: pps.constrainedIntraPredFlag)
+                    encoder.weights = sliceWeights[i]
                     let rbsp = pps.entropyCodingModeFlag
                         ? SliceEncoder.encode(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
                                               macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,

@@ -67,6 +67,8 @@ struct MacroblockEncoder {
 
     /// direct_spatial_mv_pred_flag of the current slice (B only).
     var directSpatial = false
+    /// Weighted sample prediction of the current slice (8.4.2.3).
+    var weights = PredictionWeights()
 
     mutating func encode(mbAddr: Int, slice: Int32, sliceType: SliceType, qp: Int, into mb: inout MacroblockSyntax) {
         self.mbAddr = mbAddr
@@ -463,6 +465,7 @@ struct MacroblockEncoder {
         let mvp = MotionVectorPrediction.predict(refIdx: 0, a, b, c)
         // P_Skip first: its prediction with no residual, if the residual would quantise away.
         predictInterLuma(ref, mv: skipMV, into: s.predY)
+        weights.applySingle(list: 0, refIdx: 0, y: s.predY, cb: nil, cr: nil)
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let skipSAD = MotionSearch.sad16x16(srcY, ctx.sourceY.stride, s.predY, 16)
         // What the probe leaves in the scratch for skipMV, reused when the search ends there.
@@ -470,6 +473,7 @@ struct MacroblockEncoder {
         var probedLumaCBP: Int? = nil, probedChromaCBP: Int? = nil
         if skipSAD < Self.skipProbeSAD[qp] {
             predictInterChroma(ref, mv: skipMV, cb: s.predCb, cr: s.predCr)
+            weights.applySingle(list: 0, refIdx: 0, y: nil, cb: s.predCb, cr: s.predCr)
             chromaPredicted = true
             mb.reset(kind: .pL016x16)
             let lumaCBP = quantizeLumaInter()
@@ -506,11 +510,15 @@ struct MacroblockEncoder {
         mb.mvdL0 = (Int32(best.mv.x - bestMVP.x), Int32(best.mv.y - bestMVP.y))
         if intraTried || best.mv != skipMV || bestRef != 0 {
             predictInterLuma(bestPlanes, mv: best.mv, into: s.predY)
+            weights.applySingle(list: 0, refIdx: bestRef, y: s.predY, cb: nil, cr: nil)
             chromaPredicted = false
             probedLumaCBP = nil
             probedChromaCBP = nil
         }
-        if !chromaPredicted { predictInterChroma(bestPlanes, mv: best.mv, cb: s.predCb, cr: s.predCr) }
+        if !chromaPredicted {
+            predictInterChroma(bestPlanes, mv: best.mv, cb: s.predCb, cr: s.predCr)
+            weights.applySingle(list: 0, refIdx: bestRef, y: nil, cb: s.predCb, cr: s.predCr)
+        }
         let luma = codeLumaInterChoosingTransform(&mb, probedCBP: probedLumaCBP)
         mb.codedBlockPatternLuma = luma.cbp
         if let cbpC = probedChromaCBP {
@@ -622,15 +630,15 @@ struct MacroblockEncoder {
             best1 = bi1
             predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
             predictInter(ref1, mv: best1.mv, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
-            InterPrediction.average(s.predY, s.tmpY, count: 256)
-            InterPrediction.average(s.predCb, s.tmpCb, count: 64)
-            InterPrediction.average(s.predCr, s.tmpCr, count: 64)
+            weights.applyBi(refIdx0: 0, refIdx1: 0, y: s.predY, s.tmpY, cb: s.predCb, s.tmpCb, cr: s.predCr, s.tmpCr)
         } else if cost0 == bestCost {
             mb.reset(kind: .bL016x16)
             predictInter(ref0, mv: best0.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+            weights.applySingle(list: 0, refIdx: 0, y: s.predY, cb: s.predCb, cr: s.predCr)
         } else {
             mb.reset(kind: .bL116x16)
             predictInter(ref1, mv: best1.mv, y: s.predY, cb: s.predCb, cr: s.predCr)
+            weights.applySingle(list: 1, refIdx: 0, y: s.predY, cb: s.predCb, cr: s.predCr)
         }
         let uses0 = mb.kind != .bL116x16, uses1 = mb.kind != .bL016x16
         if uses0 { mb.mvdL0 = (Int32(best0.mv.x - mvp0.x), Int32(best0.mv.y - mvp0.y)) }
@@ -658,7 +666,7 @@ struct MacroblockEncoder {
         predict(ref0, r0.mv, s.predY)
         predict(ref1, r1.mv, s.tmpY)
         s.candY.update(from: s.predY, count: 256)
-        InterPrediction.average(s.candY, s.tmpY, count: 256)
+        weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: s.tmpY, dstIsList0: true)
         var best = MotionSearch.satd16x16(srcY, ss, s.candY, 16)
         r0.bits = bits(r0.mv, mvp0)
         r1.bits = bits(r1.mv, mvp1)
@@ -674,7 +682,7 @@ struct MacroblockEncoder {
                     for dx in Int16(-1)...1 where dx != 0 || dy != 0 {
                         let mv = centre &+ SIMD2(dx, dy)
                         predict(ref, mv, s.candY)
-                        InterPrediction.average(s.candY, held, count: 256)
+                        weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list == 0)
                         let b = bits(mv, mvp), satd = MotionSearch.satd16x16(srcY, ss, s.candY, 16)
                         if satd + lambda * (b + fixedBits) < bestCost { bestCost = satd + lambda * (b + fixedBits); best = satd; r.mv = mv; r.bits = b }
                     }
@@ -687,18 +695,19 @@ struct MacroblockEncoder {
         return best + lambda * (r0.bits + r1.bits)
     }
 
-    /// The direct prediction: one list, or the average of both (8.4.2.3.1).
+    /// The direct prediction: one list, or both (8.4.2.3), weighted as the slice says.
     private func predictDirect(_ d: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)) {
-        if d.refIdx[0] >= 0 && d.refIdx[1] >= 0 {
-            predictInter(ctx.list0[Int(d.refIdx[0])], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
-            predictInter(ctx.list1[Int(d.refIdx[1])], mv: d.mvL1, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
-            InterPrediction.average(s.predY, s.tmpY, count: 256)
-            InterPrediction.average(s.predCb, s.tmpCb, count: 64)
-            InterPrediction.average(s.predCr, s.tmpCr, count: 64)
-        } else if d.refIdx[0] >= 0 {
-            predictInter(ctx.list0[Int(d.refIdx[0])], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
+        let r0 = Int(d.refIdx[0]), r1 = Int(d.refIdx[1])
+        if r0 >= 0 && r1 >= 0 {
+            predictInter(ctx.list0[r0], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
+            predictInter(ctx.list1[r1], mv: d.mvL1, y: s.tmpY, cb: s.tmpCb, cr: s.tmpCr)
+            weights.applyBi(refIdx0: r0, refIdx1: r1, y: s.predY, s.tmpY, cb: s.predCb, s.tmpCb, cr: s.predCr, s.tmpCr)
+        } else if r0 >= 0 {
+            predictInter(ctx.list0[r0], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
+            weights.applySingle(list: 0, refIdx: r0, y: s.predY, cb: s.predCb, cr: s.predCr)
         } else {
-            predictInter(ctx.list1[Int(d.refIdx[1])], mv: d.mvL1, y: s.predY, cb: s.predCb, cr: s.predCr)
+            predictInter(ctx.list1[r1], mv: d.mvL1, y: s.predY, cb: s.predCb, cr: s.predCr)
+            weights.applySingle(list: 1, refIdx: r1, y: s.predY, cb: s.predCb, cr: s.predCr)
         }
     }
 

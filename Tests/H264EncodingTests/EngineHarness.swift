@@ -74,6 +74,11 @@ enum EngineHarness {
         /// RefPicList0 of P pictures: up to this many references, the most recent first (8.2.4.2.1);
         /// num_ref_idx_l0_active_minus1 overridden in the slice header when more than one.
         var referencesP = 1
+        /// PPS weighted_bipred_idc: 1 explicit (``weightTable``), 2 implicit from POC distances (8.4.3).
+        var weightedBipredIdc = 0
+        /// PPS weighted_pred_flag 1 (explicit weights in P slices) when set: the pred_weight_table of a P or
+        /// (weighted_bipred_idc 1) B picture, from its display index and its lists' sizes.
+        var weightTable: (@Sendable (_ display: Int, _ l0: Int, _ l1: Int) -> PredWeightTable)? = nil
     }
 
     static func parameterSets(width: Int, height: Int, _ c: Config) -> (SequenceParameterSet, PictureParameterSet) {
@@ -101,6 +106,8 @@ enum EngineHarness {
         pps.entropyCodingModeFlag = !c.cavlc
         pps.deblockingFilterControlPresentFlag = true
         pps.constrainedIntraPredFlag = c.constrainedIntraPred
+        pps.weightedPredFlag = c.weightTable != nil
+        pps.weightedBipredIdc = c.weightedBipredIdc
         pps.chromaQpIndexOffset = c.chromaQPOffset
         pps.secondChromaQpIndexOffset = c.chromaQPOffset
         if c.transform8x8Mode {
@@ -140,6 +147,13 @@ enum EngineHarness {
         for (codingIndex, (type, display)) in c.pattern.enumerated() {
             let isReference = type != .b || c.referenceB.contains(display)
             let poc = 2 * display
+            // Default lists (8.2.4.2): P by recency; B by POC before / after.
+            var l0: [ReferencePicture] = [], l1: [ReferencePicture] = []
+            if type == .p { l0 = Array(references.reversed().prefix(c.referencesP)) }
+            if type == .b {
+                l0 = [references.filter { $0.picOrderCnt < poc }.max { $0.picOrderCnt < $1.picOrderCnt }!]
+                l1 = [references.filter { $0.picOrderCnt > poc }.min { $0.picOrderCnt < $1.picOrderCnt }!]
+            }
             var slices: [SliceRequest] = []
             var first = 0
             for s in 0..<c.slicesPerPicture {
@@ -162,15 +176,11 @@ enum EngineHarness {
                     h.numRefIdxActiveOverrideFlag = true
                     h.numRefIdxL0ActiveMinus1 = min(c.referencesP, references.count) - 1
                 }
+                if let table = c.weightTable, type == .p || (type == .b && c.weightedBipredIdc == 1) {
+                    h.predWeightTable = table(display, l0.count, l1.count)
+                }
                 slices.append(SliceRequest(header: h, macroblockCount: count))
                 first += count
-            }
-            // Default lists (8.2.4.2): P by recency; B by POC before / after.
-            var l0: [ReferencePicture] = [], l1: [ReferencePicture] = []
-            if type == .p { l0 = Array(references.reversed().prefix(c.referencesP)) }
-            if type == .b {
-                l0 = [references.filter { $0.picOrderCnt < poc }.max { $0.picOrderCnt < $1.picOrderCnt }!]
-                l1 = [references.filter { $0.picOrderCnt > poc }.min { $0.picOrderCnt < $1.picOrderCnt }!]
             }
             let request = EncodeRequest(sps: sps, pps: pps, slices: slices, source: picture(frames[display]),
                                         refPicList0: l0, refPicList1: l1, picOrderCnt: poc)

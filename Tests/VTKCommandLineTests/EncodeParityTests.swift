@@ -40,11 +40,11 @@ import VTKTestSupport
 ///     and idr_pic_id (rule 7); the header lengths follow.
 /// 12. level_idc under VBR: vtk takes the smallest level whose MaxBR (Table A-1) holds the peak rate, which its
 ///     HRD parameters state; FFmpeg's guess goes by the average and can name a level the HRD exceeds.
-/// 13. QP of B pictures at CQP: vtk codes non-reference B pictures at the P QP + 1 and a pyramid's reference B at
-///     the P QP (EncoderConfiguration.nonReferenceBQuantizerOffset). FFmpeg is given the same offset for its B
-///     pictures (`-b_qfactor 1 -b_qoffset 1` instead of its default factor 6/5), but 5.1 gives every B picture
-///     one QP: with a B-pyramid, the reference B's slice_qp_delta is one less in vtk's slice buffer and packed
-///     slice header.
+/// 13. QPs at CQP: vtk codes I pictures 3 QP finer than the asked (P) QP, a pyramid's reference B pictures 3 and other
+///     B pictures 4 coarser (EncoderConfiguration.quantizerLadder), with pic_init_qp the I QP as FFmpeg sets it.
+///     FFmpeg is given the same offsets (`-i_qfactor 1 -i_qoffset -3 -b_qfactor 1 -b_qoffset 4` instead of its
+///     defaults, I at the P QP and B at 6/5 of it), but 5.1 gives every B picture one QP: with a B-pyramid, the
+///     reference B's slice_qp_delta is one less in vtk's slice buffer and packed slice header.
 @Suite("Encode parameters equal FFmpeg h264_vaapi's, field by field", .serialized,
        .enabled(if: VTKBinary.available, VTKBinary.missing),
        .enabled(if: VTKSoftFFmpeg.isAvailable, "\(VTKSoftFFmpeg.unavailableReason ?? "")"))
@@ -61,21 +61,21 @@ struct EncodeParityTests {
 
     /// -bf 0/2/3, refs 1/3, CQP/CBR/VBR, Constrained Baseline/Main/High, closed and open GOP.
     static let configurations: [Configuration] = [
-        .init(ffmpeg: ["-profile:v", "high", "-bf", "0", "-g", "60", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "60"]),
-        .init(ffmpeg: ["-profile:v", "high", "-bf", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--bframes", "2", "--qp", "27", "--keyint", "60"]),
-        .init(ffmpeg: ["-profile:v", "main", "-bf", "0", "-refs", "3", "-g", "60", "-rc_mode", "CQP", "-qp", "22"],
+        .init(ffmpeg: ["-profile:v", "high", "-bf", "0", "-g", "60", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "60"]),
+        .init(ffmpeg: ["-profile:v", "high", "-bf", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--bframes", "2", "--qp", "27", "--keyint", "60"]),
+        .init(ffmpeg: ["-profile:v", "main", "-bf", "0", "-refs", "3", "-g", "60", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "22"],
               vtk: ["--profile", "main", "--refs", "3", "--qp", "22", "--keyint", "60"]),
-        .init(ffmpeg: ["-profile:v", "constrained_baseline", "-bf", "0", "-g", "60", "-rc_mode", "CQP", "-qp", "30"],
+        .init(ffmpeg: ["-profile:v", "constrained_baseline", "-bf", "0", "-g", "60", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "30"],
               vtk: ["--profile", "constrained-baseline", "--qp", "30", "--keyint", "60"]),
         .init(ffmpeg: ["-profile:v", "high", "-bf", "0", "-g", "60", "-rc_mode", "CBR", "-b:v", "400k"],
               vtk: ["--bitrate", "400k", "--rc", "cbr", "--keyint", "60"]),
         .init(ffmpeg: ["-profile:v", "main", "-bf", "2", "-g", "60", "-rc_mode", "VBR", "-b:v", "300k", "-maxrate", "600k"],
               vtk: ["--profile", "main", "--bframes", "2", "--bitrate", "300k", "--rc", "vbr", "--maxrate", "600k", "--keyint", "60"]),
-        .init(ffmpeg: ["-profile:v", "high", "-bf", "2", "-g", "4", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"],
+        .init(ffmpeg: ["-profile:v", "high", "-bf", "2", "-g", "4", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"],
               vtk: ["--bframes", "2", "--qp", "27", "--keyint", "4"]),
-        .init(ffmpeg: ["-profile:v", "high", "-bf", "2", "-g", "4", "-idr_interval", "100", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"],
+        .init(ffmpeg: ["-profile:v", "high", "-bf", "2", "-g", "4", "-idr_interval", "100", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"],
               vtk: ["--bframes", "2", "--qp", "27", "--keyint", "4", "--open-gop"]),
-        .init(ffmpeg: ["-profile:v", "high", "-bf", "3", "-b_depth", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"],
+        .init(ffmpeg: ["-profile:v", "high", "-bf", "3", "-b_depth", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"],
               vtk: ["--bframes", "3", "--b-pyramid", "--qp", "27", "--keyint", "60"]),
     ]
 

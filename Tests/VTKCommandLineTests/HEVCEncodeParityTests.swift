@@ -40,9 +40,9 @@ import VTKTestSupport
 ///     decoding process in H265ParameterTests).
 /// 13. FFmpeg 5.1 flags its pyramid's reference B pictures reference_pic_flag 0 and coding_type B (3) in VA, though
 ///     its headers make them references (TRAIL_R); vtk flags them as references, coding_type B1 (4).
-/// 14. QP of B pictures at CQP: as for H.264 (EncodeParityTests rule 13) FFmpeg is given vtk's offset of one for
-///     B pictures, but gives a pyramid's reference B that QP too; vtk codes it at the P QP: its slice_qp_delta is
-///     one less in the slice buffer and the packed slice header.
+/// 14. QPs at CQP: as for H.264 (EncodeParityTests rule 13) FFmpeg is given vtk's offsets (`-i_qfactor 1 -i_qoffset -3
+///     -b_qfactor 1 -b_qoffset 4`), but gives a pyramid's reference B the B QP too; vtk codes it one QP finer: its
+///     slice_qp_delta is one less in the slice buffer and the packed slice header.
 /// 15. collocated_from_l0_flag of an I slice, which nothing reads (7.3.6.1: inter slices with TMVP only): FFmpeg
 ///     carries over its previous picture's 1, vtk sends 0.
 @Suite("H.265 encode parameters equal FFmpeg hevc_vaapi's, field by field", .serialized,
@@ -62,21 +62,21 @@ struct HEVCEncodeParityTests {
 
     /// CQP/CBR/VBR, intra-only, B-frames 0/2/3 (with a pyramid), refs 1/3, Main and Main 10, closed and open GOP.
     static let configurations: [Configuration] = [
-        .init(ffmpeg: ["-bf", "0", "-g", "1", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "1"]),
-        .init(ffmpeg: ["-bf", "0", "-g", "60", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "60"]),
-        .init(ffmpeg: ["-bf", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"],
+        .init(ffmpeg: ["-bf", "0", "-g", "1", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "1"]),
+        .init(ffmpeg: ["-bf", "0", "-g", "60", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "60"]),
+        .init(ffmpeg: ["-bf", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"],
               vtk: ["--bframes", "2", "--qp", "27", "--keyint", "60"]),
-        .init(ffmpeg: ["-bf", "0", "-refs", "3", "-g", "60", "-rc_mode", "CQP", "-qp", "22"], vtk: ["--refs", "3", "--qp", "22", "--keyint", "60"]),
+        .init(ffmpeg: ["-bf", "0", "-refs", "3", "-g", "60", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "22"], vtk: ["--refs", "3", "--qp", "22", "--keyint", "60"]),
         .init(ffmpeg: ["-bf", "0", "-g", "60", "-rc_mode", "CBR", "-b:v", "400k"], vtk: ["--bitrate", "400k", "--rc", "cbr", "--keyint", "60"]),
         .init(ffmpeg: ["-bf", "2", "-g", "60", "-rc_mode", "VBR", "-b:v", "300k", "-maxrate", "600k"],
               vtk: ["--bframes", "2", "--bitrate", "300k", "--rc", "vbr", "--maxrate", "600k", "--keyint", "60"]),
-        .init(ffmpeg: ["-bf", "2", "-g", "4", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"],
+        .init(ffmpeg: ["-bf", "2", "-g", "4", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"],
               vtk: ["--bframes", "2", "--qp", "27", "--keyint", "4"]),
-        .init(ffmpeg: ["-bf", "2", "-g", "4", "-idr_interval", "100", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"],
+        .init(ffmpeg: ["-bf", "2", "-g", "4", "-idr_interval", "100", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"],
               vtk: ["--bframes", "2", "--qp", "27", "--keyint", "4", "--open-gop"]),
-        .init(ffmpeg: ["-bf", "3", "-b_depth", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "1", "-rc_mode", "CQP", "-qp", "27"],
+        .init(ffmpeg: ["-bf", "3", "-b_depth", "2", "-g", "60", "-b_qfactor", "1", "-b_qoffset", "4", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"],
               vtk: ["--bframes", "3", "--b-pyramid", "--qp", "27", "--keyint", "60"]),
-        .init(ffmpeg: ["-profile:v", "main10", "-bf", "0", "-g", "60", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "60"]),
+        .init(ffmpeg: ["-profile:v", "main10", "-bf", "0", "-g", "60", "-i_qfactor", "1", "-i_qoffset", "-3", "-rc_mode", "CQP", "-qp", "27"], vtk: ["--qp", "27", "--keyint", "60"]),
     ]
 
     static let frames = 8

@@ -60,6 +60,11 @@ struct NativeEncodeTests {
             /// Changes the packed slice header away from the parameters.
             var editPackedHeader: (inout SliceHeader) -> Void = { _ in }
             var packedBitLengthExtra = 0
+            /// PPS weighted_pred_flag (explicit weights in P slices), the same in every picture of a stream.
+            var weightedPred = false
+            /// The P slice's pred_weight_table with ``weightedPred``: VA's one flag per list and component is the
+            /// first entry's.
+            var weights = PredWeightTable()
         }
 
         /// Encodes the gradient as `p` says; returns the vaEndPicture status and the coded bytes.
@@ -106,9 +111,14 @@ struct NativeEncodeTests {
             withUnsafeMutableBytes(of: &slice.RefPicList1) { raw in
                 for i in 0..<32 { raw.storeBytes(of: Self.invalid, toByteOffset: i * MemoryLayout<VAPictureH264>.stride, as: VAPictureH264.self) }
             }
+            var (sps, pps) = Self.parameterSets
+            if p.weightedPred {
+                picture.pic_fields.bits.weighted_pred_flag = 1
+                pps.weightedPredFlag = true
+                if !p.list0.isEmpty { Self.fill(&slice, p.weights) }
+            }
 
             // The packed slice header: what the parameters say, then the test's edit.
-            let (sps, pps) = Self.parameterSets
             var header = SliceHeader()
             header.nalUnitType = p.idr ? .idrSlice : .nonIDRSlice
             header.nalRefIdc = p.idr ? 3 : 2
@@ -119,6 +129,7 @@ struct NativeEncodeTests {
             header.numRefIdxActiveOverrideFlag = !p.list0.isEmpty
             header.numRefIdxL0ActiveMinus1 = Int(slice.num_ref_idx_l0_active_minus1)
             header.decRefPicMarking = DecRefPicMarking()
+            if p.weightedPred && !p.list0.isEmpty { header.predWeightTable = p.weights }
             p.editPackedHeader(&header)
             var w = BitWriter()
             header.write(&w, sps: sps, pps: pps)
@@ -141,6 +152,32 @@ struct NativeEncodeTests {
             return (status, try base.codedBytes(codedID))
         }
 
+        /// The slice's pred_weight_table fields (list 0) from `t`.
+        static func fill(_ slice: inout VAEncSliceParameterBufferH264, _ t: PredWeightTable) {
+            slice.luma_log2_weight_denom = UInt8(t.lumaLog2WeightDenom)
+            slice.chroma_log2_weight_denom = UInt8(t.chromaLog2WeightDenom)
+            slice.luma_weight_l0_flag = t.l0.first?.lumaWeightFlag == true ? 1 : 0
+            slice.chroma_weight_l0_flag = t.l0.first?.chromaWeightFlag == true ? 1 : 0
+            withUnsafeMutableBytes(of: &slice.luma_weight_l0) { w in
+                withUnsafeMutableBytes(of: &slice.luma_offset_l0) { o in
+                    for (i, e) in t.l0.enumerated() {
+                        w.storeBytes(of: Int16(e.lumaWeight), toByteOffset: 2 * i, as: Int16.self)
+                        o.storeBytes(of: Int16(e.lumaOffset), toByteOffset: 2 * i, as: Int16.self)
+                    }
+                }
+            }
+            withUnsafeMutableBytes(of: &slice.chroma_weight_l0) { w in
+                withUnsafeMutableBytes(of: &slice.chroma_offset_l0) { o in
+                    for (i, e) in t.l0.enumerated() {
+                        for j in 0..<2 {
+                            w.storeBytes(of: Int16(e.chromaWeight[j]), toByteOffset: 4 * i + 2 * j, as: Int16.self)
+                            o.storeBytes(of: Int16(e.chromaOffset[j]), toByteOffset: 4 * i + 2 * j, as: Int16.self)
+                        }
+                    }
+                }
+            }
+        }
+
         /// An IDR into recon[0], then a P from it into recon[1]: the clean baseline.
         func cleanPair() throws -> [UInt8] {
             let (s0, idr) = try encode(Picture())
@@ -155,6 +192,18 @@ struct NativeEncodeTests {
     }
 
     func status(_ s: VAStatus) -> String { String(cString: vaErrorStr(s)) }
+
+    /// The luma planes of FFmpeg's software decode of `stream`, picture by picture.
+    static func ffmpegLuma(_ stream: [UInt8], size: Int) throws -> [[UInt8]] {
+        let input = TestPaths.scratch.appendingPathComponent("weighted-\(UUID().uuidString).264")
+        let output = TestPaths.scratch.appendingPathComponent("weighted-\(UUID().uuidString).yuv")
+        defer { try? FileManager.default.removeItem(at: input); try? FileManager.default.removeItem(at: output) }
+        try Data(stream).write(to: input)
+        let r = try ProcessRunner.run("ffmpeg", ["-v", "error", "-i", input.path, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-y", output.path])
+        #expect(r.status == 0 && r.stderrText.isEmpty, "FFmpeg: \(r.stderrText)")
+        let bytes = [UInt8](try Data(contentsOf: output)), frame = size * size * 3 / 2
+        return stride(from: 0, to: bytes.count - frame + 1, by: frame).map { Array(bytes[$0..<($0 + size * size)]) }
+    }
 
     @Test("The native engine is advertised: packed headers, L0 4 / L1 1, CQP CBR VBR, several slices")
     func advertises() throws {
@@ -220,6 +269,53 @@ struct NativeEncodeTests {
         disagreeing.editPackedHeader = { $0.sliceQpDelta = 5 }
         try expectViolation("packed slice header with another slice_qp_delta", disagreeing)
 
+        _ = try client.cleanPair()
+    }
+
+    @Test("Explicit weighted P (weighted_pred_flag 1, the slice's weights): coded without violation; FFmpeg decodes the reconstruction; out-of-range weights refused")
+    func weightedPrediction() throws {
+        guard ProcessRunner.hasFFmpeg else { try Test.cancel("ffmpeg is not installed") }
+        let client = try Client()
+        var first = Client.Picture()
+        first.weightedPred = true
+        let (s0, idr) = try client.encode(first)
+        try #require(s0 == VA_STATUS_SUCCESS)
+        var table = PredWeightTable()
+        table.lumaLog2WeightDenom = 5
+        table.chromaLog2WeightDenom = 4
+        var e = PredWeightTable.Entry()
+        (e.lumaWeightFlag, e.lumaWeight, e.lumaOffset) = (true, 40, -7)
+        (e.chromaWeightFlag, e.chromaWeight, e.chromaOffset) = (true, [14, 18], [3, -2])
+        table.l0 = [e]
+        var p = Client.Picture(idr: false, frameNum: 1, poc: 2, recon: 1)
+        p.list0 = [Client.entry(client.recon[0], poc: 0)]
+        p.referenceFrames = p.list0
+        p.weightedPred = true
+        p.weights = table
+        let before = try #require(VTKSoftCounters.encodeViolations)
+        let (s1, inter) = try client.encode(p)
+        #expect(s1 == VA_STATUS_SUCCESS, "\(status(s1))")
+        #expect(VTKSoftCounters.encodeViolations == before)
+        // The driver's PPS says weighted_pred_flag 1.
+        let units = AnnexBScanner.nalUnits(in: idr + inter)
+        let pps = try PictureParameterSet(nalUnit: try #require(units.first { $0.type == .pictureParameterSet })) { _ in Client.parameterSets.0 }
+        #expect(pps.weightedPredFlag)
+        // FFmpeg's decode of the P picture is the reconstruction the driver kept on its surface.
+        let decoded = try Self.ffmpegLuma(idr + inter, size: Client.size)
+        #expect(decoded.count == 2)
+        let recon0 = try client.base.luma(client.recon[0]), recon1 = try client.base.luma(client.recon[1])
+        #expect(decoded.first == recon0, "IDR: FFmpeg's decode differs from the reconstruction")
+        let diff = zip(decoded.last ?? [], recon1).enumerated().filter { $0.element.0 != $0.element.1 }.prefix(5).map { "\($0.offset): \($0.element.0)/\($0.element.1)" }
+        #expect(decoded.last == recon1, "FFmpeg's decode differs from the reconstruction: \(diff)")
+
+        // A luma weight outside -128...127 (7.4.3.2): an error status, never a stream.
+        table.l0[0].lumaWeight = 300
+        p.weights = table
+        p.frameNum = 2
+        p.poc = 4
+        let (s2, _) = try client.encode(p)
+        let failed = s2 != VA_STATUS_SUCCESS || vaSyncSurface(client.display, client.recon[1]) != VA_STATUS_SUCCESS
+        #expect(failed, "weight 300 coded")
         _ = try client.cleanPair()
     }
 
