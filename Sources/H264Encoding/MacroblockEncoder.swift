@@ -426,16 +426,14 @@ struct MacroblockEncoder {
         return nonZero
     }
 
-    /// How much a block's levels are worth keeping: 9 when any |level| > 1, else the sum over ±1
-    /// levels of a weight falling with the zeros before them.
-    @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>) -> Int32 {
-        // 3, 2, 2, 1, 1, 1, then 0 (a vector literal here would be built from an array on every call)
-        @inline(__always) func weight(_ run: Int) -> Int32 { run == 0 ? 3 : (run < 3 ? 2 : (run < 6 ? 1 : 0)) }
+    /// How much a block's levels are worth keeping (x264's decimation score): 9 when any |level| > 1, else the sum
+    /// over ±1 levels, in `scan` order, of `weight` of the zeros before each.
+    @inline(__always) static func decimationScore(_ levels: UnsafePointer<Int32>, scan: [Int], weight: (Int) -> Int32) -> Int32 {
         var score: Int32 = 0
         var run = 0
         var seen = false
-        for k in (0..<16).reversed() {
-            let v = levels[BlockGeometry.zigzag4x4[k]]
+        for k in scan.indices.reversed() {
+            let v = levels[scan[k]]
             if v == 0 { if seen { run += 1 }; continue }
             if abs(v) > 1 { return 9 }
             if seen { score += weight(run) }
@@ -443,6 +441,11 @@ struct MacroblockEncoder {
             run = 0
         }
         return score + weight(run)
+    }
+
+    /// ``decimationScore(_:scan:weight:)`` of a 4x4 block: 3, 2, 2, 1, 1, 1, then 0.
+    @inline(__always) private static func decimateScore(_ levels: UnsafeMutablePointer<Int32>) -> Int32 {
+        decimationScore(levels, scan: BlockGeometry.zigzag4x4) { run in run == 0 ? 3 : (run < 3 ? 2 : (run < 6 ? 1 : 0)) }
     }
 
     // MARK: P macroblocks

@@ -74,21 +74,9 @@ extension MacroblockEncoder {
         }
     }
 
-    /// x264's decimation score of an 8x8 block: 9 when any |level| > 1, else over ±1 levels a weight
-    /// falling with the zeros before them (3 up to 3 zeros, 2 up to 11, 1 up to 23, then 0).
+    /// x264's decimation score of an 8x8 block (``decimationScore(_:scan:weight:)``): the weight is 3 up to 3
+    /// zeros, 2 up to 11, 1 up to 23, then 0.
     static func decimateScore8x8(_ levels: UnsafePointer<Int32>) -> Int32 {
-        @inline(__always) func weight(_ run: Int) -> Int32 { run < 4 ? 3 : (run < 12 ? 2 : (run < 24 ? 1 : 0)) }
-        var score: Int32 = 0
-        var run = 0
-        var seen = false
-        for k in (0..<64).reversed() {
-            let v = levels[Transform8x8.zigzag[k]]
-            if v == 0 { if seen { run += 1 }; continue }
-            if abs(v) > 1 { return 9 }
-            if seen { score += weight(run) }
-            seen = true
-            run = 0
-        }
-        return score + weight(run)
+        decimationScore(levels, scan: Transform8x8.zigzag) { run in run < 4 ? 3 : (run < 12 ? 2 : (run < 24 ? 1 : 0)) }
     }
 }
