@@ -272,17 +272,24 @@ struct DisplayLayerTests {
         #expect(layer.statistics.dropped > 0)
     }
 
-    @Test("a frame budget (the player's --frames limit) stops a service after that many frames shown or dropped: nothing is presented past it, and the next service goes on where it stopped")
-    func frameBudget() throws {
+    /// A layer holding a whole 30 fps stream of `frames` frames (decodes cost nothing), prerolled, its
+    /// timebase started at rate 1.
+    static func startedLayer(frames: Int) throws -> (ManualClock, Timebase, RecordingPresenter, DisplayLayer) {
         let clock = ManualClock()
         let timebase = Timebase(clock: clock, rate: 1)
         let presenter = RecordingPresenter(clock: clock)
         let layer = DisplayLayer(timebase: timebase, decoder: ScriptedDecoder(clock: clock, cost: 0), presenter: presenter)
-        let stream = ScriptedStream(count: 20)
-        for i in 0..<20 { layer.enqueue(stream.sample(i)) }
+        let stream = ScriptedStream(count: frames)
+        for i in 0..<frames { layer.enqueue(stream.sample(i)) }
         layer.markEndOfStream()
         try layer.preroll(through: 0)
         timebase.start(atHost: clock.now())
+        return (clock, timebase, presenter, layer)
+    }
+
+    @Test("a frame budget (the player's --frames limit) stops a service after that many frames shown or dropped: nothing is presented past it, and the next service goes on where it stopped")
+    func frameBudget() throws {
+        let (clock, _, presenter, layer) = try Self.startedLayer(frames: 20)
         clock.advance(by: 0.2)  // frames 0-5 are superseded, frame 6 (0.2 s) is due
         let first = try layer.service(frameBudget: 2)
         #expect(first.count == 2, "\(first)")
@@ -299,15 +306,7 @@ struct DisplayLayerTests {
 
     @Test("pause stops time: nothing is shown or dropped while paused, and the next frame comes when it is due after resuming")
     func pause() throws {
-        let clock = ManualClock()
-        let timebase = Timebase(clock: clock, rate: 1)
-        let presenter = RecordingPresenter(clock: clock)
-        let layer = DisplayLayer(timebase: timebase, decoder: ScriptedDecoder(clock: clock, cost: 0), presenter: presenter)
-        let stream = ScriptedStream(count: 60)
-        for i in 0..<60 { layer.enqueue(stream.sample(i)) }
-        layer.markEndOfStream()
-        try layer.preroll(through: 0)
-        timebase.start(atHost: clock.now())
+        let (clock, timebase, presenter, layer) = try Self.startedLayer(frames: 60)
         let start = clock.now()
         try layer.serviceLoop(clock, while: { clock.now() < start + 0.5 })
         timebase.pause()
