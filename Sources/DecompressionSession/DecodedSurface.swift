@@ -128,12 +128,10 @@ struct SurfacePicture: Sendable {
         if format == .nv12 {
             return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
         }
-        let crop = crop
-        return try VASurfaceReader.withMappedNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight) { mapped in
-            // Crop offsets are even for 4:2:0 (H.264 7.4.2.1.1, H.265 7.4.3.2.1).
-            PixelConverter.i420(nv12Luma: mapped.luma + crop.y * mapped.lumaPitch + crop.x, lumaPitch: mapped.lumaPitch,
-                                chroma: mapped.chroma + (crop.y / 2) * mapped.chromaPitch + crop.x, chromaPitch: mapped.chromaPitch,
-                                width: crop.width, height: crop.height)
+        let pixels = try withMappedNV12 { m in
+            PixelConverter.i420(nv12Luma: m.luma, lumaPitch: m.lumaPitch, chroma: m.chroma, chromaPitch: m.chromaPitch, width: m.width, height: m.height)
         }
+        guard let pixels else { throw DecompressionError.internalInconsistency("an 8-bit read of a 10-bit surface") }
+        return pixels
     }
 }
