@@ -29,7 +29,14 @@ struct FrameQuality {
     }
 
     init(reference: PixelBuffer, decoded: PixelBuffer, ssim: Bool) {
-        let a = PixelConverter.convert(reference, to: .i420)
+        var scratch: PixelBuffer?
+        self.init(reference: reference, decoded: decoded, ssim: ssim, scratch: &scratch)
+    }
+
+    /// The same, converting a reference in another layout (NV12) to I420 in `scratch`, memory kept from
+    /// frame to frame by the caller.
+    init(reference: PixelBuffer, decoded: PixelBuffer, ssim: Bool, scratch: inout PixelBuffer?) {
+        let a = PixelConverter.convert(reference, to: .i420, reusing: &scratch)
         let b = PixelConverter.convert(decoded, to: .i420)
         var errors: [UInt64] = []
         var counts: [Int] = []
