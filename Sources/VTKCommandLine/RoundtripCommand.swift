@@ -54,6 +54,8 @@ enum RoundtripCommand {
     }
 
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        // Source, decoded and compared frames are allocated and freed on different threads, every picture.
+        FreedMemoryReuse.enable()
         let values = OptionValues(parsed: parsed, command: name)
         guard parsed.positionals.count <= 1 else { throw CommandFailure(.usage, "vtk roundtrip: at most one INPUT") }
         var options = try EncodeOptions(parsed, command: name)
