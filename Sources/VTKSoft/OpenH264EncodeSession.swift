@@ -47,7 +47,7 @@ final class OpenH264EncodeSession {
     /// The worker's part: codes `source` as prepared.
     func encode(_ prepared: Prepared, source: Surface) throws(VAError) -> [UInt8] {
         let settings = prepared.settings
-        if encoder?.settings != settings { encoder = OpenH264Encoder(settings) }
+        if encoder?.adopt(settings) != true { encoder = OpenH264Encoder(settings) }
         guard let encoder else { throw .invalidParameter }
         let width = Int(settings.width), height = Int(settings.height)
         // openh264 reads the surface's luma where it is (it takes a stride and copies its input itself):

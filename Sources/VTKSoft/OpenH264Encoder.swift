@@ -1,7 +1,7 @@
 import COpenH264
 
 /// What an openh264 encoder is set up with; a change means a new encoder (openh264 applies most
-/// settings only at initialization).
+/// settings only at initialization), except a change of constant QP alone (``OpenH264Encoder/adopt(_:)``).
 struct OpenH264Settings: Equatable {
     enum RateControl: Equatable {
         case constantQP(Int32)
@@ -23,6 +23,14 @@ struct OpenH264Settings: Equatable {
             && a.profile == b.profile && a.level == b.level && a.cabac == b.cabac && a.deblocking == b.deblocking
             && a.qpRange?.min == b.qpRange?.min && a.qpRange?.max == b.qpRange?.max
     }
+
+    /// Whether `other` is these settings at another constant QP: what an encoder can move to without starting over.
+    func differsOnlyInConstantQP(from other: Self) -> Bool {
+        guard case .constantQP = rateControl, case .constantQP = other.rateControl else { return false }
+        var same = other
+        same.rateControl = rateControl
+        return same == self
+    }
 }
 
 /// An openh264 ISVCEncoder making one single-layer, single-slice AVC picture per call, never skipping.
@@ -30,7 +38,9 @@ final class OpenH264Encoder {
     private var encoder: UnsafeMutablePointer<ISVCEncoder?>?
     /// The encoder's function table, read once it exists.
     private var api = ISVCEncoderVtbl()
-    let settings: OpenH264Settings
+    private(set) var settings: OpenH264Settings
+    /// The parameters it was initialized with, kept for a change of constant QP.
+    private var parameters = SEncParamExt()
     private var frameIndex: Int64 = 0
     private var info = SFrameBSInfo()
 
@@ -82,8 +92,11 @@ final class OpenH264Encoder {
             // Adaptive quantization would move QPs away from the one the client chose.
             p.bEnableAdaptiveQuant = false
             p.sSpatialLayers.0.iDLayerQp = qp
-            p.iMinQp = qp
-            p.iMaxQp = qp
+            // The picture QP is iDLayerQp clipped to this range, which openh264 reads only at initialization:
+            // the whole range, so that a later QP (changeConstantQP) is coded as asked. openh264 raises a
+            // minimum below 12 to 12, as it did when the range was the one QP.
+            p.iMinQp = 1
+            p.iMaxQp = 51
             p.iTargetBitrate = 1_000_000
             p.sSpatialLayers.0.iSpatialBitrate = 1_000_000
         case .bitrate(let target, let peak):
@@ -98,6 +111,7 @@ final class OpenH264Encoder {
             }
         }
         guard api.InitializeExt(encoder, &p) == 0 else { return nil }
+        parameters = p
         var format = Int32(videoFormatI420.rawValue)
         _ = api.SetOption(encoder, ENCODER_OPTION_DATAFORMAT, &format)
     }
@@ -107,6 +121,28 @@ final class OpenH264Encoder {
             _ = api.Uninitialize(encoder)
             WelsDestroySVCEncoder(encoder)
         }
+    }
+
+    /// Whether this encoder codes the next picture with `wanted`: it has these settings, or only its constant QP
+    /// had to change.
+    func adopt(_ wanted: OpenH264Settings) -> Bool {
+        if wanted == settings { return true }
+        guard case .constantQP(let qp) = wanted.rateControl, settings.differsOnlyInConstantQP(from: wanted) else { return false }
+        return changeConstantQP(to: qp)
+    }
+
+    /// Moves a constant-QP encoder to `qp` from the next picture on. openh264 adjusts its parameters in place
+    /// (WelsEncoderParamAdjust: a QP change needs no reset), so the references stay and no IDR is coded; a new
+    /// encoder would start with an IDR where the client asked for a P picture (a client whose I and P QPs
+    /// differ, as FFmpeg's with `-i_qoffset` or vtk's QP ladder). False when openh264 refuses.
+    private func changeConstantQP(to qp: Int32) -> Bool {
+        guard case .constantQP = settings.rateControl else { return false }
+        var adjusted = parameters
+        adjusted.sSpatialLayers.0.iDLayerQp = qp
+        guard api.SetOption(encoder, ENCODER_OPTION_SVC_ENCODE_PARAM_EXT, &adjusted) == 0 else { return false }
+        parameters = adjusted
+        settings.rateControl = .constantQP(qp)
+        return true
     }
 
     /// Encodes one I420 picture; returns the Annex B access unit (SPS and PPS precede each IDR).
