@@ -87,9 +87,10 @@ public struct H264PictureEncoder {
         }
 
         // The reconstruction's planes, apart while written (the picture's observers would make one access of all three).
-        var reconLuma = PaddedPlane(width: 16 * w, height: 16 * h, padding: Self.padding)
-        var reconCb = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
-        var reconCr = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
+        // Every macroblock rebuilds all its samples and replicateEdges fills the padding: no zero fill needed.
+        var reconLuma = PaddedPlane(uninitializedWidth: 16 * w, height: 16 * h, padding: Self.padding)
+        var reconCb = PaddedPlane(uninitializedWidth: 8 * w, height: 8 * h, padding: Self.padding / 2)
+        var reconCr = PaddedPlane(uninitializedWidth: 8 * w, height: 8 * h, padding: Self.padding / 2)
         let source = request.source
         // Where (0, 0) is and the stride of each reconstruction plane, read inside the pointer scopes (a copy
         // of a plane there would share its samples, and writing them would then copy the whole plane).
