@@ -134,7 +134,11 @@ enum DeblockingLanes {
     }
 
     /// 8 samples 0...255 into the low half of 16 bytes.
-    @inline(__always) static func narrow(_ v: Lanes) -> Bytes { Bytes(truncatingIfNeeded: SIMD16(lowHalf: v, highHalf: .zero)) }
+    /// The low bytes picked lane by lane (pand, packuswb): the generic truncating init is not always inlined.
+    @inline(__always) static func narrow(_ v: Lanes) -> Bytes {
+        let b = unsafeBitCast(v, to: Bytes.self)
+        return Bytes(b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14], 0, 0, 0, 0, 0, 0, 0, 0)
+    }
 
     /// Lanes 0...7 of a and b interleaved, then lanes 8...15.
     @inline(__always) static func zip(_ a: Bytes, _ b: Bytes) -> (low: Bytes, high: Bytes) {
