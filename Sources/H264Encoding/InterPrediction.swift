@@ -148,19 +148,19 @@ enum InterPrediction {
         if let b {
             if w == 16 {
                 for row in 0..<h {
-                    let va = UnsafeRawPointer(a + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
-                    let vb = UnsafeRawPointer(b + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
-                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: roundedAverage(va, vb), as: SIMD16<UInt8>.self)
+                    let va = UnsafeRawPointer(a + row &* r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let vb = UnsafeRawPointer(b + row &* r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                    UnsafeMutableRawPointer(dst + row &* dstStride).storeBytes(of: roundedAverage(va, vb), as: SIMD16<UInt8>.self)
                 }
                 return
             }
             for row in 0..<h {
-                let pa = a + row * r.full.stride, pb = b + row * r.full.stride, d = dst + row * dstStride
-                for col in 0..<w { d[col] = UInt8((UInt16(pa[col]) + UInt16(pb[col]) + 1) >> 1) }
+                let pa = a + row &* r.full.stride, pb = b + row &* r.full.stride, d = dst + row &* dstStride
+                for col in 0..<w { d[col] = UInt8((UInt16(pa[col]) &+ UInt16(pb[col]) &+ 1) >> 1) }
             }
         } else {
             for row in 0..<h {
-                let pa = a + row * r.full.stride, d = dst + row * dstStride
+                let pa = a + row &* r.full.stride, d = dst + row &* dstStride
                 if w == 16 {
                     UnsafeMutableRawPointer(d).storeBytes(of: UnsafeRawPointer(pa).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
                 } else {
