@@ -523,8 +523,23 @@ public struct CABACSliceWriter: SliceDataWriter {
     /// residual_block_cabac (7.3.5.3.3): coded_block_flag, the significance map, then the levels in reverse
     /// scan order (coeff_abs_level_minus1 as UEG0 with uCoff 14, coeff_sign_flag). Returns coded_block_flag.
     private mutating func writeBlock(_ levels: [Int32], start: Int, count: Int, category: Int, cbfInc: Int) -> Bool {
+        // One bounds check for the block, not one per level (the syntax's arrays always hold the block).
+        levels.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress, start >= 0, start + count <= all.count else { return false }
+            return Self.significant8x8.withUnsafeBufferPointer { sig8 in
+                Self.last8x8.withUnsafeBufferPointer { last8 in
+                    writeBlock(base + start, count: count, category: category, cbfInc: cbfInc, significant8x8: sig8, last8x8: last8)
+                }
+            }
+        }
+    }
+
+    /// ``writeBlock(_:start:count:category:cbfInc:)`` on the block's levels (residual_block_cabac, 7.3.5.3.3).
+    @inline(__always)
+    private mutating func writeBlock(_ levels: UnsafePointer<Int32>, count: Int, category: Int, cbfInc: Int,
+                                     significant8x8: UnsafeBufferPointer<UInt8>, last8x8: UnsafeBufferPointer<UInt8>) -> Bool {
         var last = -1
-        for i in stride(from: count - 1, through: 0, by: -1) where levels[start + i] != 0 {
+        for i in stride(from: count - 1, through: 0, by: -1) where levels[i] != 0 {
             last = i
             break
         }
@@ -534,11 +549,11 @@ public struct CABACSliceWriter: SliceDataWriter {
         let sigBase = Self.significantBase(category)
         let lastBase = Self.lastBase(category)
         for i in 0..<(count - 1) {
-            let significant = levels[start + i] != 0
-            let inc = category == 3 ? min(i, 2) : (category == 5 ? Int(Self.significant8x8[i]) : i)
+            let significant = levels[i] != 0
+            let inc = category == 3 ? min(i, 2) : (category == 5 ? Int(significant8x8[i]) : i)
             engine.encodeDecision(significant, sigBase + inc)
             if significant {
-                engine.encodeDecision(i == last, lastBase + (category == 5 ? Int(Self.last8x8[i]) : inc))
+                engine.encodeDecision(i == last, lastBase + (category == 5 ? Int(last8x8[i]) : inc))
                 if i == last { break }
             }
         }
@@ -548,7 +563,7 @@ public struct CABACSliceWriter: SliceDataWriter {
         var numEq1 = 0
         var numGt1 = 0
         for i in stride(from: last, through: 0, by: -1) {
-            let level = Int(levels[start + i])
+            let level = Int(levels[i])
             guard level != 0 else { continue }
             let minus1 = abs(level) - 1
             engine.encodeDecision(minus1 > 0, absBase + (numGt1 != 0 ? 0 : min(4, 1 + numEq1)))

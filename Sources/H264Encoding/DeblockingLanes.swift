@@ -17,9 +17,11 @@ enum DeblockingLanes {
         let strength = perLine(SIMD4(Int16(bS[0]), Int16(bS[1]), Int16(bS[2]), Int16(bS[3])), lines: lines)
         @inline(__always) func clipping(_ s: Int32) -> Int16 { s > 0 && s < 4 ? Int16(tc0[Int(s) - 1]) : 0 }
         let clipping = perLine(SIMD4(clipping(bS[0]), clipping(bS[1]), clipping(bS[2]), clipping(bS[3])), lines: lines)
+        // Most edges have no bS 4 line (only macroblock edges next to intra): the strong filter is then skipped.
+        let anyStrong = bS[0] >= 4 || bS[1] >= 4 || bS[2] >= 4 || bS[3] >= 4
         if across == 1 {
             let old = loadColumns(start - 4, stride: along, lines: lines)
-            let new = filter(old, bS: strength, tc0: clipping, alpha: Int16(alpha), beta: Int16(beta), chroma: chroma)
+            let new = filter(old, bS: strength, tc0: clipping, alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
             storeColumns(new, start - 4, stride: along, lines: lines)
         } else {
             @inline(__always) func row(_ k: Int) -> Bytes {
@@ -28,7 +30,7 @@ enum DeblockingLanes {
                 return unsafeBitCast(SIMD2<UInt64>(p.loadUnaligned(as: UInt64.self), 0), to: Bytes.self)
             }
             let old = Samples(p3: row(-4), p2: row(-3), p1: row(-2), p0: row(-1), q0: row(0), q1: row(1), q2: row(2), q3: row(3))
-            let new = filter(old, bS: strength, tc0: clipping, alpha: Int16(alpha), beta: Int16(beta), chroma: chroma)
+            let new = filter(old, bS: strength, tc0: clipping, alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
             @inline(__always) func store(_ v: Bytes, _ k: Int) {
                 let p = UnsafeMutableRawPointer(start + k * across)
                 if lines == 16 { p.storeBytes(of: v, as: Bytes.self) } else { p.storeBytes(of: unsafeBitCast(v, to: SIMD2<UInt64>.self)[0], as: UInt64.self) }
@@ -56,12 +58,13 @@ enum DeblockingLanes {
     @inline(__always) static func select(_ mask: Lanes, _ a: Lanes, _ b: Lanes) -> Lanes { (a & mask) | (b & ~mask) }
 
     /// The filtered samples of up to 16 lines, 8 at a time (chroma edges have 8).
-    @inline(__always) static func filter(_ s: Samples, bS: SIMD16<Int16>, tc0: SIMD16<Int16>, alpha: Int16, beta: Int16, chroma: Bool) -> Samples {
+    @inline(__always) static func filter(_ s: Samples, bS: SIMD16<Int16>, tc0: SIMD16<Int16>, alpha: Int16, beta: Int16, chroma: Bool,
+                                         anyStrong: Bool) -> Samples {
         @inline(__always) func half(_ high: Bool) -> Samples {
             @inline(__always) func lanes(_ v: Bytes) -> Lanes { high ? widen(v).high : widen(v).low }
             return filter(p3: lanes(s.p3), p2: lanes(s.p2), p1: lanes(s.p1), p0: lanes(s.p0), q0: lanes(s.q0), q1: lanes(s.q1),
                           q2: lanes(s.q2), q3: lanes(s.q3), bS: high ? bS.highHalf : bS.lowHalf, tc0: high ? tc0.highHalf : tc0.lowHalf,
-                          alpha: alpha, beta: beta, chroma: chroma)
+                          alpha: alpha, beta: beta, chroma: chroma, anyStrong: anyStrong)
         }
         let low = half(false)
         if chroma { return low }  // lines 8...15 absent
@@ -72,9 +75,10 @@ enum DeblockingLanes {
     }
 
     /// 8.7.2.3 (bS < 4) and 8.7.2.4 (bS 4) on 8 lines, each lane keeping the result its bS and
-    /// filterSamplesFlag choose; the new samples in the low halves of the result.
+    /// filterSamplesFlag choose; the new samples in the low halves of the result. `anyStrong`: whether any
+    /// lane has bS 4 (when none, the bS 4 filter is not computed).
     @inline(__always) static func filter(p3: Lanes, p2: Lanes, p1: Lanes, p0: Lanes, q0: Lanes, q1: Lanes, q2: Lanes, q3: Lanes,
-                                         bS: Lanes, tc0: Lanes, alpha: Int16, beta: Int16, chroma: Bool) -> Samples {
+                                         bS: Lanes, tc0: Lanes, alpha: Int16, beta: Int16, chroma: Bool, anyStrong: Bool) -> Samples {
         let a = Lanes(repeating: alpha), b = Lanes(repeating: beta)
         let filtered = less(.zero, bS) & less(abs(p0 &- q0), a) & less(abs(p1 &- p0), b) & less(abs(q1 &- q0), b)
         let strong = less(Lanes(repeating: 3), bS)
@@ -97,6 +101,13 @@ enum DeblockingLanes {
         let p0n = clip3(.zero, byte, p0 &+ delta), q0n = clip3(.zero, byte, q0 &- delta)
         let p1n = select(apLess, p1 &+ clip3(0 &- tc0, tc0, (p2 &+ average &- (p1 &<< 1)) &>> 1), p1)
         let q1n = select(aqLess, q1 &+ clip3(0 &- tc0, tc0, (q2 &+ average &- (q1 &<< 1)) &>> 1), q1)
+        if !anyStrong {  // strong is 0 in every lane: p2 and q2 stay
+            out.p1 = narrow(select(filtered, p1n, p1))
+            out.p0 = narrow(select(filtered, p0n, p0))
+            out.q0 = narrow(select(filtered, q0n, q0))
+            out.q1 = narrow(select(filtered, q1n, q1))
+            return out
+        }
         // bS 4
         let near = less(abs(p0 &- q0), (a &>> 2) &+ 2)
         let pStrong = apLess & near, qStrong = aqLess & near
@@ -123,7 +134,11 @@ enum DeblockingLanes {
     }
 
     /// 8 samples 0...255 into the low half of 16 bytes.
-    @inline(__always) static func narrow(_ v: Lanes) -> Bytes { Bytes(truncatingIfNeeded: SIMD16(lowHalf: v, highHalf: .zero)) }
+    /// The low bytes picked lane by lane (pand, packuswb): the generic truncating init is not always inlined.
+    @inline(__always) static func narrow(_ v: Lanes) -> Bytes {
+        let b = unsafeBitCast(v, to: Bytes.self)
+        return Bytes(b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14], 0, 0, 0, 0, 0, 0, 0, 0)
+    }
 
     /// Lanes 0...7 of a and b interleaved, then lanes 8...15.
     @inline(__always) static func zip(_ a: Bytes, _ b: Bytes) -> (low: Bytes, high: Bytes) {

@@ -1,4 +1,6 @@
+import Dispatch
 import H264Bitstream
+import VTKMedia
 
 extension PaddedPlane {
     /// Fills the padding with copies of the nearest edge samples, so motion compensation past the
@@ -41,8 +43,47 @@ public struct H264PictureEncoder {
     private var referenceSlots = ReferenceSlots()
     private var halfPelScratch: [Int16] = []
     private var state: [MacroblockState] = []
+    /// How many threads code the slices of one picture (at most 2: the slices in two groups of about
+    /// equal macroblock counts, the second on a Dispatch worker). The output is the same for any value;
+    /// 1 codes every slice on the caller's thread.
+    public var sliceConcurrency: Int
 
-    public init() {}
+    public init(sliceConcurrency: Int = 2) {
+        self.sliceConcurrency = sliceConcurrency
+    }
+
+    /// Codes one slice: its header (the client's packed bits verbatim, or written from the header), then its
+    /// macroblocks with CABAC or CAVLC as the PPS says; the NAL unit, emulation prevention applied.
+    private static func codeSlice(_ slice: SliceRequest, index i: Int, sps: SequenceParameterSet, pps: PictureParameterSet,
+                                  weights: PredictionWeights, encoder: inout MacroblockEncoder, syntax mb: inout MacroblockSyntax) -> [UInt8] {
+        let w = sps.picWidthInMbs, h = sps.frameHeightInMbs
+        let header = slice.header
+        var bits = BitWriter()
+        if let packed = slice.packedHeader {
+            for k in 0..<(packed.bitLength / 8) { bits.u(8, UInt32(packed.bytes[k])) }
+            let rest = packed.bitLength % 8
+            if rest > 0 { bits.u(rest, UInt32(packed.bytes[packed.bitLength / 8] >> UInt8(8 - rest))) }
+        } else {
+            header.write(&bits, sps: sps, pps: pps)
+        }
+        let override = header.numRefIdxActiveOverrideFlag
+        let coding = SliceCoding(
+            sliceType: header.sliceType, widthInMbs: w, heightInMbs: h, firstMbInSlice: header.firstMbInSlice,
+            sliceQP: 26 + pps.picInitQpMinus26 + header.sliceQpDelta, cabacInitIdc: header.cabacInitIdc,
+            numRefIdxL0ActiveMinus1: override ? header.numRefIdxL0ActiveMinus1 : pps.numRefIdxL0DefaultActiveMinus1,
+            numRefIdxL1ActiveMinus1: override ? header.numRefIdxL1ActiveMinus1 : pps.numRefIdxL1DefaultActiveMinus1,
+            transform8x8Mode: pps.transform8x8ModeFlag, direct8x8Inference: sps.direct8x8InferenceFlag,
+            constrainedIntraPred: pps.constrainedIntraPredFlag)
+        encoder.weights = weights
+        let rbsp = pps.entropyCodingModeFlag
+            ? SliceEncoder.encode(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
+                                  macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                  encoder: &encoder, syntax: &mb)
+            : SliceEncoder.encode(CAVLCSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
+                                  macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                  encoder: &encoder, syntax: &mb)
+        return [rbsp[0]] + EmulationPrevention.insert(Array(rbsp[1...]))
+    }
 
     public mutating func encode(_ request: EncodeRequest) throws(EncodingError) -> EncodedPicture {
         let sps = request.sps, pps = request.pps
@@ -87,9 +128,10 @@ public struct H264PictureEncoder {
         }
 
         // The reconstruction's planes, apart while written (the picture's observers would make one access of all three).
-        var reconLuma = PaddedPlane(width: 16 * w, height: 16 * h, padding: Self.padding)
-        var reconCb = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
-        var reconCr = PaddedPlane(width: 8 * w, height: 8 * h, padding: Self.padding / 2)
+        // Every macroblock rebuilds all its samples and replicateEdges fills the padding: no zero fill needed.
+        var reconLuma = PaddedPlane(uninitializedWidth: 16 * w, height: 16 * h, padding: Self.padding)
+        var reconCb = PaddedPlane(uninitializedWidth: 8 * w, height: 8 * h, padding: Self.padding / 2)
+        var reconCr = PaddedPlane(uninitializedWidth: 8 * w, height: 8 * h, padding: Self.padding / 2)
         let source = request.source
         // Where (0, 0) is and the stride of each reconstruction plane, read inside the pointer scopes (a copy
         // of a plane there would share its samples, and writing them would then copy the whole plane).
@@ -183,9 +225,6 @@ public struct H264PictureEncoder {
             let list0 = l0Index.map { planes[$0] }, list1 = l1Index.map { planes[$0] }
             list0.withUnsafeBufferPointer { l0 in
             list1.withUnsafeBufferPointer { l1 in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MacroblockScratch.byteCount) { bytesBuffer in
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: MacroblockScratch.wordCount) { wordsBuffer in
-                guard let bytes = bytesBuffer.baseAddress, let words = wordsBuffer.baseAddress else { buffersMissing = true; return }
                 let context = PictureContext(
                     sourceY: view(syBase, source.luma), sourceCb: view(scbBase, source.cb), sourceCr: view(scrBase, source.cr),
                     reconY: view(ryBase, reconLayout.y), reconCb: view(rcbBase, reconLayout.cb), reconCr: view(rcrBase, reconLayout.cr),
@@ -194,41 +233,51 @@ public struct H264PictureEncoder {
                     cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
                     colocatedZero: colocated, transform8x8Mode: pps.transform8x8ModeFlag,
                     direct8x8Inference: sps.direct8x8InferenceFlag)
-                var encoder = MacroblockEncoder(context: context, scratch: MacroblockScratch(bytes: bytes, words: words))
-                var mb = MacroblockSyntax()
-                for (i, slice) in request.slices.enumerated() {
-                    let header = slice.header
-                    var bits = BitWriter()
-                    if let packed = slice.packedHeader {
-                        for k in 0..<(packed.bitLength / 8) { bits.u(8, UInt32(packed.bytes[k])) }
-                        let rest = packed.bitLength % 8
-                        if rest > 0 { bits.u(rest, UInt32(packed.bytes[packed.bitLength / 8] >> UInt8(8 - rest))) }
-                    } else {
-                        header.write(&bits, sps: sps, pps: pps)
+                /// Codes the slices `range` with its own scratch and macroblock state; nil when the scratch is missing.
+                func codeSlices(_ range: Range<Int>, state: UnsafeMutablePointer<MacroblockState>) -> [[UInt8]]? {
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MacroblockScratch.byteCount) { bytesBuffer in
+                    withUnsafeTemporaryAllocation(of: Int32.self, capacity: MacroblockScratch.wordCount) { wordsBuffer in
+                        guard let bytes = bytesBuffer.baseAddress, let words = wordsBuffer.baseAddress else { return nil }
+                        var sliceContext = context
+                        sliceContext.state = state
+                        var encoder = MacroblockEncoder(context: sliceContext, scratch: MacroblockScratch(bytes: bytes, words: words))
+                        var mb = MacroblockSyntax()
+                        return range.map { i in
+                            Self.codeSlice(request.slices[i], index: i, sps: sps, pps: pps, weights: sliceWeights[i], encoder: &encoder, syntax: &mb)
+                        }
                     }
-                    let override = header.numRefIdxActiveOverrideFlag
-                    let coding = SliceCoding(
-                        sliceType: header.sliceType, widthInMbs: w, heightInMbs: h, firstMbInSlice: header.firstMbInSlice,
-                        sliceQP: 26 + pps.picInitQpMinus26 + header.sliceQpDelta, cabacInitIdc: header.cabacInitIdc,
-                        numRefIdxL0ActiveMinus1: override ? header.numRefIdxL0ActiveMinus1 : pps.numRefIdxL0DefaultActiveMinus1,
-                        numRefIdxL1ActiveMinus1: override ? header.numRefIdxL1ActiveMinus1 : pps.numRefIdxL1DefaultActiveMinus1,
-                        transform8x8Mode: pps.transform8x8ModeFlag, direct8x8Inference: sps.direct8x8InferenceFlag,
-                        constrainedIntraPred: pps.constrainedIntraPredFlag)
-                    encoder.weights = sliceWeights[i]
-                    let rbsp = pps.entropyCodingModeFlag
-                        ? SliceEncoder.encode(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
-                                              macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
-                                              encoder: &encoder, syntax: &mb)
-                        : SliceEncoder.encode(CAVLCSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
-                                              macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
-                                              encoder: &encoder, syntax: &mb)
-                    nalUnits.append([rbsp[0]] + EmulationPrevention.insert(Array(rbsp[1...])))
+                    }
+                }
+                let groups = SliceGroups(request.slices.map(\.macroblockCount), concurrency: sliceConcurrency)
+                if groups.ranges.count < 2 {
+                    guard let units = codeSlices(0..<request.slices.count, state: stateBase) else { buffersMissing = true; return }
+                    nalUnits = units
+                } else {
+                    // The second group on another thread, with a state array of its own: its macroblocks read
+                    // their neighbours' state only within their slice (6.4.x availability), so the first group's
+                    // macroblocks, unwritten there, read as unavailable exactly as they do in serial coding.
+                    // Each group writes only its own macroblocks' reconstruction; deblocking waits for both.
+                    let second = groups.ranges[1]
+                    let secondMbs = request.slices[second.lowerBound].header.firstMbInSlice..<(w * h)
+                    var secondState = [MacroblockState](repeating: MacroblockState(), count: w * h)
+                    let results = Locked<[[[UInt8]]?]>([nil, nil])
+                    secondState.withUnsafeMutableBufferPointer { own in
+                        guard let ownBase = own.baseAddress else { return }
+                        // Unchecked for Sendable: the two calls share no mutable memory (above), and concurrentPerform
+                        // returns only when both have.
+                        nonisolated(unsafe) let code = codeSlices, states = (stateBase, ownBase)
+                        DispatchQueue.concurrentPerform(iterations: 2) { g in
+                            let units = code(groups.ranges[g], g == 0 ? states.0 : states.1)
+                            results.withLock { $0[g] = units }
+                        }
+                        (stateBase + secondMbs.lowerBound).update(from: ownBase + secondMbs.lowerBound, count: secondMbs.count)
+                    }
+                    guard let first = results.withLock({ $0[0] }), let rest = results.withLock({ $0[1] }) else { buffersMissing = true; return }
+                    nalUnits = first + rest
                 }
                 Deblocking.filterPicture(y: context.reconY, cb: context.reconCb, cr: context.reconCr, state: stateBase,
                                          widthInMbs: w, heightInMbs: h, slices: controls,
                                          cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
-            }
-            }
             }
             }
         }

@@ -105,35 +105,31 @@ enum InterPrediction {
             let jj = r.halfHV.at(0, y)
             let b1 = UnsafePointer(scratch + (y - y0) * pitch)
             for (x, k) in ColumnSteps(x0, x1) {
-                // 16 b1 values read as 8 Int32: the low halves sign-extended are columns 0, 4, 8, 12 (even
-                // part) and 1, 5, 9, 13 (odd part), the high halves columns 2, 6, 10, 14 and 3, 7, 11, 15.
-                @inline(__always) func row(_ d: Int) -> (low: SIMD8<Int32>, high: SIMD8<Int32>) {
-                    let v = UnsafeRawPointer(b1 + 16 * k + d * pitch).loadUnaligned(as: SIMD8<Int32>.self)
-                    return ((v &<< 16) &>> 16, v &>> 16)
+                @inline(__always) func row(_ d: Int, _ odd: Int) -> SIMD8<Int16> {
+                    UnsafeRawPointer(b1 + 16 * k + 8 * odd + d * pitch).loadUnaligned(as: SIMD8<Int16>.self)
                 }
-                let m2 = row(-2), m1 = row(-1), c0 = row(0), p1 = row(1), p2 = row(2), p3 = row(3)
-                // (v + 512) >> 10 lies in −210...465: two columns per 32-bit lane, clipped as Int16.
-                @inline(__always) func rounded(_ v: SIMD8<Int32>) -> SIMD8<Int32> { (v &+ 512) &>> 10 }
-                @inline(__always) func clip(_ low: SIMD4<Int32>, _ high: SIMD4<Int32>) -> SIMD8<Int16> {
-                    let x = unsafeBitCast((low & 0xFFFF) | (high &<< 16), to: SIMD8<Int16>.self)
-                    let positive = x & ~(x &>> 15)
-                    let d = 255 &- positive
-                    return positive &+ (d & (d &>> 15))  // min(positive, 255)
+                @inline(__always) func j(_ odd: Int) -> SIMD8<Int16> {
+                    jFromB1(row(-2, odd), row(-1, odd), row(0, odd), row(1, odd), row(2, odd), row(3, odd))
                 }
-                // E − 5F + 20G + 20H − 5I + J as E + J + 5w, w = 4(G + H) − (F + I): shifts, not Int32
-                // multiplies (which SSE2 lacks)
-                @inline(__always) func tap6(_ e: SIMD8<Int32>, _ f: SIMD8<Int32>, _ g: SIMD8<Int32>, _ h: SIMD8<Int32>,
-                                            _ i: SIMD8<Int32>, _ j: SIMD8<Int32>) -> SIMD8<Int32> {
-                    let w = ((g &+ h) &<< 2) &- (f &+ i)
-                    return e &+ j &+ w &+ (w &<< 2)
-                }
-                let lo = rounded(tap6(m2.low, m1.low, c0.low, p1.low, p2.low, p3.low))
-                let hi = rounded(tap6(m2.high, m1.high, c0.high, p1.high, p2.high, p3.high))
-                // columns 4k and 4k + 2 in one lane, 4k + 1 and 4k + 3 in the other: bytes in column order
-                let even = clip(lo.lowHalf, hi.lowHalf), odd = clip(lo.highHalf, hi.highHalf)
-                UnsafeMutableRawPointer(jj + x).storeBytes(of: even | (odd &<< 8), as: SIMD8<Int16>.self)
+                UnsafeMutableRawPointer(jj + x).storeBytes(of: j(0) | (j(1) &<< 8), as: SIMD8<Int16>.self)
             }
         }
+    }
+
+    /// j of 8.4.2.2.1, Clip1((E − 5F + 20G + 20H − 5I + J + 512) >> 10) over six b1 values (each in
+    /// −2550...10710), exact in Int16: with a = E + J, b = F + I, c = G + H and T the tap sum,
+    /// ⌊T / 16⌋ = ⌊(⌊(a − b) / 4⌋ + (c − b)) / 4⌋ + c (nested floors by positive integers), the inner
+    /// quarter taken as two halvings, ⌊(x + d) / 2⌋ = (x >> 1) + (d >> 1) + (x & d & 1), so that no
+    /// intermediate leaves ±16575; then (T + 512) >> 10 = (⌊T / 16⌋ + 32) >> 6, ⌊T / 16⌋ in −13388...29708.
+    @inline(__always) static func jFromB1(_ e: SIMD8<Int16>, _ f: SIMD8<Int16>, _ g: SIMD8<Int16>, _ h: SIMD8<Int16>,
+                                          _ i: SIMD8<Int16>, _ jj: SIMD8<Int16>) -> SIMD8<Int16> {
+        let a = e &+ jj, b = f &+ i, c = g &+ h
+        let x = (a &- b) &>> 2, d = c &- b
+        let half = (x &>> 1) &+ (d &>> 1) &+ (x & d & 1)
+        let v = (((half &>> 1) &+ c) &+ 32) &>> 6
+        let positive = v & ~(v &>> 15)
+        let over = (255 &- positive) &>> 15  // −1 above 255
+        return (positive & ~over) | (255 & over)
     }
 
     /// Whether a luma block at integer position (x, y) of size w x h can use the half-sample planes.
@@ -152,19 +148,19 @@ enum InterPrediction {
         if let b {
             if w == 16 {
                 for row in 0..<h {
-                    let va = UnsafeRawPointer(a + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
-                    let vb = UnsafeRawPointer(b + row * r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
-                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: roundedAverage(va, vb), as: SIMD16<UInt8>.self)
+                    let va = UnsafeRawPointer(a + row &* r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let vb = UnsafeRawPointer(b + row &* r.full.stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                    UnsafeMutableRawPointer(dst + row &* dstStride).storeBytes(of: roundedAverage(va, vb), as: SIMD16<UInt8>.self)
                 }
                 return
             }
             for row in 0..<h {
-                let pa = a + row * r.full.stride, pb = b + row * r.full.stride, d = dst + row * dstStride
-                for col in 0..<w { d[col] = UInt8((UInt16(pa[col]) + UInt16(pb[col]) + 1) >> 1) }
+                let pa = a + row &* r.full.stride, pb = b + row &* r.full.stride, d = dst + row &* dstStride
+                for col in 0..<w { d[col] = UInt8((UInt16(pa[col]) &+ UInt16(pb[col]) &+ 1) >> 1) }
             }
         } else {
             for row in 0..<h {
-                let pa = a + row * r.full.stride, d = dst + row * dstStride
+                let pa = a + row &* r.full.stride, d = dst + row &* dstStride
                 if w == 16 {
                     UnsafeMutableRawPointer(d).storeBytes(of: UnsafeRawPointer(pa).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
                 } else {

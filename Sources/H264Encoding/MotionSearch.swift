@@ -20,32 +20,32 @@ enum MotionSearch {
     }
 
     @inline(__always) static func sad16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int) -> Int32 {
-        var sum = SIMD8<Int16>.zero  // each lane ≤ 16 · 2 · 255, the total ≤ 65280: exact as UInt16
-        for row in 0..<16 { sum &+= sadRow(a + row * aStride, b + row * bStride) }
-        return Int32(UInt16(bitPattern: sum.wrappedSum()))
+        var sum: UInt32 = 0  // ≤ 256 · 255
+        for row in 0..<16 { sum &+= sadRow(a + row &* aStride, b + row &* bStride) }
+        return Int32(truncatingIfNeeded: sum)
     }
 
     /// The SAD of a 16x16 block, or, once the rows summed so far reach `limit`, that partial sum
     /// (≥ limit): enough for a search that keeps only a cost strictly below its best.
     @inline(__always) static func sad16x16(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
                                            stoppingAt limit: Int32) -> Int32 {
-        var sum = SIMD8<Int16>.zero
+        var sum: UInt32 = 0
         for quarter in 0..<4 {
-            for row in (4 * quarter)..<(4 * quarter + 4) { sum &+= sadRow(a + row * aStride, b + row * bStride) }
-            let partial = Int32(UInt16(bitPattern: sum.wrappedSum()))
-            if partial >= limit || quarter == 3 { return partial }
+            for row in (4 &* quarter)..<(4 &* quarter &+ 4) { sum &+= sadRow(a + row &* aStride, b + row &* bStride) }
+            if Int32(truncatingIfNeeded: sum) >= limit { break }
         }
-        return Int32(UInt16(bitPattern: sum.wrappedSum()))
+        return Int32(truncatingIfNeeded: sum)
     }
 
-    /// |a − b| of 16 samples, as 8 lanes each summing two: max − min bytewise (the byte selects compile
-    /// to pmaxub/pminub, SSE2), then the byte pairs added.
-    @inline(__always) static func sadRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> SIMD8<Int16> {
+    /// Σ |a − b| of 16 samples: |a − b| bytewise as max − min (the byte selects compile to pmaxub/pminub),
+    /// then a sum of the 16 bytes widened, which LLVM matches as a whole to one psadbw (SSE2).
+    @inline(__always) static func sadRow(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> UInt32 {
         let va = UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt8>.self), vb = UnsafeRawPointer(b).loadUnaligned(as: SIMD16<UInt8>.self)
         let greater = va .> vb
         let d = vb.replacing(with: va, where: greater) &- va.replacing(with: vb, where: greater)
-        let w = unsafeBitCast(d, to: SIMD8<UInt16>.self)
-        return unsafeBitCast((w & 0xFF) &+ (w &>> 8), to: SIMD8<Int16>.self)
+        var sum: UInt32 = 0
+        for i in 0..<16 { sum &+= UInt32(d[i]) }
+        return sum
     }
 
     /// The differences a − b of 16 samples, even and odd columns apart, read as 8 little-endian 16-bit

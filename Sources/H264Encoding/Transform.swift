@@ -85,13 +85,22 @@ enum Transform {
         let r0 = rowTransform(0), r1 = rowTransform(1), r2 = rowTransform(2), r3 = rowTransform(3)
         let c0 = butterfly(r0.0, r1.0, r2.0, r3.0), c1 = butterfly(r0.1, r1.1, r2.1, r3.1)
         let c2 = butterfly(r0.2, r1.2, r2.2, r3.2), c3 = butterfly(r0.3, r1.3, r2.3, r3.3)
-        for b in 0..<4 {
-            let o = out(b)
-            o[0] = Int32(c0.0[b]); o[1] = Int32(c1.0[b]); o[2] = Int32(c2.0[b]); o[3] = Int32(c3.0[b])
-            o[4] = Int32(c0.1[b]); o[5] = Int32(c1.1[b]); o[6] = Int32(c2.1[b]); o[7] = Int32(c3.1[b])
-            o[8] = Int32(c0.2[b]); o[9] = Int32(c1.2[b]); o[10] = Int32(c2.2[b]); o[11] = Int32(c3.2[b])
-            o[12] = Int32(c0.3[b]); o[13] = Int32(c1.3[b]); o[14] = Int32(c2.3[b]); o[15] = Int32(c3.3[b])
+        // Row r of block b is lane b of (c0.r, c1.r, c2.r, c3.r): the four vectors widened to Int32 and
+        // transposed (unpacks), each block's row stored whole, not lane by lane.
+        @inline(__always) func widen(_ v: V) -> SIMD4<Int32> {
+            unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
         }
+        @inline(__always) func storeRow(_ r: Int, _ a: V, _ b: V, _ c: V, _ d: V) {
+            let rows = transposed((widen(a), widen(b), widen(c), widen(d)))
+            UnsafeMutableRawPointer(out(0) + 4 * r).storeBytes(of: rows.0, as: SIMD4<Int32>.self)
+            UnsafeMutableRawPointer(out(1) + 4 * r).storeBytes(of: rows.1, as: SIMD4<Int32>.self)
+            UnsafeMutableRawPointer(out(2) + 4 * r).storeBytes(of: rows.2, as: SIMD4<Int32>.self)
+            UnsafeMutableRawPointer(out(3) + 4 * r).storeBytes(of: rows.3, as: SIMD4<Int32>.self)
+        }
+        storeRow(0, c0.0, c1.0, c2.0, c3.0)
+        storeRow(1, c0.1, c1.1, c2.1, c3.1)
+        storeRow(2, c0.2, c1.2, c2.2, c3.2)
+        storeRow(3, c0.3, c1.3, c2.3, c3.3)
     }
 
     /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6; the
@@ -132,6 +141,8 @@ enum Transform {
 
     /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
     /// (raster) into `levels`, dead zone `deadZone` in 64ths of a step. Returns how many are non-zero.
+    /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
+    /// pmaddwd per four lanes (``pairProduct(_:_:)``).
     @inline(__always) static func quantize4x4(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int,
                                               deadZone: Int32, first: Int = 0) -> Int {
         let shift = Int32(15 + qp / 6)
@@ -147,7 +158,7 @@ enum Transform {
             UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
             return 0
         }
-        var a = (magnitude &* quantMFVector[qp] &+ f) &>> shift
+        var a = (pairProduct(magnitude, quantMFVector[qp]) &+ f) &>> shift
         let excess = a &- maxLevel
         a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
         if first == 1 { a &= acOnly }
@@ -155,10 +166,17 @@ enum Transform {
         return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
     }
 
+    /// a · b lane by lane for |a| < 2^14 and 0 ≤ b < 2^15 (levels ≤ ``maxLevel``, coefficients ≤ 64 · 255,
+    /// MF and scales): the masks change no such value but tell LLVM that both fit 16 bits, so the Int32
+    /// multiply (pmuludq pairs and shuffles on SSE2) becomes one pmaddwd per four lanes.
+    @inline(__always) static func pairProduct(_ a: SIMD16<Int32>, _ b: SIMD16<Int32>) -> SIMD16<Int32> {
+        ((a &<< 17) &>> 17) &* (b & 0x7FFF)
+    }
+
     /// Scales levels (raster) into d for the inverse transform (8.5.12.1), from position `first`.
     @inline(__always) static func dequantize4x4(_ levels: UnsafePointer<Int32>, into d: UnsafeMutablePointer<Int32>, qp: Int, first: Int = 0) {
         let dc = d[0]
-        let v = UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int32>.self) &* dequantVector[qp]
+        let v = pairProduct(UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int32>.self), dequantVector[qp])
         UnsafeMutableRawPointer(d).storeBytes(of: v, as: SIMD16<Int32>.self)
         if first == 1 { d[0] = dc }
     }

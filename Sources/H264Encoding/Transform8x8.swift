@@ -90,7 +90,7 @@ enum Transform8x8 {
             let c = UnsafeRawPointer(coef + 16 * q).loadUnaligned(as: SIMD16<Int32>.self)
             let sign = c &>> 31
             let magnitude = (c ^ sign) &- sign
-            var a = (magnitude &* quantMFVectors[base + q] &+ f) &>> shift
+            var a = (Transform.pairProduct(magnitude, quantMFVectors[base + q]) &+ f) &>> shift
             let excess = a &- Transform.maxLevel
             a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
             UnsafeMutableRawPointer(levels + 16 * q).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
@@ -104,10 +104,10 @@ enum Transform8x8 {
         levelScale[qp % 6].withUnsafeBufferPointer { ls in
             if qp >= 36 {
                 let s = Int32(qp / 6 - 6)
-                for i in 0..<64 { d[i] = (levels[i] &* ls[i]) &<< s }
+                for i in 0..<64 { d[i] = (((levels[i] &<< 17) &>> 17) &* (ls[i] & 0x7FFF)) &<< s }  // pmaddwd, as Transform.pairProduct
             } else {
                 let s = Int32(6 - qp / 6), r = Int32(1) << (s - 1)
-                for i in 0..<64 { d[i] = (levels[i] &* ls[i] &+ r) &>> s }
+                for i in 0..<64 { d[i] = (((levels[i] &<< 17) &>> 17) &* (ls[i] & 0x7FFF) &+ r) &>> s }
             }
         }
     }

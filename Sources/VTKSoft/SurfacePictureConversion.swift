@@ -8,9 +8,10 @@ extension EncoderPicture {
     init(nv12 surface: Surface, visibleWidth: Int, visibleHeight: Int, widthInMbs: Int, heightInMbs: Int) {
         // Planes filled apart, then made the picture (its planes are observed: one access to two would overlap).
         let padding = EncoderPicture.defaultPadding
-        var luma = PaddedPlane(width: 16 * widthInMbs, height: 16 * heightInMbs, padding: padding)
-        var cb = PaddedPlane(width: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
-        var cr = PaddedPlane(width: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
+        // Not zero-filled: the visible rows are copied, then replicateEdges(visibleWidth:visibleHeight:) fills the rest.
+        var luma = PaddedPlane(uninitializedWidth: 16 * widthInMbs, height: 16 * heightInMbs, padding: padding)
+        var cb = PaddedPlane(uninitializedWidth: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
+        var cr = PaddedPlane(uninitializedWidth: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
         let w = max(1, min(visibleWidth, surface.width, luma.width)), h = max(1, min(visibleHeight, surface.allocatedHeight, luma.height))
         let pitch = surface.pitch, src = surface.luma, chroma = surface.chroma
         let lumaOrigin = luma.index(0, 0), lumaStride = luma.stride

@@ -60,6 +60,8 @@ enum EngineHarness {
         var alphaOffsetDiv2 = 0, betaOffsetDiv2 = 0
         var chromaQPOffset = 0
         var slicesPerPicture = 1
+        /// H264PictureEncoder.sliceConcurrency: 2 codes a picture's slices in two groups at once.
+        var sliceConcurrency = 2
         /// High profile PPS with transform_8x8_mode_flag (the engine may choose the 8x8 transform).
         var transform8x8Mode = false
         /// SPS direct_8x8_inference_flag (B_Direct_16x16 may use the 8x8 transform only with it).
@@ -136,7 +138,7 @@ enum EngineHarness {
         func append(_ nal: [UInt8]) { stream += [0, 0, 0, 1] + nal }
         append(Array(sps.nalUnit().bytes))
         append(Array(pps.nalUnit(sps: sps).bytes))
-        var encoder = H264PictureEncoder()
+        var encoder = H264PictureEncoder(sliceConcurrency: c.sliceConcurrency)
         var references: [ReferencePicture] = []  // most recent last
         var recons = [Frame?](repeating: nil, count: c.pattern.map { $0.1 }.max()! + 1)
         var frameNum = 0

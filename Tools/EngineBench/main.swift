@@ -2,6 +2,9 @@
 // content, beside openh264 at the same PSNR. Times are CPU time of this thread (the machine is shared).
 //
 //   swift run -c release engine-bench [--frames N] [--qp Q] [--bframes] [--cabac] [--openh264] [--input file.264] [--output out.264]
+//                                     [--slices N] [--slice-threads 1|2]
+// With --slices, the picture is cut into N slices of whole macroblock rows and the engine codes them on
+// --slice-threads threads (default 2): the summary then also gives wall time and the process's CPU time.
 import BenchSupport
 import Foundation
 import H264Bitstream
@@ -16,6 +19,8 @@ struct Options {
     var output: String? = nil  // the coded stream (slices only, Annex B), to compare runs bit for bit
     var input = "../shared/conformance/h264/VID_1280x720_cavlc_temporal_direct.264"
     var width = 1280, height = 720
+    var slices = 1
+    var sliceThreads = 2
 }
 
 var options = Options()
@@ -29,6 +34,8 @@ while let a = args.next() {
     case "--openh264": options.openh264 = true
     case "--input": options.input = args.next() ?? options.input
     case "--output": options.output = args.next()
+    case "--slices": options.slices = max(1, Int(args.next() ?? "") ?? 1)
+    case "--slice-threads": options.sliceThreads = max(1, Int(args.next() ?? "") ?? 2)
     case "--size":
         let parts = (args.next() ?? "").split(separator: "x").compactMap { Int($0) }
         if parts.count == 2 { options.width = parts[0]; options.height = parts[1] }
@@ -36,6 +43,12 @@ while let a = args.next() {
         FileHandle.standardError.write("unknown option \(a)\n".data(using: .utf8)!)
         exit(2)
     }
+}
+
+func seconds(_ clock: clockid_t) -> Double {
+    var t = timespec()
+    clock_gettime(clock, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
 func cpuSeconds() -> Double {
@@ -109,7 +122,8 @@ if options.bframes {
     for d in 1..<frameCount { pattern.append((.p, d)) }
 }
 
-var encoder = H264PictureEncoder()
+var encoder = H264PictureEncoder(sliceConcurrency: options.sliceThreads)
+var wallSeconds = 0.0, processSeconds = 0.0
 var references: [ReferencePicture] = []
 var totalBits = 0
 var sumSE = 0.0
@@ -135,11 +149,20 @@ for (codingIndex, (type, display)) in pattern.enumerated() {
         l0 = [references.filter { $0.picOrderCnt < poc }.max { $0.picOrderCnt < $1.picOrderCnt }!]
         l1 = [references.filter { $0.picOrderCnt > poc }.min { $0.picOrderCnt < $1.picOrderCnt }!]
     }
-    let request = EncodeRequest(sps: sps, pps: pps, slices: [SliceRequest(header: header, macroblockCount: sps.picWidthInMbs * sps.frameHeightInMbs)],
-                                source: source, refPicList0: l0, refPicList1: l1, picOrderCnt: poc)
-    let start = cpuSeconds()
+    // slices of whole macroblock rows, the last taking the remainder
+    let rows = sps.frameHeightInMbs, sliceCount = min(options.slices, rows)
+    var slices: [SliceRequest] = []
+    for k in 0..<sliceCount {
+        let first = k * (rows / sliceCount), last = k == sliceCount - 1 ? rows : (k + 1) * (rows / sliceCount)
+        header.firstMbInSlice = first * sps.picWidthInMbs
+        slices.append(SliceRequest(header: header, macroblockCount: (last - first) * sps.picWidthInMbs))
+    }
+    let request = EncodeRequest(sps: sps, pps: pps, slices: slices, source: source, refPicList0: l0, refPicList1: l1, picOrderCnt: poc)
+    let start = cpuSeconds(), wallStart = seconds(CLOCK_MONOTONIC), processStart = seconds(CLOCK_PROCESS_CPUTIME_ID)
     let out = try encoder.encode(request)
     encodeSeconds += cpuSeconds() - start
+    wallSeconds += seconds(CLOCK_MONOTONIC) - wallStart
+    processSeconds += seconds(CLOCK_PROCESS_CPUTIME_ID) - processStart
     totalBits += out.sliceNALUnits.reduce(0) { $0 + 8 * ($1.count + 4) }
     if options.output != nil { for nal in out.sliceNALUnits { coded.append(contentsOf: [0, 0, 0, 1] + nal) } }
     var se = 0.0
@@ -163,6 +186,10 @@ let psnr = psnrSum / Double(frameCount)
 print(String(format: "engine  %@ %@ QP %d: %d frames, %.1f fps (CPU), Y-PSNR %.2f dB, %.0f kb/s",
              options.cabac ? "CABAC" : "CAVLC", options.bframes ? "IPB" : "IPP", options.qp, frameCount,
              Double(frameCount) / encodeSeconds, psnr, Double(totalBits) / seconds / 1000))
+if options.slices > 1 {
+    print(String(format: "engine  %d slices on %d thread(s): %.2f s wall, %.2f s process CPU, %.2f s this thread's CPU",
+                 options.slices, options.sliceThreads, wallSeconds, processSeconds, encodeSeconds))
+}
 
 if options.openh264 {
     // openh264 at several QPs: Y-PSNR from FFmpeg's decode of its output, then the rate at our PSNR.
