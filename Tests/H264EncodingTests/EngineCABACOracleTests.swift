@@ -41,6 +41,19 @@ struct EngineCABACOracleTests {
         try check(EncoderOracleTests.cisco, c)
     }
 
+    @Test("16x8 and 8x16 partitions in P (two references) and B pictures of a pyramid, Main and High profile (CABAC against FFmpeg and its CAVLC twin)",
+          arguments: [(false, 27), (true, 32)])
+    func partitions(high: Bool, qp: Int) throws {
+        var c = high ? EncoderOracleTests.high(qp: qp, deblockingIdc: 0, cavlc: false) : EngineHarness.Config()
+        c.qp = qp
+        c.referencesP = 2
+        c.pattern = [(.i, 0), (.p, 4), (.b, 2), (.b, 1), (.b, 3), (.p, 8), (.b, 6), (.b, 5), (.b, 7)]
+        c.referenceB = [2, 6]
+        let result = try check(EncoderOracleTests.ciscoAll, c)
+        #expect(EncoderOracleTests.partitioned(result, c.pattern, .p) > 0, "\(result.partitionedCounts)")
+        #expect(EncoderOracleTests.partitioned(result, c.pattern, .b) > 0, "\(result.partitionedCounts)")
+    }
+
     @Test("I, P and B pictures; slices and deblocking controls")
     func inter() throws {
         var c = EngineHarness.Config()
