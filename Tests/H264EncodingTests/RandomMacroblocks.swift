@@ -76,7 +76,7 @@ struct RandomMacroblocks {
                 case .p where partitions:
                     kind = [.pSkip, .pL016x16, .p16x8, .p8x16, .p16x8, .p8x16, .intra16x16, .intra4x4][int(0...7)]
                 case .p: kind = [.pSkip, .pSkip, .pL016x16, .pL016x16, .pL016x16, .intra16x16, .intra4x4][int(0...6)]
-                default where partitions:
+                case _ where partitions:
                     if chance(60) {
                         let predictions: [MacroblockSyntax.PartitionPrediction] = [.l0, .l1, .bi]
                         let a = predictions[int(0...2)], b = predictions[int(0...2)]
