@@ -508,7 +508,7 @@ struct MacroblockEncoder {
         let bestPlanes = ctx.list0[bestRef]
         // 16x8 / 8x16 where the 16x16 prediction leaves enough to gain
         let partitions = partitionsAllowed && best.cost > Self.partitionTrialCost[qp]
-            ? bestPPartitions(refIdx: bestRef, start: best.mv, limit: best.cost) : nil
+            ? bestPPartitions(refIdx: bestRef, start: best.mv, startBits: best.bits, limit: best.cost) : nil
         let interCost = partitions?.cost ?? best.cost
         // Intra is tried only where the motion-compensated prediction is poor (the trial overwrites predY).
         let intraTried = interCost > Self.intraTrialCost[qp]
@@ -627,7 +627,7 @@ struct MacroblockEncoder {
         let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
         let bestCost = min(biCost, cost0, cost1, directCost)
         let partitions = partitionsAllowed && bestCost > Self.partitionTrialCost[qp]
-            ? bestBPartitions(start0: best0.mv, start1: best1.mv, limit: bestCost) : nil
+            ? bestBPartitions(start0: best0, start1: best1, limit: bestCost) : nil
         let interCost = partitions?.cost ?? bestCost
         // predY is scratch for the intra trial: each inter choice predicts again. As in P, intra is tried
         // only where the inter prediction is poor.

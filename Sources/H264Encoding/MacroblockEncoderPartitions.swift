@@ -21,27 +21,31 @@ extension MacroblockEncoder {
 
     /// The best P partitioning (16x8 or 8x16, both partitions on `refIdx`), with its cost including λ·(mb_type
     /// and ref_idx bits); nil when neither is cheaper than `limit`.
-    func bestPPartitions(refIdx: Int, start: SIMD2<Int16>, limit: Int32) -> (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? {
+    func bestPPartitions(refIdx: Int, start: SIMD2<Int16>, startBits: Int32, limit: Int32)
+        -> (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? {
         let ref = ctx.list0[refIdx]
         let n = MotionVectorPrediction.Surroundings(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
         let r = Int8(refIdx)
         var best: (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? = nil
         let refBits = 2 * Self.refIdxBits(refIdx, count: ctx.list0.count)
+        let whole = integerCost16x16(ref, mv: start, bits: startBits)
         for wide in [true, false] {
-            var parts = (PartitionChoice(), PartitionChoice())
-            var total = lambda * (3 + refBits)
-            var first = MotionVectorPrediction.Neighbour()
-            for part in 0..<2 {
-                let (px, py, w, h) = Self.partitionRect(wide: wide, part: part)
-                let mvp = n.predict(wide: wide, part: part, refIdx: r, first: first)
-                let found = searchPartition(ref, px: px, py: py, w: w, h: h, mvp: mvp,
-                                            starts: SIMD4(start.x, start.y, part == 1 ? first.mv.x : start.x, part == 1 ? first.mv.y : start.y))
-                let choice = PartitionChoice(prediction: .l0, mv: SIMD4(found.mv.x, found.mv.y, 0, 0), mvp: SIMD4(mvp.x, mvp.y, 0, 0),
-                                             refIdx: SIMD2(r, -1), cost: found.cost)
-                if part == 0 { parts.0 = choice } else { parts.1 = choice }
-                total += found.cost
-                first = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: found.mv)
-            }
+            // the integer stage of both partitions first (partition 1 predicted from partition 0's whole-sample
+            // vector); the sub-sample stage only when they beat the 16x16 vector there
+            let (x0, y0, w, h) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
+            let mvp0 = n.predict(wide: wide, part: 0, refIdx: r, first: MotionVectorPrediction.Neighbour())
+            let i0 = integerSearchPartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, starts: SIMD4(start.x, start.y, start.x, start.y))
+            let rough = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: SIMD2(Int16(4 * i0.position.x), Int16(4 * i0.position.y)))
+            let i1 = integerSearchPartition(ref, px: x1, py: y1, w: w, h: h, mvp: n.predict(wide: wide, part: 1, refIdx: r, first: rough),
+                                            starts: SIMD4(start.x, start.y, rough.mv.x, rough.mv.y))
+            if i0.cost + i1.cost + lambda * 2 >= whole { continue }
+            let f0 = refinePartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, integer: i0.position, start: start)
+            let first = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: f0.mv)
+            let mvp1 = n.predict(wide: wide, part: 1, refIdx: r, first: first)
+            let f1 = refinePartition(ref, px: x1, py: y1, w: w, h: h, mvp: mvp1, integer: i1.position, start: start)
+            let total = lambda * (3 + refBits) + f0.cost + f1.cost
+            let parts = (PartitionChoice(prediction: .l0, mv: SIMD4(f0.mv.x, f0.mv.y, 0, 0), mvp: SIMD4(mvp0.x, mvp0.y, 0, 0), refIdx: SIMD2(r, -1), cost: f0.cost),
+                         PartitionChoice(prediction: .l0, mv: SIMD4(f1.mv.x, f1.mv.y, 0, 0), mvp: SIMD4(mvp1.x, mvp1.y, 0, 0), refIdx: SIMD2(r, -1), cost: f1.cost))
             if total < (best?.cost ?? limit) { best = (wide, parts, total) }
         }
         return best
@@ -49,13 +53,26 @@ extension MacroblockEncoder {
 
     /// The best B partitioning (16x8 or 8x16; per partition L0, L1 or the average of both, on refIdx 0), its
     /// cost including λ·(mb_type bits); nil when neither is cheaper than `limit`.
-    func bestBPartitions(start0: SIMD2<Int16>, start1: SIMD2<Int16>, limit: Int32)
+    func bestBPartitions(start0: SearchResult, start1: SearchResult, limit: Int32)
         -> (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? {
         let ref0 = ctx.list0[0], ref1 = ctx.list1[0]
         let n0 = MotionVectorPrediction.Surroundings(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
         let n1 = MotionVectorPrediction.Surroundings(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 1)
         var best: (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? = nil
+        let whole = min(integerCost16x16(ref0, mv: start0.mv, bits: start0.bits), integerCost16x16(ref1, mv: start1.mv, bits: start1.bits) + lambda)
+        let s0 = SIMD4(start0.mv.x, start0.mv.y, start0.mv.x, start0.mv.y), s1 = SIMD4(start1.mv.x, start1.mv.y, start1.mv.x, start1.mv.y)
         for wide in [true, false] {
+            // the integer stage of both partitions and lists first (partition 1 predicted from partition 0's
+            // whole-sample vectors); the rest only when the better list of each beats the 16x16 vectors there
+            let (x0, y0, w0, h0) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
+            let none = MotionVectorPrediction.Neighbour()
+            let a0 = integerSearchPartition(ref0, px: x0, py: y0, w: w0, h: h0, mvp: n0.predict(wide: wide, part: 0, refIdx: 0, first: none), starts: s0)
+            let a1 = integerSearchPartition(ref1, px: x0, py: y0, w: w0, h: h0, mvp: n1.predict(wide: wide, part: 0, refIdx: 0, first: none), starts: s1)
+            let rough0 = MotionVectorPrediction.Neighbour(available: true, refIdx: 0, mv: SIMD2(Int16(4 * a0.position.x), Int16(4 * a0.position.y)))
+            let rough1 = MotionVectorPrediction.Neighbour(available: true, refIdx: 0, mv: SIMD2(Int16(4 * a1.position.x), Int16(4 * a1.position.y)))
+            let b0 = integerSearchPartition(ref0, px: x1, py: y1, w: w0, h: h0, mvp: n0.predict(wide: wide, part: 1, refIdx: 0, first: rough0), starts: s0)
+            let b1 = integerSearchPartition(ref1, px: x1, py: y1, w: w0, h: h0, mvp: n1.predict(wide: wide, part: 1, refIdx: 0, first: rough1), starts: s1)
+            if min(a0.cost, a1.cost + lambda) + min(b0.cost, b1.cost + lambda) + lambda * 4 >= whole { continue }
             var parts = (PartitionChoice(), PartitionChoice())
             var total: Int32 = 0
             var first0 = MotionVectorPrediction.Neighbour(), first1 = MotionVectorPrediction.Neighbour()
@@ -64,8 +81,8 @@ extension MacroblockEncoder {
                 let src = ctx.sourceY.at(16 * mbx + px, 16 * mby + py), ss = ctx.sourceY.stride
                 let mvp0 = n0.predict(wide: wide, part: part, refIdx: 0, first: first0)
                 let mvp1 = n1.predict(wide: wide, part: part, refIdx: 0, first: first1)
-                let f0 = searchPartition(ref0, px: px, py: py, w: w, h: h, mvp: mvp0, starts: SIMD4(start0.x, start0.y, first0.mv.x, first0.mv.y))
-                let f1 = searchPartition(ref1, px: px, py: py, w: w, h: h, mvp: mvp1, starts: SIMD4(start1.x, start1.y, first1.mv.x, first1.mv.y))
+                let f0 = refinePartition(ref0, px: px, py: py, w: w, h: h, mvp: mvp0, integer: part == 0 ? a0.position : b0.position, start: start0.mv)
+                let f1 = refinePartition(ref1, px: px, py: py, w: w, h: h, mvp: mvp1, integer: part == 0 ? a1.position : b1.position, start: start1.mv)
                 // Bi: the two single-list vectors, averaged
                 predictPartitionLuma(ref0, mv: f0.mv, px: px, py: py, w: w, h: h, into: s.candY)
                 predictPartitionLuma(ref1, mv: f1.mv, px: px, py: py, w: w, h: h, into: s.tmpY)

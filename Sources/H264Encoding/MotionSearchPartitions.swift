@@ -33,6 +33,14 @@ extension MacroblockEncoder {
     /// and the prediction `mvp`, a diamond, then sub-sample SATD refinement. Cost: SATD + λ·(mvd bits).
     func searchPartition(_ ref: ReferencePlanes, px: Int, py: Int, w: Int, h: Int, mvp: SIMD2<Int16>,
                          starts: SIMD4<Int16>) -> SearchResult {
+        let found = integerSearchPartition(ref, px: px, py: py, w: w, h: h, mvp: mvp, starts: starts)
+        return refinePartition(ref, px: px, py: py, w: w, h: h, mvp: mvp, integer: found.position, start: SIMD2(starts[0], starts[1]))
+    }
+
+    /// The integer stage of ``searchPartition(_:px:py:w:h:mvp:starts:)``: the best position in whole samples
+    /// and its cost, SAD + λ·(mvd bits).
+    func integerSearchPartition(_ ref: ReferencePlanes, px: Int, py: Int, w: Int, h: Int, mvp: SIMD2<Int16>,
+                                starts: SIMD4<Int16>) -> (position: SIMD2<Int>, cost: Int32) {
         let bx = 16 * mbx + px, by = 16 * mby + py
         let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
         let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
@@ -53,40 +61,85 @@ extension MacroblockEncoder {
             let c = intCost(x, y)
             if c < bestCost { bestCost = c; bestX = x; bestY = y }
         }
-        var came = -1
+        var step = -1
         for _ in 0..<8 {
             let cx = bestX, cy = bestY
             var moved = -1
-            for k in 0..<4 where k != came {
+            for k in 0..<4 where k != step {
                 let x = cx + (k == 0 ? -1 : (k == 1 ? 1 : 0)), y = cy + (k == 2 ? -1 : (k == 3 ? 1 : 0))
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
                 let c = intCost(x, y)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
             }
             if moved < 0 { break }
-            came = moved ^ 1
+            step = moved ^ 1
         }
+        return (SIMD2(bestX, bestY), bestCost)
+    }
+
+    /// The SAD of the 16x16 macroblock at `mv` rounded to whole samples, plus λ·`bits`: what partitions must beat
+    /// at the integer stage before their sub-sample refinement is worth its time.
+    func integerCost16x16(_ ref: ReferencePlanes, mv: SIMD2<Int16>, bits: Int32) -> Int32 {
+        let bx = 16 * mbx, by = 16 * mby
+        let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
+        let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
+        let x = min(max((Int(mv.x) + 2) >> 2, loX), hiX), y = min(max((Int(mv.y) + 2) >> 2, loY), hiY)
+        return MotionSearch.sad16x16(ctx.sourceY.at(bx, by), ctx.sourceY.stride, ref.full.at(bx + x, by + y), ref.full.stride) + lambda * bits
+    }
+
+    /// The sub-sample stage: from the whole-sample `integer` position (and `start`, the 16x16 vector, with its
+    /// sub-sample part), half then quarter samples on SATD + λ·(mvd bits against `mvp`).
+    func refinePartition(_ ref: ReferencePlanes, px: Int, py: Int, w: Int, h: Int, mvp: SIMD2<Int16>,
+                         integer: SIMD2<Int>, start: SIMD2<Int16>) -> SearchResult {
+        let bx = 16 * mbx + px, by = 16 * mby + py
+        let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
+        let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
+        let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
+        let lam = lambda, pvx = Int32(mvp.x), pvy = Int32(mvp.y)
+        let bestX = integer.x, bestY = integer.y
+        // Sub-sample positions: full and half samples straight from the reference planes; quarter samples
+        // averaged 16 wide (an 8-wide partition ignores the right half).
         @inline(__always) func subCost(_ x: Int, _ y: Int) -> (Int32, Int32) {
             let bits = MotionSearch.bitsSE(Int32(x) - pvx) + MotionSearch.bitsSE(Int32(y) - pvy)
-            predictPartitionLuma(ref, mv: SIMD2(Int16(x), Int16(y)), px: px, py: py, w: w, h: h, into: s.candY)
+            let ix = bx + (x >> 2), iy = by + (y >> 2)
+            if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: h) {
+                let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
+                if b == nil { return (Self.partitionSATD(src, ss, a, ref.full.stride, w: w, h: h) + lam * bits, bits) }
+                InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: h, dst: s.candY, dstStride: 16)
+            } else {
+                predictPartitionLuma(ref, mv: SIMD2(Int16(x), Int16(y)), px: px, py: py, w: w, h: h, into: s.candY)
+            }
             return (Self.partitionSATD(src, ss, s.candY, 16, w: w, h: h) + lam * bits, bits)
         }
         var qx = 4 * bestX, qy = 4 * bestY
         var (best, bestBits) = subCost(qx, qy)
         // the first start (the 16x16 vector) keeps its sub-sample part
-        let sx = Int(starts[0]), sy = Int(starts[1])
+        let sx = Int(start.x), sy = Int(start.y)
         if (sx != qx || sy != qy) && (sx >> 2) >= loX && (sx >> 2) <= hiX && (sy >> 2) >= loY && (sy >> 2) <= hiY {
             let (c, bits) = subCost(sx, sy)
             if c < best { best = c; bestBits = bits; qx = sx; qy = sy }
         }
-        for step in [2, 1] {
+        // half samples: the 8 neighbours; quarter samples: a diamond, again if it moved
+        do {
             let cx = qx, cy = qy
             for dy in -1...1 {
                 for dx in -1...1 where dx != 0 || dy != 0 {
-                    let (c, bits) = subCost(cx + step * dx, cy + step * dy)
-                    if c < best { best = c; bestBits = bits; qx = cx + step * dx; qy = cy + step * dy }
+                    let (c, bits) = subCost(cx + 2 * dx, cy + 2 * dy)
+                    if c < best { best = c; bestBits = bits; qx = cx + 2 * dx; qy = cy + 2 * dy }
                 }
             }
+        }
+        var came = -1
+        for _ in 0..<2 {
+            let cx = qx, cy = qy
+            var moved = -1
+            for k in 0..<4 where k != came {
+                let dx = k == 0 ? -1 : (k == 1 ? 1 : 0), dy = k == 2 ? -1 : (k == 3 ? 1 : 0)
+                let (c, bits) = subCost(cx + dx, cy + dy)
+                if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
+            }
+            if moved < 0 { break }
+            came = moved ^ 1
         }
         return SearchResult(mv: SIMD2(Int16(qx), Int16(qy)), cost: best, bits: bestBits)
     }

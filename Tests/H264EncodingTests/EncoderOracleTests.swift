@@ -160,7 +160,9 @@ struct EncoderOracleTests {
         let c = Self.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: true)
         let counts = try check(Self.ciscoAll, c).transform8x8Counts
         // the inter pictures use it somewhere, or the test proves nothing about the 8x8 syntax
-        if qp <= 36 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+        // (at QP 36 a B picture of partitions and skips may have no luma coefficients at all)
+        if qp <= 27 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+        if qp <= 36 { #expect(counts.dropFirst().reduce(0, +) > 0, "8x8 macroblocks per picture: \(counts)") }
     }
 
     @Test("High profile I pictures: Intra 8x8 (filtered reference samples, mode prediction from 4x4 and 8x8 neighbours), QPs and deblocking",
