@@ -225,7 +225,7 @@ public struct CABACSliceWriter: SliceDataWriter {
             for list in 0..<2 where list == 0 ? pred.usesL0 : pred.usesL1 {
                 let d = mb.mvd(list: list, part: part)
                 let positiveRef = mb.refIdx(list: list, part: part) > 0
-                for q in quadrants {
+                for q in 0..<4 where quadrants >> q & 1 != 0 {
                     if positiveRef { positive |= 1 << UInt8(4 * list + q) }
                     absMvd[16 * addr + 4 * q + 2 * list] = UInt8(min(abs(Int(d.x)), 64))
                     absMvd[16 * addr + 4 * q + 2 * list + 1] = UInt8(min(abs(Int(d.y)), 64))
@@ -385,10 +385,10 @@ public struct CABACSliceWriter: SliceDataWriter {
         engine.encodeDecision(false, ctxIdx)
     }
 
-    /// The 8x8 quadrants (raster) that partition `part` of `count` covers (16x16: all; 16x8 `wide`; 8x16).
-    @inline(__always) private static func quadrants(part: Int, of count: Int, wide: Bool) -> [Int] {
-        if count == 1 { return [0, 1, 2, 3] }
-        return wide ? (part == 0 ? [0, 1] : [2, 3]) : (part == 0 ? [0, 2] : [1, 3])
+    /// The 8x8 quadrants (raster) that partition `part` of `count` covers, as a mask (16x16: all; 16x8 `wide`; 8x16).
+    @inline(__always) private static func quadrants(part: Int, of count: Int, wide: Bool) -> Int {
+        if count == 1 { return 0b1111 }
+        return wide ? (part == 0 ? 0b0011 : 0b1100) : (part == 0 ? 0b0101 : 0b1010)
     }
 
     /// The macroblocks and quadrants of neighbours A and B of partition `part`'s top-left 4x4 block (6.4.11.7);

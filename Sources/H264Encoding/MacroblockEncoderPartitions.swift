@@ -26,29 +26,35 @@ extension MacroblockEncoder {
         let ref = ctx.list0[refIdx]
         let n = MotionVectorPrediction.Surroundings(ctx.state, mbAddr: mbAddr, widthInMbs: ctx.widthInMbs, slice: slice, list: 0)
         let r = Int8(refIdx)
-        var best: (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? = nil
         let refBits = 2 * Self.refIdxBits(refIdx, count: ctx.list0.count)
         let whole = integerCost16x16(ref, mv: start, bits: startBits)
-        for wide in [true, false] {
-            // the integer stage of both partitions first (partition 1 predicted from partition 0's whole-sample
-            // vector); the sub-sample stage only when they beat the 16x16 vector there
+        // The integer stage of both partitions of both shapes first (partition 1 predicted from partition 0's
+        // whole-sample vector); the sub-sample stage only for the better shape, and only when it comes within
+        // 1/8 of the 16x16 vector's cost there (sub-samples may still win).
+        func integerStage(_ wide: Bool) -> (mvp0: SIMD2<Int16>, i0: (position: SIMD2<Int>, cost: Int32), i1: (position: SIMD2<Int>, cost: Int32), total: Int32) {
             let (x0, y0, w, h) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
             let mvp0 = n.predict(wide: wide, part: 0, refIdx: r, first: MotionVectorPrediction.Neighbour())
             let i0 = integerSearchPartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, starts: SIMD4(start.x, start.y, start.x, start.y))
             let rough = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: SIMD2(Int16(4 * i0.position.x), Int16(4 * i0.position.y)))
             let i1 = integerSearchPartition(ref, px: x1, py: y1, w: w, h: h, mvp: n.predict(wide: wide, part: 1, refIdx: r, first: rough),
                                             starts: SIMD4(start.x, start.y, rough.mv.x, rough.mv.y))
-            if i0.cost + i1.cost + lambda * 2 >= whole { continue }
-            let f0 = refinePartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, integer: i0.position, start: start)
-            let first = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: f0.mv)
-            let mvp1 = n.predict(wide: wide, part: 1, refIdx: r, first: first)
-            let f1 = refinePartition(ref, px: x1, py: y1, w: w, h: h, mvp: mvp1, integer: i1.position, start: start)
-            let total = lambda * (3 + refBits) + f0.cost + f1.cost
-            let parts = (PartitionChoice(prediction: .l0, mv: SIMD4(f0.mv.x, f0.mv.y, 0, 0), mvp: SIMD4(mvp0.x, mvp0.y, 0, 0), refIdx: SIMD2(r, -1), cost: f0.cost),
-                         PartitionChoice(prediction: .l0, mv: SIMD4(f1.mv.x, f1.mv.y, 0, 0), mvp: SIMD4(mvp1.x, mvp1.y, 0, 0), refIdx: SIMD2(r, -1), cost: f1.cost))
-            if total < (best?.cost ?? limit) { best = (wide, parts, total) }
+            return (mvp0, i0, i1, i0.cost + i1.cost + lambda * 2)
         }
-        return best
+        let horizontal = integerStage(true), vertical = integerStage(false)
+        let wide = horizontal.total <= vertical.total
+        let stage = wide ? horizontal : vertical
+        guard stage.total < whole + whole >> 3 else { return nil }
+        let (x0, y0, w, h) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
+        let mvp0 = stage.mvp0
+        let f0 = refinePartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, integer: stage.i0.position, start: start)
+        let first = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: f0.mv)
+        let mvp1 = n.predict(wide: wide, part: 1, refIdx: r, first: first)
+        let f1 = refinePartition(ref, px: x1, py: y1, w: w, h: h, mvp: mvp1, integer: stage.i1.position, start: start)
+        let total = lambda * (3 + refBits) + f0.cost + f1.cost
+        guard total < limit else { return nil }
+        let parts = (PartitionChoice(prediction: .l0, mv: SIMD4(f0.mv.x, f0.mv.y, 0, 0), mvp: SIMD4(mvp0.x, mvp0.y, 0, 0), refIdx: SIMD2(r, -1), cost: f0.cost),
+                     PartitionChoice(prediction: .l0, mv: SIMD4(f1.mv.x, f1.mv.y, 0, 0), mvp: SIMD4(mvp1.x, mvp1.y, 0, 0), refIdx: SIMD2(r, -1), cost: f1.cost))
+        return (wide, parts, total)
     }
 
     /// The best B partitioning (16x8 or 8x16; per partition L0, L1 or the average of both, on refIdx 0), its
@@ -61,9 +67,10 @@ extension MacroblockEncoder {
         var best: (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? = nil
         let whole = min(integerCost16x16(ref0, mv: start0.mv, bits: start0.bits), integerCost16x16(ref1, mv: start1.mv, bits: start1.bits) + lambda)
         let s0 = SIMD4(start0.mv.x, start0.mv.y, start0.mv.x, start0.mv.y), s1 = SIMD4(start1.mv.x, start1.mv.y, start1.mv.x, start1.mv.y)
-        for wide in [true, false] {
-            // the integer stage of both partitions and lists first (partition 1 predicted from partition 0's
-            // whole-sample vectors); the rest only when the better list of each beats the 16x16 vectors there
+        // As in P: the integer stage of both shapes first (both lists), then the rest for each shape that comes
+        // within 1/8 of the 16x16 vectors there (in B pictures, both shapes refined pay for their time).
+        typealias Found = (position: SIMD2<Int>, cost: Int32)
+        func integerStage(_ wide: Bool) -> (a0: Found, a1: Found, b0: Found, b1: Found, total: Int32) {
             let (x0, y0, w0, h0) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
             let none = MotionVectorPrediction.Neighbour()
             let a0 = integerSearchPartition(ref0, px: x0, py: y0, w: w0, h: h0, mvp: n0.predict(wide: wide, part: 0, refIdx: 0, first: none), starts: s0)
@@ -72,7 +79,13 @@ extension MacroblockEncoder {
             let rough1 = MotionVectorPrediction.Neighbour(available: true, refIdx: 0, mv: SIMD2(Int16(4 * a1.position.x), Int16(4 * a1.position.y)))
             let b0 = integerSearchPartition(ref0, px: x1, py: y1, w: w0, h: h0, mvp: n0.predict(wide: wide, part: 1, refIdx: 0, first: rough0), starts: s0)
             let b1 = integerSearchPartition(ref1, px: x1, py: y1, w: w0, h: h0, mvp: n1.predict(wide: wide, part: 1, refIdx: 0, first: rough1), starts: s1)
-            if min(a0.cost, a1.cost + lambda) + min(b0.cost, b1.cost + lambda) + lambda * 4 >= whole { continue }
+            return (a0, a1, b0, b1, min(a0.cost, a1.cost + lambda) + min(b0.cost, b1.cost + lambda) + lambda * 4)
+        }
+        let horizontal = integerStage(true), vertical = integerStage(false)
+        for wide in [true, false] {
+            let stage = wide ? horizontal : vertical
+            guard stage.total < whole + whole >> 3 else { continue }
+            let (a0, a1, b0, b1) = (stage.a0, stage.a1, stage.b0, stage.b1)
             var parts = (PartitionChoice(), PartitionChoice())
             var total: Int32 = 0
             var first0 = MotionVectorPrediction.Neighbour(), first1 = MotionVectorPrediction.Neighbour()
@@ -113,16 +126,16 @@ extension MacroblockEncoder {
     /// Codes a partitioned macroblock: prediction of each partition, residual, reconstruction, syntax and state.
     mutating func codePartitions(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState, wide: Bool,
                                  parts: (PartitionChoice, PartitionChoice), bSlice: Bool) {
-        let choices = [parts.0, parts.1]
         if bSlice {
-            mb.reset(kind: wide ? .b16x8(choices[0].prediction, choices[1].prediction) : .b8x16(choices[0].prediction, choices[1].prediction))
+            mb.reset(kind: wide ? .b16x8(parts.0.prediction, parts.1.prediction) : .b8x16(parts.0.prediction, parts.1.prediction))
         } else {
             mb.reset(kind: wide ? .p16x8 : .p8x16)
         }
         st.kind = .inter
         st.partitioned = true
         st.intra4x4Modes = SIMD16(repeating: 2)
-        for (part, c) in choices.enumerated() {
+        for part in 0..<2 {
+            let c = part == 0 ? parts.0 : parts.1
             let (px, py, w, h) = Self.partitionRect(wide: wide, part: part)
             let pred = c.prediction
             let mv0 = SIMD2(c.mv[0], c.mv[1]), mv1 = SIMD2(c.mv[2], c.mv[3])
@@ -157,9 +170,9 @@ extension MacroblockEncoder {
                 if pred.usesL1 { mb.mvdL1Part1 = d1 }
             }
             let stored = SIMD4(pred.usesL0 ? mv0.x : 0, pred.usesL0 ? mv0.y : 0, pred.usesL1 ? mv1.x : 0, pred.usesL1 ? mv1.y : 0)
-            for q in (wide ? [2 * part, 2 * part + 1] : [part, part + 2]) {
-                st.setQuadrant(q, refIdx: c.refIdx, mv: stored, pictures: pictures(c.refIdx))
-            }
+            let q0 = wide ? 2 * part : part, q1 = wide ? 2 * part + 1 : part + 2
+            st.setQuadrant(q0, refIdx: c.refIdx, mv: stored, pictures: pictures(c.refIdx))
+            st.setQuadrant(q1, refIdx: c.refIdx, mv: stored, pictures: pictures(c.refIdx))
         }
         let luma = codeLumaInterChoosingTransform(&mb, probedCBP: nil)
         mb.codedBlockPatternLuma = luma.cbp

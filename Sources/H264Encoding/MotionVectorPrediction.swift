@@ -32,6 +32,8 @@ enum MotionVectorPrediction {
         var aboveLeft = Neighbour(), aboveRight0 = Neighbour()
         var aboveRight = Neighbour(), cornerAboveLeft = Neighbour()
 
+        init() {}
+
         @inline(__always) init(_ state: UnsafePointer<MacroblockState>, mbAddr: Int, widthInMbs: Int, slice: Int32, list: Int) {
             let x = mbAddr % widthInMbs
             leftTop = neighbour(state, mbAddr - 1, x > 0, slice: slice, list: list, quadrant: 1)
