@@ -47,6 +47,29 @@ public final class DecodedSurface: Sendable {
         pixels.presentationTime = presentationTime
         return pixels
     }
+
+    /// Calls `body` with the cropped picture where it is, mapped (vaDeriveImage, else a copy through vaGetImage),
+    /// with no copy of its own: for output that reads each row once (a raw NV12 file). Unmapped when `body`
+    /// returns. nil, without calling `body`, for a 10-bit (P010) surface.
+    public func withMappedNV12<T>(_ body: (MappedNV12Picture) throws -> T) throws -> T? {
+        try picture.withMappedNV12(body)
+    }
+}
+
+/// An 8-bit NV12 picture, cropped, in mapped surface memory: valid only inside the call that lends it.
+public struct MappedNV12Picture {
+    /// The first visible luma sample, and the bytes from one luma row to the next.
+    public let luma: UnsafeRawPointer
+    public let lumaPitch: Int
+    /// The first visible CbCr pair, and the bytes from one chroma row to the next.
+    public let chroma: UnsafeRawPointer
+    public let chromaPitch: Int
+    public let width: Int
+    public let height: Int
+    /// Chroma rows: half the luma rows, rounded up (4:2:0).
+    public var chromaHeight: Int { (height + 1) / 2 }
+    /// Bytes of one chroma row: a CbCr pair per two luma columns, rounded up.
+    public var chromaRowBytes: Int { 2 * ((width + 1) / 2) }
 }
 
 /// Where a decoded picture is (a surface of a display, its coded size and crop) and how its codec reads it
@@ -89,16 +112,26 @@ struct SurfacePicture: Sendable {
         return PixelConverter.convert(p010, to: format)
     }
 
+    /// The cropped 8-bit picture, mapped, for `body` (nil for P010).
+    func withMappedNV12<T>(_ body: (MappedNV12Picture) throws -> T) throws -> T? {
+        guard !tenBit else { return nil }
+        let crop = crop
+        return try VASurfaceReader.withMappedNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight) { mapped in
+            // Crop offsets are even for 4:2:0 (H.264 7.4.2.1.1, H.265 7.4.3.2.1).
+            try body(MappedNV12Picture(luma: mapped.luma + crop.y * mapped.lumaPitch + crop.x, lumaPitch: mapped.lumaPitch,
+                                       chroma: mapped.chroma + (crop.y / 2) * mapped.chromaPitch + crop.x, chromaPitch: mapped.chromaPitch,
+                                       width: crop.width, height: crop.height))
+        }
+    }
+
     private func readEightBit(_ format: PixelFormat) throws -> PixelBuffer {
         if format == .nv12 {
             return try VASurfaceReader.readNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight, crop: crop)
         }
-        let crop = crop
-        return try VASurfaceReader.withMappedNV12(connection, surface: surface, surfaceWidth: codedWidth, surfaceHeight: codedHeight) { mapped in
-            // Crop offsets are even for 4:2:0 (H.264 7.4.2.1.1, H.265 7.4.3.2.1).
-            PixelConverter.i420(nv12Luma: mapped.luma + crop.y * mapped.lumaPitch + crop.x, lumaPitch: mapped.lumaPitch,
-                                chroma: mapped.chroma + (crop.y / 2) * mapped.chromaPitch + crop.x, chromaPitch: mapped.chromaPitch,
-                                width: crop.width, height: crop.height)
+        let pixels = try withMappedNV12 { m in
+            PixelConverter.i420(nv12Luma: m.luma, lumaPitch: m.lumaPitch, chroma: m.chroma, chromaPitch: m.chromaPitch, width: m.width, height: m.height)
         }
+        guard let pixels else { throw DecompressionError.internalInconsistency("an 8-bit read of a 10-bit surface") }
+        return pixels
     }
 }

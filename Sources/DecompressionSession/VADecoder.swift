@@ -102,6 +102,9 @@ final class VADecoder {
     /// The pool the picture's surface is from, for a frame that keeps the surface (it retains it).
     var surfacePool: VASurfacePool? { pool }
 
+    /// Surfaces of the pool held by frames rather than by the decoder (each frame's hold counts).
+    var framesHoldingSurfaces: Int { pool.map { $0.holdCount - surfaceOf.count } ?? 0 }
+
     /// Blocks the driver reports in error for a decoded picture (0 when clean; nil when it does not say). A
     /// picture whose sync reported VA_STATUS_ERROR_DECODING_ERROR counts at least one.
     func macroblocksInError(_ picture: PictureID) -> Int? {

@@ -32,11 +32,21 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         set { lock.withLock { lendable = max(0, newValue) } }
     }
 
+    /// false (the default): holding more than ``surfaceFrameLimit`` surface frames at once makes decoding fail.
+    /// true: a frame output while that many are held carries its pixels instead (read back at once), so decoding
+    /// never fails for want of a surface: for callers that drop each frame soon (`vtk decode` writing the
+    /// mapped surface out).
+    public var surfaceFramesFallBackToPixels: Bool {
+        get { lock.withLock { fallsBackToPixels } }
+        set { lock.withLock { fallsBackToPixels = newValue } }
+    }
+
     // Everything below that is `var` is touched only holding `lock` (what makes the class Sendable).
     private let lock = Lock()
     private var format: Codec.Format?
     private var counts = DecodeStatistics()
     private var lendable = 0
+    private var fallsBackToPixels = false
 
     private let accelerator: any VADecodingAccelerator<Codec>
     /// Pictures the driver failed to decode, flagged damaged when output.
@@ -251,7 +261,8 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
         let image: FrameImage
         do {
             let surface = try accelerator.picture(picture.id, crop: crop)
-            if lendable > 0, let pool = accelerator.decoder.surfacePool {
+            if lendable > 0, let pool = accelerator.decoder.surfacePool,
+               !fallsBackToPixels || accelerator.decoder.framesHoldingSurfaces < lendable {
                 image = .surface(DecodedSurface(picture: surface, pool: pool, format: outputFormat, presentationTime: picture.presentationTime))
             } else {
                 var pixels = try surface.read(as: outputFormat)
@@ -279,6 +290,17 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
 
     /// Adds a problem found outside the session (by the container reader, say) to its statistics.
     public func noteProblem(_ problem: String) { lock.withLock { record(problem) } }
+
+    /// Counts a surface frame whose pixels could not be read back by the caller as the session counts one it
+    /// could not read back itself: dropped, not output, and a problem.
+    public func noteReadbackFailure(of frame: DecodedFrame, _ error: Error) {
+        lock.withLock {
+            record("picture \(frame.decodeIndex): reading it back failed: \(error)")
+            counts.framesDropped += 1
+            counts.framesOutput -= 1
+            if frame.isDamaged { counts.damagedFrames -= 1 }
+        }
+    }
 
     private func record(_ problem: String) {
         counts.problemCount += 1

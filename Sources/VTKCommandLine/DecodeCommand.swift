@@ -64,8 +64,12 @@ struct FrameSizes {
 
     /// Notes frame `index`'s size; true when it differs from the frame before.
     mutating func take(_ picture: PixelBuffer, index: Int) -> Bool {
-        if let last = runs.last, last.width == picture.width, last.height == picture.height { return false }
-        runs.append((picture.width, picture.height, index))
+        take(width: picture.width, height: picture.height, index: index)
+    }
+
+    mutating func take(width: Int, height: Int, index: Int) -> Bool {
+        if let last = runs.last, last.width == width, last.height == height { return false }
+        runs.append((width, height, index))
         return runs.count > 1
     }
 

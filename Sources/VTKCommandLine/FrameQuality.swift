@@ -29,7 +29,14 @@ struct FrameQuality {
     }
 
     init(reference: PixelBuffer, decoded: PixelBuffer, ssim: Bool) {
-        let a = PixelConverter.convert(reference, to: .i420)
+        var scratch: PixelBuffer?
+        self.init(reference: reference, decoded: decoded, ssim: ssim, scratch: &scratch)
+    }
+
+    /// The same, with the reference's chroma (NV12, interleaved) split into `scratch`, memory kept from frame
+    /// to frame by the caller; its luma is measured where it is.
+    init(reference: PixelBuffer, decoded: PixelBuffer, ssim: Bool, scratch: inout PixelBuffer?) {
+        let a = Self.planar(reference, scratch: &scratch)
         let b = PixelConverter.convert(decoded, to: .i420)
         var errors: [UInt64] = []
         var counts: [Int] = []
@@ -46,6 +53,33 @@ struct FrameQuality {
             ssimY = CalcFrameSsim(a.planes[0].bytes, Int32(a.planes[0].bytesPerRow), b.planes[0].bytes, Int32(b.planes[0].bytesPerRow),
                                   Int32(a.width), Int32(a.height))
         }
+    }
+
+    /// `buffer` as three planes (Y, U, V) of an I420 picture: itself when it is I420; for NV12, its own luma
+    /// beside its chroma split into `scratch`; any other layout converted.
+    private static func planar(_ buffer: PixelBuffer, scratch: inout PixelBuffer?) -> PixelBuffer {
+        guard buffer.format == .nv12 else { return PixelConverter.convert(buffer, to: .i420) }
+        var out = scratch.take().flatMap { $0.hasPackedLayout(format: .i420, width: buffer.width, height: buffer.height) ? $0 : nil }
+            ?? PixelBuffer(uninitializedFormat: .i420, width: buffer.width, height: buffer.height)
+        // The chroma planes are taken out while written (one access each), then put back.
+        var u: [UInt8] = [], v: [UInt8] = []
+        swap(&u, &out.planes[1].bytes)
+        swap(&v, &out.planes[2].bytes)
+        let uStride = out.planes[1].bytesPerRow, vStride = out.planes[2].bytesPerRow, interleaved = buffer.planes[1]
+        u.withUnsafeMutableBufferPointer { uOut in
+            v.withUnsafeMutableBufferPointer { vOut in
+                interleaved.bytes.withUnsafeBufferPointer { uv in
+                    SplitUVPlane(uv.baseAddress, Int32(interleaved.bytesPerRow), uOut.baseAddress, Int32(uStride), vOut.baseAddress, Int32(vStride),
+                                 Int32(buffer.chromaWidth), Int32(buffer.chromaHeight))
+                }
+            }
+        }
+        swap(&u, &out.planes[1].bytes)
+        swap(&v, &out.planes[2].bytes)
+        scratch = out
+        // The luma is the reference's own (only the planes' bytes are read from here on).
+        out.planes[0] = buffer.planes[0]
+        return out
     }
 }
 

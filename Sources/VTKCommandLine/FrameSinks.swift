@@ -1,3 +1,4 @@
+import DecompressionSession
 import Dispatch
 import Foundation
 import H264Bitstream
@@ -82,14 +83,29 @@ final class FrameMD5Sink: FrameSink {
     func finish() {}
 }
 
+/// A sink that can take an 8-bit NV12 frame where it is, in a mapped surface, rather than a copy of it.
+protocol MappedNV12Sink: FrameSink {
+    /// Whether this sink, as configured, takes mapped NV12 frames.
+    var takesMappedNV12: Bool { get }
+    func take(_ picture: MappedNV12Picture, index: Int) throws(CommandFailure)
+}
+
 /// Raw frames, NV12 or I420, no header.
-final class RawFrameSink: FrameSink {
+final class RawFrameSink: MappedNV12Sink {
     private let file: OutputFile
     private let format: PixelFormat
     private var scratch: PixelBuffer?
     init(file: OutputFile, format: PixelFormat) {
         self.file = file
         self.format = format
+    }
+
+    var takesMappedNV12: Bool { format == .nv12 }
+
+    /// NV12 rows written from the mapped surface: the same bytes as from a read-back copy, without the copy.
+    func take(_ picture: MappedNV12Picture, index: Int) throws(CommandFailure) {
+        try file.write(rows: picture.luma, pitch: picture.lumaPitch, rowBytes: picture.width, count: picture.height)
+        try file.write(rows: picture.chroma, pitch: picture.chromaPitch, rowBytes: picture.chromaRowBytes, count: picture.chromaHeight)
     }
     func take(_ frame: PixelBuffer, index: Int) throws(CommandFailure) {
         // Converted into a reused buffer (if at all), then each plane written from where it is.

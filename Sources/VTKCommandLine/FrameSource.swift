@@ -48,9 +48,12 @@ final class RawFrameSource: FrameSource {
     /// The frame returned last time, refilled in place once the caller has let go of it (copy on write
     /// keeps a frame the caller still holds intact).
     private var scratch: PixelBuffer?
+    /// Where a caller that keeps frames for a while (`vtk roundtrip`) gives them back to be read into again.
+    var recycler: FrameRecycler?
 
     func next() throws(CommandFailure) -> PixelBuffer? {
-        var frame = scratch ?? PixelBuffer(uninitializedFormat: format, width: width, height: height)
+        var frame = scratch ?? recycler?.take(format: format, width: width, height: height)
+            ?? PixelBuffer(uninitializedFormat: format, width: width, height: height)
         scratch = nil
         var total = 0
         for plane in frame.planes.indices {
@@ -69,7 +72,8 @@ final class RawFrameSource: FrameSource {
         }
         frame.presentationTime = MediaTime(value: Int64(index) * Int64(frameRate.1), timescale: Int32(frameRate.0))
         index += 1
-        scratch = frame
+        // With a recycler, the caller keeps the frame and gives it back when done with it.
+        if recycler == nil { scratch = frame }
         return frame
     }
 }

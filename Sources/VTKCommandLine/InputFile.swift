@@ -135,6 +135,55 @@ final class OutputFile {
         if fd != STDOUT_FILENO, bytesWritten == 0 { unlink(path) }
     }
 
+    /// Writes `count` rows of `rowBytes` that lie `pitch` bytes apart in memory (a mapped surface's plane), as
+    /// one run of bytes: one write when the rows are contiguous, else writev of up to 1024 rows at a time.
+    func write(rows: UnsafeRawPointer, pitch: Int, rowBytes: Int, count: Int) throws(CommandFailure) {
+        guard count > 0, rowBytes > 0 else { return }
+        if pitch == rowBytes {
+            try write(UnsafeBufferPointer(start: rows.assumingMemoryBound(to: UInt8.self), count: rowBytes * count))
+            return
+        }
+        if rowVectors.count < min(count, Self.vectorLimit) {
+            rowVectors = [iovec](repeating: iovec(), count: min(count, Self.vectorLimit))
+        }
+        var row = 0
+        while row < count {
+            let batch = min(count - row, Self.vectorLimit)
+            let ok = rowVectors.withUnsafeMutableBufferPointer { vectors -> Bool in
+                guard let base = vectors.baseAddress else { return false }
+                for i in 0..<batch {
+                    vectors[i] = iovec(iov_base: UnsafeMutableRawPointer(mutating: rows + (row + i) * pitch), iov_len: rowBytes)
+                }
+                var first = 0
+                while first < batch {
+                    var n = writev(fd, base + first, Int32(batch - first))
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { return false }
+                    // A short write: skip the rows written whole, then finish the row cut in two.
+                    while first < batch, n >= vectors[first].iov_len {
+                        n -= vectors[first].iov_len
+                        first += 1
+                    }
+                    if first < batch, n > 0 {
+                        vectors[first].iov_base = vectors[first].iov_base.map { $0 + n }
+                        vectors[first].iov_len -= n
+                    }
+                }
+                return true
+            }
+            guard ok else {
+                throw CommandFailure(.output, "vtk: writing '\(path)' failed after \(bytesWritten) bytes: \(String(cString: strerror(errno)))")
+            }
+            bytesWritten += batch * rowBytes
+            row += batch
+        }
+    }
+
+    /// Rows per writev (IOV_MAX on Linux).
+    private static let vectorLimit = 1024
+    /// The row vectors of ``write(rows:pitch:rowBytes:count:)``, reused from call to call.
+    private var rowVectors: [iovec] = []
+
     func write<C: Collection>(_ bytes: C) throws(CommandFailure) where C.Element == UInt8 {
         let ok: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
             guard let base = buffer.baseAddress else { return true }  // nothing to write

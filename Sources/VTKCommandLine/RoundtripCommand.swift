@@ -40,6 +40,10 @@ enum RoundtripCommand {
         --plot writes SVG only (a FILE not named .svg is refused before any work: exit 2).
         """
 
+    /// `VTK_ROUNDTRIP_SERIAL=1`: every stage runs to its end before the next picture encodes (for tests and
+    /// comparisons: the pipelined run must give the same figures).
+    static var runsSerially: Bool { getenv("VTK_ROUNDTRIP_SERIAL").map { String(cString: $0) == "1" } ?? false }
+
     struct FrameRecord {
         var index: Int
         var bits: Int
@@ -50,6 +54,8 @@ enum RoundtripCommand {
     }
 
     static func run(_ parsed: ParsedArguments) throws(CommandFailure) -> ExitCode {
+        // Source, decoded and compared frames are allocated and freed on different threads, every picture.
+        FreedMemoryReuse.enable()
         let values = OptionValues(parsed: parsed, command: name)
         guard parsed.positionals.count <= 1 else { throw CommandFailure(.usage, "vtk roundtrip: at most one INPUT") }
         var options = try EncodeOptions(parsed, command: name)
@@ -98,7 +104,10 @@ enum RoundtripCommand {
         }
         // Decoding (its decoder made from the encoder's format description when the first sample comes back)
         // and the comparison run on threads of their own while the next pictures encode.
-        let stages = RoundtripStages(decodeConnection: decodeConnection, ssim: wantSSIM)
+        // Raw input is read into the frames the comparison is done with (8-bit: the frame itself is the reference).
+        let recycler = (source as? RawFrameSource).flatMap { $0.pixelFormat.is10Bit ? nil : FrameRecycler() }
+        (source as? RawFrameSource)?.recycler = recycler
+        let stages = RoundtripStages(decodeConnection: decodeConnection, ssim: wantSSIM, serial: runsSerially, recycler: recycler)
         defer {
             encoder.invalidate()
             stages.invalidate()

@@ -9,7 +9,9 @@ import VTKMedia
 /// next pictures encode while the last ones decode and are measured. Every stage takes its work in the
 /// order it was given, so the records come out in the same order, with the same figures, as when the
 /// stages ran one after the other. At most `depth` samples wait for the decoder and `depth` frames for
-/// the comparison: memory stays bounded when a later stage is the slower one.
+/// the comparison: memory stays bounded when a later stage is the slower one. `serial` runs each stage to
+/// its end before the encoder goes on (the same work in the same order, one thing at a time): the
+/// reference the pipelined run must equal.
 final class RoundtripStages: Sendable {
     /// What the decode stage owns: touched only on its queue (under the lock, which it never waits for).
     private struct DecodeState {
@@ -25,6 +27,8 @@ final class RoundtripStages: Sendable {
     }
     private struct QualityState {
         var records: [RoundtripCommand.FrameRecord] = []
+        /// The reference in I420 when the source is NV12: memory kept from frame to frame.
+        var scratch: PixelBuffer?
     }
 
     /// A decoded frame on its way to the comparison, with its source and what its sample said.
@@ -45,6 +49,9 @@ final class RoundtripStages: Sendable {
 
     private let connection: VADisplayConnection
     private let wantSSIM: Bool
+    private let serial: Bool
+    /// Where measured source frames go back to be read into again (raw input), if anywhere.
+    private let recycler: FrameRecycler?
     private let decodeQueue = DispatchQueue(label: "vtk.roundtrip.decode")
     private let qualityQueue = DispatchQueue(label: "vtk.roundtrip.quality")
     private let decodeSlots: DispatchSemaphore
@@ -54,9 +61,11 @@ final class RoundtripStages: Sendable {
     /// Set by a failing stage: later work is skipped, and the encoding loop stops at its next picture.
     private let failed = Locked<CommandFailure?>(nil)
 
-    init(decodeConnection: VADisplayConnection, ssim: Bool, depth: Int = 4) {
+    init(decodeConnection: VADisplayConnection, ssim: Bool, depth: Int = 4, serial: Bool = false, recycler: FrameRecycler? = nil) {
         connection = decodeConnection
         wantSSIM = ssim
+        self.serial = serial
+        self.recycler = recycler
         decodeSlots = DispatchSemaphore(value: depth)
         qualitySlots = DispatchSemaphore(value: depth)
     }
@@ -68,14 +77,19 @@ final class RoundtripStages: Sendable {
     func encoded(_ frame: PixelBuffer, at time: MediaTime) {
         // Measured in 8 bits, as the decoder outputs them (a 10-bit source is shifted down).
         let reference = frame.format.is10Bit ? PixelConverter.convert(frame, to: .i420) : frame
-        decodeQueue.async { [self] in decodeState.withLock { $0.pending[time] = reference } }
+        run(on: decodeQueue) { [self] in decodeState.withLock { $0.pending[time] = reference } }
+    }
+
+    /// `work` on `queue`, in turn after what was given to it before; in a serial run, done before this returns.
+    private func run(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        if serial { queue.sync(execute: work) } else { queue.async(execute: work) }
     }
 
     /// Decodes the encoder's samples in order (as they are: length-prefixed, with their format description).
     func decode(_ samples: [SampleBuffer]) {
         for sample in samples {
             decodeSlots.wait()
-            decodeQueue.async { [self] in
+            run(on: decodeQueue) { [self] in
                 defer { decodeSlots.signal() }
                 let frames = decodeState.withLock { state -> [Decoded] in
                     guard state.failure == nil else { return [] }
@@ -125,12 +139,13 @@ final class RoundtripStages: Sendable {
     private func compare(_ frames: [Decoded]) {
         for frame in frames {
             qualitySlots.wait()
-            qualityQueue.async { [self] in
-                let quality = FrameQuality(reference: frame.original, decoded: frame.decoded, ssim: wantSSIM)
+            run(on: qualityQueue) { [self] in
                 qualityState.withLock { state in
+                    let quality = FrameQuality(reference: frame.original, decoded: frame.decoded, ssim: wantSSIM, scratch: &state.scratch)
                     state.records.append(RoundtripCommand.FrameRecord(index: state.records.count, bits: frame.bits, quality: quality,
                                                                       idr: frame.idr, type: frame.type))
                 }
+                recycler?.give(frame.original)
                 qualitySlots.signal()
             }
         }

@@ -63,6 +63,16 @@ enum StreamDecode<Codec: StreamDecodingCodec> {
             do {
                 let made = try Codec.makeSession(format: mp4Format, connection: connection,
                                                  outputFormat: Codec.sessionOutputFormat(tenBit: tenBit, nv12Wanted: options.wantsNV12))
+                // 8-bit NV12 raw output (or none) is written from the mapped surface, with no copy of its own: the
+                // session lends each frame its surface (a few at once; past that, a frame carries its pixels).
+                if options.wantsNV12 && !tenBit {
+                    let mapped = run.sinks.compactMap { ($0 as? MappedNV12Sink).flatMap { $0.takesMappedNV12 ? $0 : nil } }
+                    if mapped.count == run.sinks.count {
+                        run.mappedSinks = mapped
+                        made.surfaceFrameLimit = 2
+                        made.surfaceFramesFallBackToPixels = true
+                    }
+                }
                 run.session = made
                 return made
             } catch {
@@ -171,6 +181,8 @@ enum StreamDecode<Codec: StreamDecodingCodec> {
         let started = Clock.now()
         var session: Session?
         var sinks: [FrameSink] = []
+        /// The sinks again, when every one takes frames where they are in the mapped surface (nil: read back).
+        var mappedSinks: [MappedNV12Sink]?
         var md5Sink: WholeMD5Sink?
         var y4m: Y4MFrameSink?
         var sizes = FrameSizes()
@@ -195,6 +207,27 @@ enum StreamDecode<Codec: StreamDecodingCodec> {
         mutating func deliver(_ frames: [DecodedFrame]) throws(CommandFailure) {
             let format = session?.formatDescription
             for frame in frames where !limitReached {
+                if let mappedSinks, let surface = frame.surface {
+                    let index = frameIndex
+                    let written: (width: Int, height: Int)?
+                    do {
+                        written = try surface.withMappedNV12 { picture in
+                            for sink in mappedSinks { try sink.take(picture, index: index) }
+                            return (picture.width, picture.height)
+                        }
+                    } catch let failure as CommandFailure {
+                        throw failure
+                    } catch {
+                        // As the session does when it reads a picture back itself: the frame is dropped and counted.
+                        session?.noteReadbackFailure(of: frame, error)
+                        continue
+                    }
+                    if let written {
+                        _ = sizes.take(width: written.width, height: written.height, index: index)
+                        frameIndex += 1
+                        continue
+                    }
+                }
                 let picture = frame.pixelBuffer
                 if let path = options.y4mOutput, y4m == nil {
                     let rate = containerFrameRate ?? format?.frameRate.map { FrameRate.reduced($0.numerator, $0.denominator) }

@@ -313,10 +313,14 @@ final class Driver: @unchecked Sendable {
         case .encode(let session):
             let coded = try codedBuffer(session.codedBufferID(in: rendered), contextID: contextID)
             let prepared = try session.prepare(rendered, source: surface)
-            return PictureJob(coded: coded) { [self] () throws(VAError) in
+            // openh264 codes without the driver lock: it reads the source surface and its own state only.
+            var output: Result<[UInt8], VAError> = .failure(.operationFailed)
+            return PictureJob(coded: coded, run: { [self] () throws(VAError) in
                 picture.record()
-                write(try session.encode(prepared, source: surface), into: coded)
-            }
+                write(try output.get(), into: coded)
+            }, unlocked: {
+                output = Result { () throws(VAError) in try session.encode(prepared, source: surface) }
+            })
         case .hevcEncode(let session):
             return try engineJob(session, contextID: contextID, surface: surface, rendered: rendered, picture: picture)
         case .nativeEncode(let session):
@@ -334,6 +338,10 @@ final class Driver: @unchecked Sendable {
         job.coded?.pendingPictures += 1
         pendingPictures += 1
         worker.submit { [self] in
+            if let unlocked = job.unlocked {
+                lock.withLock { while workerHeld { lock.wait() } }
+                unlocked()
+            }
             lock.withLock {
                 while workerHeld { lock.wait() }
                 do throws(VAError) { try job.run() } catch {

@@ -7,4 +7,9 @@ struct PictureJob {
     var reconstruction: Surface? = nil
     /// Runs on the worker with the driver lock held; what it throws is vaSyncSurface's status.
     let run: () throws(VAError) -> Void
+    /// Work on what the job alone touches (an engine's own state, a source surface nobody writes while it
+    /// renders), run on the worker before ``run`` without the driver lock, so that the client's calls (the
+    /// next picture's upload) go on meanwhile, as they do while a GPU works. It hands ``run`` its result
+    /// through what both capture.
+    var unlocked: (() -> Void)? = nil
 }

@@ -9,6 +9,8 @@ public final class VASurfacePool: Sendable {
     private struct State {
         var free: [VASurfaceID]
         var holders: [VASurfaceID: Int] = [:]
+        /// The sum of `holders`.
+        var holds = 0
     }
     private let state: Locked<State>
 
@@ -19,11 +21,15 @@ public final class VASurfacePool: Sendable {
 
     public var freeCount: Int { state.withLock { $0.free.count } }
 
+    /// Holders of all surfaces together (a surface held by the DPB and by two frames counts three).
+    public var holdCount: Int { state.withLock { $0.holds } }
+
     /// A free surface, with one holder; nil when every surface is held.
     public func acquire() -> VASurfaceID? {
         state.withLock { s in
             guard let id = s.free.popLast() else { return nil }
             s.holders[id] = 1
+            s.holds += 1
             return id
         }
     }
@@ -33,6 +39,7 @@ public final class VASurfacePool: Sendable {
         state.withLock { s in
             precondition(s.holders[id] != nil, "surface \(id) retained while free or not from this pool")
             s.holders[id, default: 0] += 1
+            s.holds += 1
         }
     }
 
@@ -42,6 +49,7 @@ public final class VASurfacePool: Sendable {
             guard let count = s.holders[id] else {
                 preconditionFailure("surface \(id) released twice or not from this pool")
             }
+            s.holds -= 1
             if count > 1 {
                 s.holders[id] = count - 1
             } else {

@@ -10,11 +10,14 @@ import VTKTestSupport
 struct AsyncPictureTests {
     /// iHD's free Gen12 build encodes H.264 only on EncSliceLP; vtksoft itself (the default) on EncSlice.
     @Test("Three pictures in flight are Rendering, then each coded buffer holds its own picture, in order",
-          arguments: [("ihd-gen12", VAEntrypointEncSliceLP), ("vtksoft", VAEntrypointEncSlice)])
-    func picturesInFlight(persona: String, entrypoint: VAEntrypoint) throws {
+          arguments: [("ihd-gen12", VAEntrypointEncSliceLP, "native"), ("vtksoft", VAEntrypointEncSlice, "native"),
+                      // openh264 codes without the driver lock: held, its pictures still wait, and finish in order.
+                      ("vtksoft", VAEntrypointEncSlice, "openh264")])
+    func picturesInFlight(persona: String, entrypoint: VAEntrypoint, engine: String) throws {
         let owner = try VTKSoftDisplay(driversDirectory: try #require(VTKSoftDriverLocation.directory))
         let display = owner.display
         try #require(VTKSoftCounters.setPersona(persona, in: display), "vtksoft_display_set_persona")
+        try #require(VTKSoftCounters.setEncoder(engine, in: display), "vtksoft_display_set_encoder")
         let client = VTKSoftVAClient(display: display)
         var attributes = [VAConfigAttrib(type: VAConfigAttribRTFormat, value: UInt32(VA_RT_FORMAT_YUV420)),
                           VAConfigAttrib(type: VAConfigAttribRateControl, value: UInt32(VA_RC_CQP))]
