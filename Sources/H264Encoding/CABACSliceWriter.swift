@@ -20,11 +20,14 @@ public struct CABACSliceWriter: SliceDataWriter {
     private var previousQPDeltaNonZero = false
 
     /// Per macroblock address: ``Flags``, CodedBlockPatternLuma | CodedBlockPatternChroma << 4,
-    /// coded_block_flag bits (``CodedBlockFlagBit``) and Min(absMvdComp, 64) for l0 x, l0 y, l1 x, l1 y.
+    /// coded_block_flag bits (``CodedBlockFlagBit``), Min(absMvdComp, 64) for l0 x, l0 y, l1 x, l1 y of each
+    /// 8x8 quadrant (16 per macroblock: 4 per quadrant, raster), and per quadrant q whether predFlagLX = 1 and
+    /// refIdxLX > 0 (bit 4 · X + q; 9.3.3.1.1.6).
     private var flags: [UInt16]
     private var cbp: [UInt8]
     private var cbf: [UInt32]
     private var absMvd: [UInt8]
+    private var refPositive: [UInt8]
 
     private struct Flags {
         static let available: UInt16 = 1 << 0
@@ -36,9 +39,6 @@ public struct CABACSliceWriter: SliceDataWriter {
         /// B_Skip or B_Direct_16x16 (9.3.3.1.1.3, ref_idx of direct predictions).
         static let direct: UInt16 = 1 << 6
         static let chromaPredNonZero: UInt16 = 1 << 7
-        /// predFlagLX = 1 and refIdxLX > 0 (9.3.3.1.1.6).
-        static let refIdxL0Positive: UInt16 = 1 << 8
-        static let refIdxL1Positive: UInt16 = 1 << 9
         /// transform_size_8x8_flag = 1 (9.3.3.1.1.10).
         static let transform8x8: UInt16 = 1 << 10
     }
@@ -117,7 +117,8 @@ public struct CABACSliceWriter: SliceDataWriter {
         flags = [UInt16](repeating: 0, count: count)
         cbp = [UInt8](repeating: 0, count: count)
         cbf = [UInt32](repeating: 0, count: count)
-        absMvd = [UInt8](repeating: 0, count: 4 * count)
+        absMvd = [UInt8](repeating: 0, count: 16 * count)
+        refPositive = [UInt8](repeating: 0, count: count)
     }
 
     // MARK: Macroblocks
@@ -144,7 +145,8 @@ public struct CABACSliceWriter: SliceDataWriter {
                 flags[addr] = Flags.available | Flags.skip | (mb.kind == .bSkip ? Flags.direct : 0)
                 cbp[addr] = 0
                 cbf[addr] = 0
-                for k in 0..<4 { absMvd[4 * addr + k] = 0 }
+                for k in 0..<16 { absMvd[16 * addr + k] = 0 }
+                refPositive[addr] = 0
                 previousQPDeltaNonZero = false
                 return
             }
@@ -162,7 +164,8 @@ public struct CABACSliceWriter: SliceDataWriter {
                 flags[addr] = f | Flags.pcm
                 cbp[addr] = 0x2F
                 cbf[addr] = 0x7FF_FFFF
-                for k in 0..<4 { absMvd[4 * addr + k] = 0 }
+                for k in 0..<16 { absMvd[16 * addr + k] = 0 }
+                refPositive[addr] = 0
                 previousQPDeltaNonZero = false
                 return
             }
@@ -173,12 +176,26 @@ public struct CABACSliceWriter: SliceDataWriter {
         case .bDirect16x16, .bL016x16, .bL116x16, .bBi16x16:
             writeBInterMbType(mb.kind, flagsA: flagsA, flagsB: flagsB)
             if mb.kind == .bDirect16x16 { f |= Flags.direct }
+        case .p16x8, .p8x16:
+            // P_L0_L0_16x8 "011", P_L0_L0_8x16 "010" (Table 9-37): bin 2 with ctxIdx 17 after a 1
+            engine.encodeDecision(false, Offset.mbTypeP)
+            engine.encodeDecision(true, Offset.mbTypeP + 1)
+            engine.encodeDecision(mb.kind == .p16x8, Offset.mbTypeP + 3)
+        case .b16x8, .b8x16:
+            // after "1 1": 4 bits (mb_type − 3) for 4...10, "1110" for 11, 5 bits (mb_type + 4) for 12...21
+            let t = mb.bPartitionMbType
+            if t <= 10 {
+                writeBPrefixBins(0b11 << 4 | (t - 3), count: 6, flagsA: flagsA, flagsB: flagsB)
+            } else if t == 11 {
+                writeBPrefixBins(0b111110, count: 6, flagsA: flagsA, flagsB: flagsB)
+            } else {
+                writeBPrefixBins(0b11 << 5 | (t + 4), count: 7, flagsA: flagsA, flagsB: flagsB)
+            }
         case .pSkip, .bSkip:
             break  // skips in I slices cannot be coded; isSkip was handled above
         }
 
         // mb_pred (7.3.5.1)
-        var mvdState: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         if mb.kind == .intra4x4 {
             if slice.transform8x8Mode { writeTransformSize8x8Flag(mb.transformSize8x8Flag, flagsA: flagsA, flagsB: flagsB) }
             if mb.transformSize8x8Flag { f |= Flags.transform8x8 }
@@ -197,28 +214,46 @@ public struct CABACSliceWriter: SliceDataWriter {
             if mb.intraChromaPredMode != 0 { f |= Flags.chromaPredNonZero }
             f |= mb.kind == .intra4x4 ? Flags.intraNxN : Flags.intra16x16
         }
-        let usesL0 = mb.kind == .pL016x16 || mb.kind == .bL016x16 || mb.kind == .bBi16x16
-        let usesL1 = mb.kind == .bL116x16 || mb.kind == .bBi16x16
-        if usesL0 && slice.numRefIdxL0ActiveMinus1 > 0 {
-            writeRefIdx(mb.refIdxL0, positive: Flags.refIdxL0Positive, flagsA: flagsA, flagsB: flagsB)
+        // Per quadrant of this macroblock, what its partitions' neighbours see: refIdx > 0 and Min(|mvd|, 64)
+        // (the ctxIdxInc of partition 1 reads partition 0's, 9.3.3.1.1.6-7).
+        let parts = mb.partitionCount
+        var positive: UInt8 = 0
+        for k in 0..<16 { absMvd[16 * addr + k] = 0 }
+        for part in 0..<parts {
+            let quadrants = Self.quadrants(part: part, of: parts, wide: mb.partitionsAreWide)
+            let pred = mb.prediction(part)
+            for list in 0..<2 where list == 0 ? pred.usesL0 : pred.usesL1 {
+                let d = mb.mvd(list: list, part: part)
+                let positiveRef = mb.refIdx(list: list, part: part) > 0
+                for q in 0..<4 where quadrants >> q & 1 != 0 {
+                    if positiveRef { positive |= 1 << UInt8(4 * list + q) }
+                    absMvd[16 * addr + 4 * q + 2 * list] = UInt8(min(abs(Int(d.x)), 64))
+                    absMvd[16 * addr + 4 * q + 2 * list + 1] = UInt8(min(abs(Int(d.y)), 64))
+                }
+            }
         }
-        if usesL1 && slice.numRefIdxL1ActiveMinus1 > 0 {
-            writeRefIdx(mb.refIdxL1, positive: Flags.refIdxL1Positive, flagsA: flagsA, flagsB: flagsB)
+        refPositive[addr] = positive
+        for list in 0..<2 {
+            let active = list == 0 ? slice.numRefIdxL0ActiveMinus1 : slice.numRefIdxL1ActiveMinus1
+            guard active > 0 else { continue }
+            for part in 0..<parts where list == 0 ? mb.prediction(part).usesL0 : mb.prediction(part).usesL1 {
+                let (na, qa, nb, qb) = partitionNeighbours(part: part, of: parts, wide: mb.partitionsAreWide, addr: addr, a: a, b: b)
+                let inc = (na >= 0 && refPositive[na] >> UInt8(4 * list + qa) & 1 != 0 ? 1 : 0)
+                    + (nb >= 0 && refPositive[nb] >> UInt8(4 * list + qb) & 1 != 0 ? 2 : 0)
+                writeRefIdx(mb.refIdx(list: list, part: part), inc: inc)
+            }
         }
-        if usesL0 && mb.refIdxL0 > 0 { f |= Flags.refIdxL0Positive }
-        if usesL1 && mb.refIdxL1 > 0 { f |= Flags.refIdxL1Positive }
-        if usesL0 {
-            mvdState.0 = writeMvd(Int(mb.mvdL0.x), component: 0, a: a, b: b)
-            mvdState.1 = writeMvd(Int(mb.mvdL0.y), component: 1, a: a, b: b)
+        for list in 0..<2 {
+            for part in 0..<parts where list == 0 ? mb.prediction(part).usesL0 : mb.prediction(part).usesL1 {
+                let (na, qa, nb, qb) = partitionNeighbours(part: part, of: parts, wide: mb.partitionsAreWide, addr: addr, a: a, b: b)
+                let d = mb.mvd(list: list, part: part)
+                for comp in 0..<2 {
+                    let k = 2 * list + comp
+                    let sum = (na >= 0 ? Int(absMvd[16 * na + 4 * qa + k]) : 0) + (nb >= 0 ? Int(absMvd[16 * nb + 4 * qb + k]) : 0)
+                    writeMvd(Int(comp == 0 ? d.x : d.y), component: k, sum: sum)
+                }
+            }
         }
-        if usesL1 {
-            mvdState.2 = writeMvd(Int(mb.mvdL1.x), component: 2, a: a, b: b)
-            mvdState.3 = writeMvd(Int(mb.mvdL1.y), component: 3, a: a, b: b)
-        }
-        absMvd[4 * addr] = mvdState.0
-        absMvd[4 * addr + 1] = mvdState.1
-        absMvd[4 * addr + 2] = mvdState.2
-        absMvd[4 * addr + 3] = mvdState.3
 
         // coded_block_pattern, transform_size_8x8_flag (7.3.5)
         let cbpLuma = mb.kind == .intra16x16 ? (mb.codedBlockPatternLuma != 0 ? 15 : 0) : mb.codedBlockPatternLuma & 15
@@ -338,9 +373,8 @@ public struct CABACSliceWriter: SliceDataWriter {
         }
     }
 
-    /// ref_idx_lX: unary (9.3.3.1.1.6).
-    private mutating func writeRefIdx(_ refIdx: Int, positive: UInt16, flagsA: UInt16, flagsB: UInt16) {
-        let inc = (flagsA & positive != 0 ? 1 : 0) + (flagsB & positive != 0 ? 2 : 0)
+    /// ref_idx_lX: unary (9.3.3.1.1.6); `inc` is condTermFlagA + 2 · condTermFlagB.
+    private mutating func writeRefIdx(_ refIdx: Int, inc: Int) {
         var remaining = max(refIdx, 0)
         var ctxIdx = Offset.refIdx + inc
         while remaining > 0 {
@@ -351,10 +385,25 @@ public struct CABACSliceWriter: SliceDataWriter {
         engine.encodeDecision(false, ctxIdx)
     }
 
+    /// The 8x8 quadrants (raster) that partition `part` of `count` covers, as a mask (16x16: all; 16x8 `wide`; 8x16).
+    @inline(__always) private static func quadrants(part: Int, of count: Int, wide: Bool) -> Int {
+        if count == 1 { return 0b1111 }
+        return wide ? (part == 0 ? 0b0011 : 0b1100) : (part == 0 ? 0b0101 : 0b1010)
+    }
+
+    /// The macroblocks and quadrants of neighbours A and B of partition `part`'s top-left 4x4 block (6.4.11.7);
+    /// −1 when unavailable.
+    @inline(__always) private func partitionNeighbours(part: Int, of count: Int, wide: Bool, addr: Int, a: Int, b: Int)
+        -> (Int, Int, Int, Int) {
+        if count == 1 || part == 0 { return (a, 1, b, 2) }
+        // 16x8 partition 1 at (0, 8): A is the left macroblock's quadrant 3, B this one's quadrant 0;
+        // 8x16 partition 1 at (8, 0): A is this one's quadrant 0, B the above macroblock's quadrant 3.
+        return wide ? (a, 3, addr, 0) : (addr, 0, b, 3)
+    }
+
     /// mvd_lX[][][comp]: UEG3, signed, uCoff 9 (9.3.2.3, 9.3.3.1.1.7). `component` is list * 2 + comp.
-    /// Returns Min(|mvd|, 64), what later neighbours need of it.
-    private mutating func writeMvd(_ mvd: Int, component: Int, a: Int, b: Int) -> UInt8 {
-        let sum = (a >= 0 ? Int(absMvd[4 * a + component]) : 0) + (b >= 0 ? Int(absMvd[4 * b + component]) : 0)
+    /// `sum` is absMvdComp of neighbours A and B.
+    private mutating func writeMvd(_ mvd: Int, component: Int, sum: Int) {
         let base = component & 1 == 0 ? Offset.mvdX : Offset.mvdY
         let magnitude = abs(mvd)
         let prefix = min(magnitude, 9)
@@ -370,7 +419,6 @@ public struct CABACSliceWriter: SliceDataWriter {
             if magnitude >= 9 { writeExpGolombBypass(magnitude - 9, k: 3) }
             engine.encodeBypass(mvd < 0)
         }
-        return UInt8(min(magnitude, 64))
     }
 
     /// k-th order Exp-Golomb suffix in bypass bins (9.3.2.3).

@@ -45,6 +45,9 @@ public struct CAVLCSliceWriter: SliceDataWriter {
         case .bL016x16: bits.ue(1)
         case .bL116x16: bits.ue(2)
         case .bBi16x16: bits.ue(3)
+        case .p16x8: bits.ue(1)
+        case .p8x16: bits.ue(2)
+        case .b16x8, .b8x16: bits.ue(mb.bPartitionMbType)
         case .pSkip, .bSkip: return  // not reached: skips are counted above (and do not exist in I slices)
         }
         if mb.kind == .pcm {
@@ -62,12 +65,20 @@ public struct CAVLCSliceWriter: SliceDataWriter {
             }
         }
         if mb.isIntra { bits.ue(mb.intraChromaPredMode) }
-        let usesL0 = mb.kind == .pL016x16 || mb.kind == .bL016x16 || mb.kind == .bBi16x16
-        let usesL1 = mb.kind == .bL116x16 || mb.kind == .bBi16x16
-        if usesL0 { writeRefIdx(mb.refIdxL0, range: slice.numRefIdxL0ActiveMinus1) }
-        if usesL1 { writeRefIdx(mb.refIdxL1, range: slice.numRefIdxL1ActiveMinus1) }
-        if usesL0 { bits.se(mb.mvdL0.x); bits.se(mb.mvdL0.y) }
-        if usesL1 { bits.se(mb.mvdL1.x); bits.se(mb.mvdL1.y) }
+        // mb_pred (7.3.5.1): every partition's ref_idx_l0, then ref_idx_l1, mvd_l0, mvd_l1
+        let parts = mb.partitionCount
+        for part in 0..<parts where mb.prediction(part).usesL0 {
+            writeRefIdx(mb.refIdx(list: 0, part: part), range: slice.numRefIdxL0ActiveMinus1)
+        }
+        for part in 0..<parts where mb.prediction(part).usesL1 {
+            writeRefIdx(mb.refIdx(list: 1, part: part), range: slice.numRefIdxL1ActiveMinus1)
+        }
+        for list in 0..<2 {
+            for part in 0..<parts where list == 0 ? mb.prediction(part).usesL0 : mb.prediction(part).usesL1 {
+                let d = mb.mvd(list: list, part: part)
+                bits.se(d.x); bits.se(d.y)
+            }
+        }
 
         let cbpLuma = mb.codedBlockPatternLuma, cbpChroma = mb.codedBlockPatternChroma
         if mb.kind != .intra16x16 {

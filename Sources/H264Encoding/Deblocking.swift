@@ -36,8 +36,9 @@ enum Deblocking {
                 let neighbourAddr = dir == 0 ? mbAddr - 1 : mbAddr - widthInMbs
                 for edge in 0..<4 {
                     if edge == 0 && !(dir == 0 ? filterLeft : filterTop) { continue }
-                    // inner edges of an inter macroblock with no coefficients: bS 0 throughout (one motion)
-                    if edge > 0 && !q.isIntra && q.nonZero == 0 { continue }
+                    // inner edges of an inter macroblock with no coefficients: bS 0 throughout (one motion per 8x8 quadrant, so
+                    // only edge 2 of a partitioned one may differ)
+                    if edge > 0 && !q.isIntra && q.nonZero == 0 && (!q.partitioned || edge != 2) { continue }
                     // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
                     if edge & 1 == 1 && q.transform8x8 { continue }
                     let p = edge == 0 ? state[neighbourAddr] : q
@@ -66,23 +67,26 @@ enum Deblocking {
         }
     }
 
-    /// bS for frame macroblocks (8.7.2.1).
+    /// bS for frame macroblocks (8.7.2.1). Motion is compared per 8x8 quadrant (one motion each).
     @inline(__always) static func strength(p: MacroblockState, pBlk: Int, q: MacroblockState, qBlk: Int, macroblockEdge: Bool) -> Int32 {
         if p.isIntra || q.isIntra { return macroblockEdge ? 4 : 3 }
         if (p.nonZero >> UInt16(pBlk)) & 1 != 0 || (q.nonZero >> UInt16(qBlk)) & 1 != 0 { return 2 }
-        if !macroblockEdge { return 0 }  // one 16x16 partition: same motion both sides
-        let pCount = (p.refIdx[0] >= 0 ? 1 : 0) + (p.refIdx[1] >= 0 ? 1 : 0)
-        let qCount = (q.refIdx[0] >= 0 ? 1 : 0) + (q.refIdx[1] >= 0 ? 1 : 0)
+        if !macroblockEdge && !q.partitioned { return 0 }  // one 16x16 partition: same motion both sides
+        let pq = MacroblockState.quadrant(ofRaster: pBlk), qq = MacroblockState.quadrant(ofRaster: qBlk)
+        if !macroblockEdge && pq == qq { return 0 }
+        let pr0 = p.ref(pq, list: 0), pr1 = p.ref(pq, list: 1), qr0 = q.ref(qq, list: 0), qr1 = q.ref(qq, list: 1)
+        let pCount = (pr0 >= 0 ? 1 : 0) + (pr1 >= 0 ? 1 : 0)
+        let qCount = (qr0 >= 0 ? 1 : 0) + (qr1 >= 0 ? 1 : 0)
         if pCount != qCount { return 1 }
         @inline(__always) func far(_ a: SIMD2<Int16>, _ b: SIMD2<Int16>) -> Bool { abs(Int(a.x) - Int(b.x)) >= 4 || abs(Int(a.y) - Int(b.y)) >= 4 }
-        let pmv0 = SIMD2(p.mv[0], p.mv[1]), pmv1 = SIMD2(p.mv[2], p.mv[3])
-        let qmv0 = SIMD2(q.mv[0], q.mv[1]), qmv1 = SIMD2(q.mv[2], q.mv[3])
+        let pmv0 = p.mv(pq, list: 0), pmv1 = p.mv(pq, list: 1)
+        let qmv0 = q.mv(qq, list: 0), qmv1 = q.mv(qq, list: 1)
         if pCount == 1 {
-            let pl = p.refIdx[0] >= 0 ? 0 : 1, ql = q.refIdx[0] >= 0 ? 0 : 1
-            if p.refPicture[pl] != q.refPicture[ql] { return 1 }
+            let pl = pr0 >= 0 ? 0 : 1, ql = qr0 >= 0 ? 0 : 1
+            if p.picture(pq, list: pl) != q.picture(qq, list: ql) { return 1 }
             return far(pl == 0 ? pmv0 : pmv1, ql == 0 ? qmv0 : qmv1) ? 1 : 0
         }
-        let p0 = p.refPicture[0], p1 = p.refPicture[1], q0 = q.refPicture[0], q1 = q.refPicture[1]
+        let p0 = p.picture(pq, list: 0), p1 = p.picture(pq, list: 1), q0 = q.picture(qq, list: 0), q1 = q.picture(qq, list: 1)
         guard (p0 == q0 && p1 == q1) || (p0 == q1 && p1 == q0) else { return 1 }
         if p0 != p1 {
             if p0 == q0 { return far(pmv0, qmv0) || far(pmv1, qmv1) ? 1 : 0 }

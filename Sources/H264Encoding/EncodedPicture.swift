@@ -7,6 +7,8 @@ public struct EncodedPicture: Sendable {
     var maxRefIdxL0 = -1
     /// Macroblocks coded with transform_size_8x8_flag = 1, for tests.
     var transform8x8Count = 0
+    /// Macroblocks coded with 16x8 or 8x16 partitions, for tests.
+    var partitionedCount = 0
     public init(sliceNALUnits: [[UInt8]], reconstruction: EncoderPicture) {
         self.sliceNALUnits = sliceNALUnits
         self.reconstruction = reconstruction

@@ -5,12 +5,12 @@ public struct EncoderPicture: Sendable {
     public var cr: PaddedPlane { didSet { reconstructionToken = nil } }
     /// Set on a reconstruction the engine returns; any change to its samples clears it.
     public internal(set) var reconstructionToken: ReconstructionToken?
-    /// Per macroblock, once the engine has coded the picture: whether its motion makes colZeroFlag 1 for a
-    /// B picture that has it as RefPicList1[0] (8.4.1.2.2: refIdxCol 0, both mvCol components in −1...1).
-    /// The engine codes one motion per macroblock, so the flag holds for every 4x4 block of it. Empty for a
-    /// picture the engine did not code (its B pictures then use direct prediction only where colZeroFlag
-    /// cannot matter).
-    public var colocatedZero: [Bool] = []
+    /// Per macroblock, once the engine has coded the picture: bit q set when the motion of its 8x8 quadrant q
+    /// (raster) makes colZeroFlag 1 for a B picture that has it as RefPicList1[0] (8.4.1.2.2: refIdxCol 0,
+    /// both mvCol components in −1...1). The engine codes one motion per quadrant, so the flag holds for every
+    /// 4x4 block of it. Empty for a picture the engine did not code (its B pictures then use direct prediction
+    /// only where colZeroFlag cannot matter).
+    public var colocatedZero: [UInt8] = []
 
     /// Luma padding of a picture (chroma: half), enough for motion vectors reaching past the edges.
     public static let defaultPadding = 32

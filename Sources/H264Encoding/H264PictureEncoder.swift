@@ -298,7 +298,8 @@ public struct H264PictureEncoder {
         recon.colocatedZero = state.map(\.colocatedZero)
         recon.reconstructionToken = ReconstructionToken()
         var encoded = EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
-        encoded.maxRefIdxL0 = Int(state.lazy.map { $0.refIdx[0] }.max() ?? -1)
+        encoded.maxRefIdxL0 = Int(state.lazy.map { max($0.refIdx[0], $0.refIdx[2], $0.refIdx[4], $0.refIdx[6]) }.max() ?? -1)
+        encoded.partitionedCount = state.lazy.filter(\.partitioned).count
         encoded.transform8x8Count = state.lazy.filter(\.transform8x8).count
         return encoded
     }

@@ -11,9 +11,9 @@ struct PictureContext {
     var list1: UnsafeBufferPointer<ReferencePlanes>
     var constrainedIntraPred: Bool
     var cbQPOffset: Int, crQPOffset: Int
-    /// ``EncoderPicture/colocatedZero`` of RefPicList1[0]; empty when unknown or when that picture is a
-    /// long-term reference (colZeroFlag is then 0, but the engine does not rely on it).
-    var colocatedZero: [Bool] = []
+    /// ``EncoderPicture/colocatedZero`` of RefPicList1[0] (a mask of quadrants per macroblock); empty when
+    /// unknown or when that picture is a long-term reference (colZeroFlag is then 0, but the engine does not rely on it).
+    var colocatedZero: [UInt8] = []
     /// PPS transform_8x8_mode_flag: inter macroblocks with luma coefficients may use the 8x8 transform.
     var transform8x8Mode = false
     /// SPS direct_8x8_inference_flag: B_Direct_16x16 may then use the 8x8 transform (7.3.5).
@@ -112,7 +112,7 @@ struct MacroblockEncoder {
     /// Codes the macroblock as intra (Intra16x16 or Intra4x4, whichever costs less) unless `interCost`
     /// is lower than both; returns false (nothing written) in that case.
     @discardableResult
-    private mutating func encodeIntra(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState, interCost: Int32) -> Bool {
+    mutating func encodeIntra(_ mb: inout MacroblockSyntax, _ st: inout MacroblockState, interCost: Int32) -> Bool {
         let n = intraNeighbours()
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         let recY = ctx.reconY.at(16 * mbx, 16 * mby)
@@ -156,9 +156,7 @@ struct MacroblockEncoder {
             st.intra4x4Modes = SIMD16(repeating: 2)
         }
         st.kind = .intra
-        st.refIdx = SIMD2(-1, -1)
-        st.refPicture = SIMD2(-1, -1)
-        st.mv = .zero
+        st.setUniform(refIdx: SIMD2(-1, -1), mv: .zero, pictures: SIMD2(-1, -1))
         // Chroma: best mode by SATD over both components
         var bestC = Int32.max, modeC = 0
         let srcCb = ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr = ctx.sourceCr.at(8 * mbx, 8 * mby)
@@ -323,7 +321,7 @@ struct MacroblockEncoder {
 
     /// Codes Cb and Cr against predCb / predCr; returns CodedBlockPatternChroma (a skip `probe`: as
     /// ``codeLumaInter(_:probe:)``).
-    private mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool, probe: Bool = false) -> Int {
+    mutating func codeChroma(_ mb: inout MacroblockSyntax, intra: Bool, probe: Bool = false) -> Int {
         let cbp = quantizeChroma(intra: intra)
         if probe && cbp != 0 { return cbp }
         reconstructChroma(&mb, cbp: cbp)
@@ -450,12 +448,15 @@ struct MacroblockEncoder {
 
     // MARK: P macroblocks
 
+    /// Below this 16x16 inter cost 16x8 and 8x16 partitions are not tried.
+    static let partitionTrialCost: [Int32] = skipProbeSAD.map { $0 / 2 }
+
     /// Below this inter cost (the P_Skip probe threshold) intra is not tried.
-    private static let intraTrialCost: [Int32] = skipProbeSAD
+    static let intraTrialCost: [Int32] = skipProbeSAD
 
     /// Below this SAD a P_Skip prediction may leave a residual that quantises away (a 4x4 DC
     /// quantises to 0 below about 2·2^(QP/6) per block): only then is P_Skip tried.
-    private static let skipProbeSAD: [Int32] = (0..<52).map { qp in
+    static let skipProbeSAD: [Int32] = (0..<52).map { qp in
         var v = 33.0
         for _ in 0..<qp { v *= 1.122462 }  // 2^(1/6)
         return Int32(v)
@@ -505,9 +506,17 @@ struct MacroblockEncoder {
             if candidate.cost < best.cost { best = candidate; bestRef = r; bestMVP = mvpR }
         }
         let bestPlanes = ctx.list0[bestRef]
+        // 16x8 / 8x16 where the 16x16 prediction leaves enough to gain
+        let partitions = partitionsAllowed && best.cost > Self.partitionTrialCost[qp]
+            ? bestPPartitions(refIdx: bestRef, start: best.mv, startBits: best.bits, limit: best.cost) : nil
+        let interCost = partitions?.cost ?? best.cost
         // Intra is tried only where the motion-compensated prediction is poor (the trial overwrites predY).
-        let intraTried = best.cost > Self.intraTrialCost[qp]
-        if intraTried, encodeIntra(&mb, &st, interCost: best.cost) { return }
+        let intraTried = interCost > Self.intraTrialCost[qp]
+        if intraTried, encodeIntra(&mb, &st, interCost: interCost) { return }
+        if let partitions {
+            codePartitions(&mb, &st, wide: partitions.wide, parts: partitions.parts, bSlice: false)
+            return
+        }
         mb.reset(kind: .pL016x16)
         mb.refIdxL0 = bestRef
         mb.mvdL0 = (Int32(best.mv.x - bestMVP.x), Int32(best.mv.y - bestMVP.y))
@@ -541,33 +550,35 @@ struct MacroblockEncoder {
 
     /// Bits of ref_idx_lX = `refIdx` as te(v) with range `count` − 1 (9.1.2): none with one picture, one
     /// with two, ue(v) beyond.
-    @inline(__always) private static func refIdxBits(_ refIdx: Int, count: Int) -> Int32 {
+    @inline(__always) static func refIdxBits(_ refIdx: Int, count: Int) -> Int32 {
         count <= 1 ? 0 : (count == 2 ? 1 : MotionSearch.bitsUE(refIdx))
     }
 
-    private func setInter(_ st: inout MacroblockState, kind: MacroblockState.Kind, refIdx: SIMD2<Int8>, mv: SIMD4<Int16>, nonZero: UInt16) {
+    func setInter(_ st: inout MacroblockState, kind: MacroblockState.Kind, refIdx: SIMD2<Int8>, mv: SIMD4<Int16>, nonZero: UInt16) {
         st.kind = kind
-        st.refIdx = refIdx
-        st.mv = mv
+        st.setUniform(refIdx: refIdx, mv: mv, pictures: pictures(refIdx))
         st.nonZero = nonZero
-        st.refPicture = SIMD2(refIdx[0] >= 0 ? ctx.list0[Int(refIdx[0])].identity : -1,
-                              refIdx[1] >= 0 ? ctx.list1[Int(refIdx[1])].identity : -1)
         st.intra4x4Modes = SIMD16(repeating: 2)
     }
 
+    /// The pictures (``ReferencePlanes/identity``) that refIdxL0 / refIdxL1 name, −1 for an unused list.
+    func pictures(_ refIdx: SIMD2<Int8>) -> SIMD2<Int32> {
+        SIMD2(refIdx[0] >= 0 ? ctx.list0[Int(refIdx[0])].identity : -1, refIdx[1] >= 0 ? ctx.list1[Int(refIdx[1])].identity : -1)
+    }
+
     /// Luma and chroma prediction of the macroblock from one reference with `mv`.
-    private func predictInter(_ ref: ReferencePlanes, mv: SIMD2<Int16>, y: UnsafeMutablePointer<UInt8>,
+    func predictInter(_ ref: ReferencePlanes, mv: SIMD2<Int16>, y: UnsafeMutablePointer<UInt8>,
                               cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) {
         predictInterLuma(ref, mv: mv, into: y)
         predictInterChroma(ref, mv: mv, cb: cb, cr: cr)
     }
 
-    private func predictInterLuma(_ ref: ReferencePlanes, mv: SIMD2<Int16>, into y: UnsafeMutablePointer<UInt8>) {
+    func predictInterLuma(_ ref: ReferencePlanes, mv: SIMD2<Int16>, into y: UnsafeMutablePointer<UInt8>) {
         let mx = Int(mv.x), my = Int(mv.y)
         InterPrediction.predictLuma(ref, x: 16 * mbx + (mx >> 2), y: 16 * mby + (my >> 2), fx: mx & 3, fy: my & 3, w: 16, h: 16, dst: y, dstStride: 16)
     }
 
-    private func predictInterChroma(_ ref: ReferencePlanes, mv: SIMD2<Int16>, cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) {
+    func predictInterChroma(_ ref: ReferencePlanes, mv: SIMD2<Int16>, cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) {
         let mx = Int(mv.x), my = Int(mv.y)
         let cx = 8 * mbx + (mx >> 3), cy = 8 * mby + (my >> 3)
         InterPrediction.predictChroma(ref.cb, width: ref.width / 2, height: ref.height / 2, padding: ref.padding / 2, x: cx, y: cy,
@@ -585,7 +596,9 @@ struct MacroblockEncoder {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby)
         // B_Skip / B_Direct_16x16 where spatial direct prediction is known exactly
         var direct: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)? = nil
-        let colZero: Bool? = ctx.colocatedZero.isEmpty ? nil : ctx.colocatedZero[mbAddr]
+        // colZeroFlag known for the whole macroblock when its quadrants agree
+        let colMask: UInt8? = ctx.colocatedZero.isEmpty ? nil : ctx.colocatedZero[mbAddr]
+        let colZero: Bool? = colMask == 15 ? true : (colMask == 0 ? false : nil)
         if directSpatial, let d = MotionVectorPrediction.spatialDirect(list0: a0, b0, c0, list1: a1, b1, c1, colZero: colZero),
            Int(d.refIdx[0]) < ctx.list0.count, Int(d.refIdx[1]) < ctx.list1.count {
             direct = d
@@ -613,9 +626,16 @@ struct MacroblockEncoder {
         let biCost = refineBi(ref0, ref1, &bi0, &bi1, mvp0: mvp0, mvp1: mvp1) + lambda * 5
         let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
         let bestCost = min(biCost, cost0, cost1, directCost)
+        let partitions = partitionsAllowed && bestCost > Self.partitionTrialCost[qp]
+            ? bestBPartitions(start0: best0, start1: best1, limit: bestCost) : nil
+        let interCost = partitions?.cost ?? bestCost
         // predY is scratch for the intra trial: each inter choice predicts again. As in P, intra is tried
         // only where the inter prediction is poor.
-        if bestCost > Self.intraTrialCost[qp], encodeIntra(&mb, &st, interCost: bestCost) { return }
+        if interCost > Self.intraTrialCost[qp], encodeIntra(&mb, &st, interCost: interCost) { return }
+        if let partitions {
+            codePartitions(&mb, &st, wide: partitions.wide, parts: partitions.parts, bSlice: true)
+            return
+        }
         if let d = direct, directCost == bestCost {
             mb.reset(kind: .bDirect16x16)
             predictDirect(d)
@@ -656,7 +676,7 @@ struct MacroblockEncoder {
     /// Refines a bi-predictive pair of vectors: each list's in turn moves by a quarter sample (8 neighbours,
     /// while it improves) against the average with the other list's prediction held. Returns the pair's
     /// SATD + λ·(bits of both mvds); leaves the luma prediction of list 0 in predY, of list 1 in tmpY.
-    private func refineBi(_ ref0: ReferencePlanes, _ ref1: ReferencePlanes, _ r0: inout SearchResult, _ r1: inout SearchResult,
+    func refineBi(_ ref0: ReferencePlanes, _ ref1: ReferencePlanes, _ r0: inout SearchResult, _ r1: inout SearchResult,
                           mvp0: SIMD2<Int16>, mvp1: SIMD2<Int16>) -> Int32 {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         @inline(__always) func predict(_ ref: ReferencePlanes, _ mv: SIMD2<Int16>, _ dst: UnsafeMutablePointer<UInt8>) {
@@ -699,7 +719,7 @@ struct MacroblockEncoder {
     }
 
     /// The direct prediction: one list, or both (8.4.2.3), weighted as the slice says.
-    private func predictDirect(_ d: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)) {
+    func predictDirect(_ d: (refIdx: SIMD2<Int8>, mvL0: SIMD2<Int16>, mvL1: SIMD2<Int16>)) {
         let r0 = Int(d.refIdx[0]), r1 = Int(d.refIdx[1])
         if r0 >= 0 && r1 >= 0 {
             predictInter(ctx.list0[r0], mv: d.mvL0, y: s.predY, cb: s.predCb, cr: s.predCr)
@@ -725,7 +745,7 @@ struct MacroblockEncoder {
     /// Integer search (predictors, hexagon, square) on SAD, then half and quarter refinement on SATD.
     private static let hexagon: [(Int, Int)] = [(-2, 0), (-1, -2), (1, -2), (2, 0), (1, 2), (-1, 2)]
 
-    private func search(_ ref: ReferencePlanes, mvp: SIMD2<Int16>, candidates: SIMD8<Int16>) -> SearchResult {
+    func search(_ ref: ReferencePlanes, mvp: SIMD2<Int16>, candidates: SIMD8<Int16>) -> SearchResult {
         let bx = 16 * mbx, by = 16 * mby
         let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
         let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx

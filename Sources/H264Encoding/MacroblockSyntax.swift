@@ -22,6 +22,17 @@ public struct MacroblockSyntax: Sendable {
         case bL016x16, bL116x16, bBi16x16
         /// B_Direct_16x16 (mb_type 0) and B_Skip: only with direct prediction implemented exactly.
         case bDirect16x16, bSkip
+        /// P_L0_L0_16x8 and P_L0_L0_8x16: two partitions, each with its ref_idx_l0 and mvd_l0.
+        case p16x8, p8x16
+        /// B_X_Y_16x8 and B_X_Y_8x16 (mb_type 4...21): the prediction of partition 0, then of partition 1.
+        case b16x8(PartitionPrediction, PartitionPrediction), b8x16(PartitionPrediction, PartitionPrediction)
+    }
+
+    /// MbPartPredMode of a B partition (Table 7-14): Pred_L0, Pred_L1 or BiPred.
+    public enum PartitionPrediction: Int, Sendable, Equatable {
+        case l0 = 0, l1 = 1, bi = 2
+        public var usesL0: Bool { self != .l1 }
+        public var usesL1: Bool { self != .l0 }
     }
 
     public var kind: Kind = .pSkip
@@ -42,6 +53,11 @@ public struct MacroblockSyntax: Sendable {
     /// mvd_l0 / mvd_l1 (horizontal, vertical) in quarter samples: mv minus its prediction (8.4.1.3).
     public var mvdL0 = (x: Int32(0), y: Int32(0))
     public var mvdL1 = (x: Int32(0), y: Int32(0))
+    /// The same of partition 1 of a 16x8 or 8x16 macroblock (the fields above are then partition 0's).
+    public var refIdxL0Part1 = 0
+    public var refIdxL1Part1 = 0
+    public var mvdL0Part1 = (x: Int32(0), y: Int32(0))
+    public var mvdL1Part1 = (x: Int32(0), y: Int32(0))
     /// CodedBlockPatternLuma (bit b set: 8x8 block b has coefficients) and CodedBlockPatternChroma 0...2
     /// (7.4.5). For `.intra16x16` the luma part is 0 or 15 and both go into mb_type.
     public var codedBlockPatternLuma = 0
@@ -75,6 +91,8 @@ public struct MacroblockSyntax: Sendable {
         intraChromaPredMode = 0
         refIdxL0 = 0; refIdxL1 = 0
         mvdL0 = (0, 0); mvdL1 = (0, 0)
+        refIdxL0Part1 = 0; refIdxL1Part1 = 0
+        mvdL0Part1 = (0, 0); mvdL1Part1 = (0, 0)
         codedBlockPatternLuma = 0; codedBlockPatternChroma = 0
         transformSize8x8Flag = false
         mbQPDelta = 0
@@ -87,4 +105,59 @@ public struct MacroblockSyntax: Sendable {
 
     public var isIntra: Bool { kind == .intra16x16 || kind == .intra4x4 || kind == .pcm }
     public var isSkip: Bool { kind == .pSkip || kind == .bSkip }
+
+    /// NumMbPart of an inter macroblock with motion vector differences (Tables 7-13, 7-14): 1 or 2; 0 otherwise.
+    public var partitionCount: Int {
+        switch kind {
+        case .pL016x16, .bL016x16, .bL116x16, .bBi16x16: return 1
+        case .p16x8, .p8x16, .b16x8, .b8x16: return 2
+        default: return 0
+        }
+    }
+
+    /// Whether partitions are 16x8 (true) or 8x16 (false), for two partitions.
+    public var partitionsAreWide: Bool {
+        switch kind {
+        case .p16x8, .b16x8: return true
+        default: return false
+        }
+    }
+
+    /// The prediction of partition `part` (0 or 1), for an inter macroblock with motion vector differences.
+    public func prediction(_ part: Int) -> PartitionPrediction {
+        switch kind {
+        case .pL016x16, .bL016x16, .p16x8, .p8x16: return .l0
+        case .bL116x16: return .l1
+        case .bBi16x16: return .bi
+        case .b16x8(let a, let b), .b8x16(let a, let b): return part == 0 ? a : b
+        default: return .l0
+        }
+    }
+
+    /// ref_idx_lX of partition `part`.
+    public func refIdx(list: Int, part: Int) -> Int {
+        list == 0 ? (part == 0 ? refIdxL0 : refIdxL0Part1) : (part == 0 ? refIdxL1 : refIdxL1Part1)
+    }
+
+    /// mvd_lX of partition `part`.
+    public func mvd(list: Int, part: Int) -> (x: Int32, y: Int32) {
+        list == 0 ? (part == 0 ? mvdL0 : mvdL0Part1) : (part == 0 ? mvdL1 : mvdL1Part1)
+    }
+
+    /// mb_type of a B macroblock with two partitions (Table 7-14: 4...21).
+    public var bPartitionMbType: Int {
+        let k: Int
+        switch (prediction(0), prediction(1)) {
+        case (.l0, .l0): k = 0
+        case (.l1, .l1): k = 1
+        case (.l0, .l1): k = 2
+        case (.l1, .l0): k = 3
+        case (.l0, .bi): k = 4
+        case (.l1, .bi): k = 5
+        case (.bi, .l0): k = 6
+        case (.bi, .l1): k = 7
+        case (.bi, .bi): k = 8
+        }
+        return 4 + 2 * k + (partitionsAreWide ? 0 : 1)
+    }
 }

@@ -1,4 +1,4 @@
-/// Motion vector prediction for 16x16 partitions (8.4.1.3) and the P_Skip motion vector (8.4.1.1).
+/// Motion vector prediction for 16x16, 16x8 and 8x16 partitions (8.4.1.3) and the P_Skip motion vector (8.4.1.1).
 enum MotionVectorPrediction {
     /// A neighbouring partition as 8.4.1.3.2 sees it.
     struct Neighbour {
@@ -7,22 +7,68 @@ enum MotionVectorPrediction {
         var mv: SIMD2<Int16> = .zero
     }
 
+    /// The neighbouring partition covering 8x8 quadrant `quadrant` of the macroblock at `addr` (8.4.1.3.2),
+    /// for list `list`; unavailable unless `ok` and the macroblock is coded in the same slice.
+    @inline(__always) static func neighbour(_ state: UnsafePointer<MacroblockState>, _ addr: Int, _ ok: Bool, slice: Int32,
+                                            list: Int, quadrant: Int) -> Neighbour {
+        guard ok, addr >= 0, state[addr].slice == slice, state[addr].kind != .notCoded else { return Neighbour() }
+        let s = state[addr]
+        if s.kind == .intra { return Neighbour(available: true, refIdx: -1, mv: .zero) }
+        let r = s.ref(quadrant, list: list)
+        return Neighbour(available: true, refIdx: r, mv: r >= 0 ? s.mv(quadrant, list: list) : .zero)
+    }
+
     /// Neighbours A, B and C (D when C is unavailable) of the macroblock at `mbAddr`, for list `list`.
     @inline(__always) static func neighbours(_ state: UnsafePointer<MacroblockState>, mbAddr: Int, widthInMbs: Int,
                                              slice: Int32, list: Int) -> (Neighbour, Neighbour, Neighbour) {
-        let x = mbAddr % widthInMbs
-        @inline(__always) func get(_ addr: Int, _ ok: Bool) -> Neighbour {
-            guard ok, addr >= 0, state[addr].slice == slice, state[addr].kind != .notCoded else { return Neighbour() }
-            let s = state[addr]
-            if s.kind == .intra { return Neighbour(available: true, refIdx: -1, mv: .zero) }
-            let r = s.refIdx[list]
-            return Neighbour(available: true, refIdx: r, mv: r >= 0 ? SIMD2(s.mv[2 * list], s.mv[2 * list + 1]) : .zero)
+        let n = Surroundings(state, mbAddr: mbAddr, widthInMbs: widthInMbs, slice: slice, list: list)
+        return (n.leftTop, n.aboveLeft, n.aboveRight.available ? n.aboveRight : n.cornerAboveLeft)
+    }
+
+    /// The neighbouring partitions of a macroblock that 16x16, 16x8 and 8x16 partitions can see (6.4.11.7):
+    /// left quadrants 1 and 3, above quadrants 2 and 3, above-right quadrant 2, above-left quadrant 3.
+    struct Surroundings {
+        var leftTop = Neighbour(), leftBottom = Neighbour()
+        var aboveLeft = Neighbour(), aboveRight0 = Neighbour()
+        var aboveRight = Neighbour(), cornerAboveLeft = Neighbour()
+
+        init() {}
+
+        @inline(__always) init(_ state: UnsafePointer<MacroblockState>, mbAddr: Int, widthInMbs: Int, slice: Int32, list: Int) {
+            let x = mbAddr % widthInMbs
+            leftTop = neighbour(state, mbAddr - 1, x > 0, slice: slice, list: list, quadrant: 1)
+            leftBottom = neighbour(state, mbAddr - 1, x > 0, slice: slice, list: list, quadrant: 3)
+            aboveLeft = neighbour(state, mbAddr - widthInMbs, true, slice: slice, list: list, quadrant: 2)
+            aboveRight0 = neighbour(state, mbAddr - widthInMbs, true, slice: slice, list: list, quadrant: 3)
+            aboveRight = neighbour(state, mbAddr - widthInMbs + 1, x < widthInMbs - 1, slice: slice, list: list, quadrant: 2)
+            cornerAboveLeft = neighbour(state, mbAddr - widthInMbs - 1, x > 0, slice: slice, list: list, quadrant: 3)
         }
-        let a = get(mbAddr - 1, x > 0)
-        let b = get(mbAddr - widthInMbs, true)
-        var c = get(mbAddr - widthInMbs + 1, x < widthInMbs - 1)
-        if !c.available { c = get(mbAddr - widthInMbs - 1, x > 0) }
-        return (a, b, c)
+
+        /// mvpLX of partition `part` of a 16x8 (`wide`) or 8x16 macroblock partitioning with reference index
+        /// `refIdx` (8.4.1.3, the directional rules first); `first` is partition 0's motion for this list
+        /// (its refIdx −1 when partition 0 does not use the list), needed by partition 1.
+        @inline(__always) func predict(wide: Bool, part: Int, refIdx: Int8, first: Neighbour) -> SIMD2<Int16> {
+            let a: Neighbour, b: Neighbour, c: Neighbour
+            if wide {
+                if part == 0 {
+                    a = leftTop; b = aboveLeft; c = aboveRight.available ? aboveRight : cornerAboveLeft
+                    if b.refIdx == refIdx { return b.mv }
+                } else {
+                    // C at (16, 7) is not yet decoded: D at (−1, 7)
+                    a = leftBottom; b = first; c = leftTop
+                    if a.refIdx == refIdx { return a.mv }
+                }
+            } else {
+                if part == 0 {
+                    a = leftTop; b = aboveLeft; c = aboveRight0.available ? aboveRight0 : cornerAboveLeft
+                    if a.refIdx == refIdx { return a.mv }
+                } else {
+                    a = first; b = aboveRight0; c = aboveRight.available ? aboveRight : aboveLeft
+                    if c.refIdx == refIdx { return c.mv }
+                }
+            }
+            return MotionVectorPrediction.predict(refIdx: refIdx, a, b, c)
+        }
     }
 
     /// mvpLX for a 16x16 partition with reference index `refIdx` (8.4.1.3).

@@ -57,7 +57,7 @@ struct CABACSliceWriterTests {
     /// `transform8x8Mode`: High profile with the PPS's transform_8x8_mode_flag, so transform_size_8x8_flag
     /// is present (and 0).
     static func randomStream(seed: UInt64, widthInMbs: Int = 11, heightInMbs: Int = 9, types: [SliceType],
-                             transform8x8Mode: Bool = false) -> SyntaxStream {
+                             transform8x8Mode: Bool = false, partitions: Bool = false) -> SyntaxStream {
         var random = RandomMacroblocks(seed: seed, widthInMbs: widthInMbs, heightInMbs: heightInMbs)
         var stream = SyntaxStream(widthInMbs: widthInMbs, heightInMbs: heightInMbs, high: transform8x8Mode, transform8x8Mode: transform8x8Mode)
         for (index, type) in types.enumerated() {
@@ -65,7 +65,7 @@ struct CABACSliceWriterTests {
             let numL0 = type == .i ? 1 : random.int(1...min(refs, 3))
             let numL1 = type == .b ? random.int(1...min(refs, 2)) : 1
             let qp = [0, 12, 22, 27, 32, 40, 51][random.int(0...6)]
-            let macroblocks = random.picture(type, numRefL0: numL0, numRefL1: numL1)
+            let macroblocks = random.picture(type, numRefL0: numL0, numRefL1: numL1, partitions: partitions)
             stream.pictures.append(.init(sliceType: type, sliceQP: qp, cabacInitIdc: index % 3,
                                          numRefIdxL0ActiveMinus1: numL0 - 1, numRefIdxL1ActiveMinus1: numL1 - 1,
                                          macroblocks: macroblocks))
@@ -92,6 +92,12 @@ struct CABACSliceWriterTests {
     @Test("Random I, P and B slices decode as their CAVLC twins", arguments: [11, 12, 13] as [UInt64])
     func randomInter(seed: UInt64) throws {
         try Self.checkAgainstCAVLC(Self.randomStream(seed: seed, types: [.i, .p, .p, .b, .p, .b, .b]))
+    }
+
+    @Test("Random P and B slices with 16x8 and 8x16 partitions (every B_X_Y_16x8 / 8x16, ref_idx and mvd contexts per partition) decode as their CAVLC twins",
+          arguments: [31, 32, 33] as [UInt64])
+    func randomPartitions(seed: UInt64) throws {
+        try Self.checkAgainstCAVLC(Self.randomStream(seed: seed, types: [.i, .p, .p, .b, .p, .b, .b], partitions: true))
     }
 
     @Test("Random High profile slices with transform_8x8_mode_flag (transform_size_8x8_flag 0) decode as their CAVLC twins",

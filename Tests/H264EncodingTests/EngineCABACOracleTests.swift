@@ -41,6 +41,19 @@ struct EngineCABACOracleTests {
         try check(EncoderOracleTests.cisco, c)
     }
 
+    @Test("16x8 and 8x16 partitions in P (two references) and B pictures of a pyramid, Main and High profile (CABAC against FFmpeg and its CAVLC twin)",
+          arguments: [(false, 27), (true, 32)])
+    func partitions(high: Bool, qp: Int) throws {
+        var c = high ? EncoderOracleTests.high(qp: qp, deblockingIdc: 0, cavlc: false) : EngineHarness.Config()
+        c.qp = qp
+        c.referencesP = 2
+        c.pattern = [(.i, 0), (.p, 4), (.b, 2), (.b, 1), (.b, 3), (.p, 8), (.b, 6), (.b, 5), (.b, 7)]
+        c.referenceB = [2, 6]
+        let result = try check(EncoderOracleTests.ciscoAll, c)
+        #expect(EncoderOracleTests.partitioned(result, c.pattern, .p) > 0, "\(result.partitionedCounts)")
+        #expect(EncoderOracleTests.partitioned(result, c.pattern, .b) > 0, "\(result.partitionedCounts)")
+    }
+
     @Test("I, P and B pictures; slices and deblocking controls")
     func inter() throws {
         var c = EngineHarness.Config()
@@ -59,7 +72,9 @@ struct EngineCABACOracleTests {
     func transform8x8(qp: Int, deblockingIdc: Int) throws {
         let c = EncoderOracleTests.high(qp: qp, deblockingIdc: deblockingIdc, cavlc: false)
         let counts = try check(EncoderOracleTests.ciscoAll, c).transform8x8Counts
-        if qp <= 36 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+        // (at QP 36 a B picture of partitions and skips may have no luma coefficients at all)
+        if qp <= 27 { #expect(counts.dropFirst().allSatisfy { $0 > 0 }, "8x8 macroblocks per picture: \(counts)") }
+        if qp <= 36 { #expect(counts.dropFirst().reduce(0, +) > 0, "8x8 macroblocks per picture: \(counts)") }
     }
 
     @Test("High profile I pictures: Intra 8x8, QPs and deblocking", arguments: zip([0, 20, 32, 51], [0, 2, 1, 0]))

@@ -129,6 +129,8 @@ enum EngineHarness {
         var maxRefIdxL0 = -1
         /// Macroblocks coded with transform_size_8x8_flag = 1, per picture in coding order.
         var transform8x8Counts: [Int] = []
+        /// Macroblocks coded with 16x8 or 8x16 partitions, per picture in coding order.
+        var partitionedCounts: [Int] = []
     }
 
     static func encode(_ frames: [Frame], _ c: Config) throws -> Result {
@@ -145,6 +147,7 @@ enum EngineHarness {
         var bits = 0
         var maxRefIdxL0 = -1
         var transform8x8Counts: [Int] = []
+        var partitionedCounts: [Int] = []
         let mbs = sps.picWidthInMbs * sps.frameHeightInMbs
         for (codingIndex, (type, display)) in c.pattern.enumerated() {
             let isReference = type != .b || c.referenceB.contains(display)
@@ -190,6 +193,7 @@ enum EngineHarness {
             for nal in out.sliceNALUnits { append(nal); bits += nal.count * 8 }
             maxRefIdxL0 = max(maxRefIdxL0, out.maxRefIdxL0)
             transform8x8Counts.append(out.transform8x8Count)
+            partitionedCounts.append(out.partitionedCount)
             recons[display] = crop(out.reconstruction, width: width, height: height)
             if isReference {
                 references.append(ReferencePicture(picture: out.reconstruction, picOrderCnt: poc))
@@ -198,7 +202,7 @@ enum EngineHarness {
             }
         }
         return Result(stream: stream, reconstructions: recons.compactMap { $0 }, bits: bits, maxRefIdxL0: maxRefIdxL0,
-                      transform8x8Counts: transform8x8Counts)
+                      transform8x8Counts: transform8x8Counts, partitionedCounts: partitionedCounts)
     }
 
     static func crop(_ p: EncoderPicture, width: Int, height: Int) -> Frame {

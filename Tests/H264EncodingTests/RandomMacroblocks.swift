@@ -55,7 +55,9 @@ struct RandomMacroblocks {
     }
 
     /// One picture's macroblocks. `numRefL0`/`numRefL1`: active entries (ref_idx ranges).
-    mutating func picture(_ type: SliceType, numRefL0: Int = 1, numRefL1: Int = 1, pcmPercent: Int = 6) -> [MacroblockSyntax] {
+    /// `partitions`: 16x8 and 8x16 macroblocks too (P_L0_L0_*, every B_X_Y_*), with other random draws.
+    mutating func picture(_ type: SliceType, numRefL0: Int = 1, numRefL1: Int = 1, pcmPercent: Int = 6,
+                          partitions: Bool = false) -> [MacroblockSyntax] {
         let count = widthInMbs * heightInMbs
         // Intra4x4PredMode per 4x4 block of the picture in raster order; 2 (DC) stands for "not I_NxN".
         var modes = [Int](repeating: 2, count: count * 16)
@@ -71,7 +73,17 @@ struct RandomMacroblocks {
             } else {
                 switch type {
                 case .i: kind = chance(50) ? .intra16x16 : .intra4x4
+                case .p where partitions:
+                    kind = [.pSkip, .pL016x16, .p16x8, .p8x16, .p16x8, .p8x16, .intra16x16, .intra4x4][int(0...7)]
                 case .p: kind = [.pSkip, .pSkip, .pL016x16, .pL016x16, .pL016x16, .intra16x16, .intra4x4][int(0...6)]
+                case _ where partitions:
+                    if chance(60) {
+                        let predictions: [MacroblockSyntax.PartitionPrediction] = [.l0, .l1, .bi]
+                        let a = predictions[int(0...2)], b = predictions[int(0...2)]
+                        kind = chance(50) ? .b16x8(a, b) : .b8x16(a, b)
+                    } else {
+                        kind = [.bSkip, .bDirect16x16, .bL016x16, .bL116x16, .bBi16x16, .intra16x16, .intra4x4][int(0...6)]
+                    }
                 default:
                     kind = [.bSkip, .bDirect16x16, .bL016x16, .bL116x16, .bBi16x16, .bBi16x16, .intra16x16, .intra4x4][int(0...7)]
                 }
@@ -119,6 +131,18 @@ struct RandomMacroblocks {
                 mb.mvdL1 = (mvd(), mvd())
             case .bDirect16x16:
                 break
+            case .p16x8, .p8x16, .b16x8, .b8x16:
+                for part in 0..<2 {
+                    let prediction = mb.prediction(part)
+                    if prediction.usesL0 {
+                        let r = int(0...numRefL0 - 1), d = (mvd(), mvd())
+                        if part == 0 { mb.refIdxL0 = r; mb.mvdL0 = d } else { mb.refIdxL0Part1 = r; mb.mvdL0Part1 = d }
+                    }
+                    if prediction.usesL1 {
+                        let r = int(0...numRefL1 - 1), d = (mvd(), mvd())
+                        if part == 0 { mb.refIdxL1 = r; mb.mvdL1 = d } else { mb.refIdxL1Part1 = r; mb.mvdL1Part1 = d }
+                    }
+                }
             }
             if mb.isIntra {
                 var allowed = [0]
