@@ -48,6 +48,16 @@ enum MotionSearch {
         return sum
     }
 
+    /// Σ |a − b| of 8 samples, as ``sadRow(_:_:)``.
+    @inline(__always) static func sadRow8(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> UInt32 {
+        let va = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<UInt8>.self), vb = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<UInt8>.self)
+        let greater = va .> vb
+        let d = vb.replacing(with: va, where: greater) &- va.replacing(with: vb, where: greater)
+        var sum: UInt32 = 0
+        for i in 0..<8 { sum &+= UInt32(d[i]) }
+        return sum
+    }
+
     /// The differences a − b of 16 samples, even and odd columns apart, read as 8 little-endian 16-bit
     /// lanes and split by masks: no widening conversion (the generic SIMD init is not always inlined).
     @inline(__always) static func diff16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {

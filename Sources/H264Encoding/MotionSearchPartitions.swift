@@ -1,13 +1,16 @@
 /// Motion search of a 16x8 or 8x16 partition: SAD at integer positions (the start vectors, then a small
 /// diamond while it improves), then half- and quarter-sample refinement on SATD, costs with λ·(mvd bits).
 extension MacroblockEncoder {
-    /// SAD of a w x h block, w 16 or 8 (8: the low half of each 16-sample row difference).
+    /// SAD of a w x h block, w 16 or 8.
     @inline(__always) static func partitionSAD(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
                                                w: Int, h: Int) -> Int32 {
-        var sum = SIMD8<Int16>.zero
-        for row in 0..<h { sum &+= MotionSearch.sadRow(a + row * aStride, b + row * bStride) }
-        if w == 16 { return Int32(UInt16(bitPattern: sum.wrappedSum())) }
-        return Int32(UInt16(bitPattern: sum[0])) + Int32(UInt16(bitPattern: sum[1])) + Int32(UInt16(bitPattern: sum[2])) + Int32(UInt16(bitPattern: sum[3]))
+        var sum: UInt32 = 0  // ≤ 128 · 255
+        if w == 16 {
+            for row in 0..<h { sum &+= MotionSearch.sadRow(a + row &* aStride, b + row &* bStride) }
+        } else {
+            for row in 0..<h { sum &+= MotionSearch.sadRow8(a + row &* aStride, b + row &* bStride) }
+        }
+        return Int32(truncatingIfNeeded: sum)
     }
 
     /// SATD of a w x h block (sum of its 4x4 SATDs); 16-wide blocks by rows of four 4x4 blocks.
