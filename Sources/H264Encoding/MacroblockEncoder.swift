@@ -706,7 +706,8 @@ struct MacroblockEncoder {
                         let mv = centre &+ SIMD2(dx, dy)
                         predict(ref, mv, s.candY)
                         weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list == 0)
-                        let b = bits(mv, mvp), satd = MotionSearch.satd16x16(srcY, ss, s.candY, 16)
+                        let b = bits(mv, mvp)
+                        let satd = MotionSearch.satd16x16(srcY, ss, s.candY, 16, stoppingAt: bestCost &- lambda * (b + fixedBits))
                         if satd + lambda * (b + fixedBits) < bestCost { bestCost = satd + lambda * (b + fixedBits); best = satd; r.mv = mv; r.bits = b }
                     }
                 }

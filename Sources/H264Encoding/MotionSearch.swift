@@ -111,8 +111,43 @@ enum MotionSearch {
     /// 4k...4k+3): the vertical transform lane-wise on the even and odd columns, the first horizontal
     /// stage as even ± odd.
     @inline(__always) static func satdBlockRow(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD8<Int16> {
-        let d0 = diff16(pa, pb), d1 = diff16(pa + aStride, pb + bStride)
-        let d2 = diff16(pa + 2 * aStride, pb + 2 * bStride), d3 = diff16(pa + 3 * aStride, pb + 3 * bStride)
+        satdRows(diff16(pa, pb), diff16(pa + aStride, pb + bStride), diff16(pa + 2 * aStride, pb + 2 * bStride), diff16(pa + 3 * aStride, pb + 3 * bStride))
+    }
+
+    /// The SATDs of the four 4x4 blocks of an 8x8 block (lanes 0...3: the top two, 4...7: the bottom two):
+    /// each row of the top half packed beside the row four below it, then as ``satdBlockRow(_:_:_:_:)``.
+    @inline(__always) static func satdBlock8x8(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD8<Int16> {
+        @inline(__always) func diff(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+            let a = pa + r &* aStride, b = pb + r &* bStride
+            let va = unsafeBitCast(SIMD2(UnsafeRawPointer(a).loadUnaligned(as: UInt64.self),
+                                         UnsafeRawPointer(a + 4 &* aStride).loadUnaligned(as: UInt64.self)), to: SIMD8<Int16>.self)
+            let vb = unsafeBitCast(SIMD2(UnsafeRawPointer(b).loadUnaligned(as: UInt64.self),
+                                         UnsafeRawPointer(b + 4 &* bStride).loadUnaligned(as: UInt64.self)), to: SIMD8<Int16>.self)
+            let low = SIMD8<Int16>(repeating: 0xFF)
+            return ((va & low) &- (vb & low), ((va &>> 8) & low) &- ((vb &>> 8) & low))
+        }
+        return satdRows(diff(0), diff(1), diff(2), diff(3))
+    }
+
+    /// SATD of an 8-wide block, h a multiple of 8, by ``satdBlock8x8(_:_:_:_:)``; once the 8x8 blocks summed
+    /// so far reach `limit`, that partial sum (≥ limit).
+    @inline(__always) static func satd8xN(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int, h: Int,
+                                          stoppingAt limit: Int32 = .max) -> Int32 {
+        var acc = SIMD8<Int16>.zero  // each lane: one 4x4 block per 8 rows, ≤ 8160 each: h ≤ 32
+        var partial: Int32 = 0
+        var y = 0
+        while y < h {
+            acc &+= satdBlock8x8(a + y &* aStride, aStride, b + y &* bStride, bStride)
+            partial = pairSum(acc)
+            if partial >= limit { break }
+            y &+= 8
+        }
+        return partial
+    }
+
+    /// The vertical and horizontal Hadamard stages of four rows of differences (even and odd columns apart).
+    @inline(__always) static func satdRows(_ d0: (even: SIMD8<Int16>, odd: SIMD8<Int16>), _ d1: (even: SIMD8<Int16>, odd: SIMD8<Int16>),
+                                           _ d2: (even: SIMD8<Int16>, odd: SIMD8<Int16>), _ d3: (even: SIMD8<Int16>, odd: SIMD8<Int16>)) -> SIMD8<Int16> {
         @inline(__always) func vertical(_ r0: SIMD8<Int16>, _ r1: SIMD8<Int16>, _ r2: SIMD8<Int16>, _ r3: SIMD8<Int16>)
             -> (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>) {
             let s01 = r0 &+ r1, t01 = r0 &- r1, s23 = r2 &+ r3, t23 = r2 &- r3
@@ -147,6 +182,7 @@ enum MotionSearch {
 
     @inline(__always) static func satd(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int, w: Int, h: Int) -> Int32 {
         if w == 16 && h == 16 { return satd16x16(a, aStride, b, bStride) }
+        if w == 8 && h & 7 == 0 { return satd8xN(a, aStride, b, bStride, h: h) }
         var sum: Int32 = 0
         var y = 0
         while y < h {

@@ -13,14 +13,22 @@ extension MacroblockEncoder {
         return Int32(truncatingIfNeeded: sum)
     }
 
-    /// SATD of a w x h block (sum of its 4x4 SATDs); 16-wide blocks by rows of four 4x4 blocks.
+    /// SATD of a w x h block (sum of its 4x4 SATDs); 16-wide blocks by rows of four 4x4 blocks, 8-wide ones
+    /// by 8x8 blocks. Once the part summed so far reaches `limit`, that partial sum (≥ limit): enough for a
+    /// search that keeps only a cost strictly below its best.
     @inline(__always) static func partitionSATD(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
-                                                w: Int, h: Int) -> Int32 {
+                                                w: Int, h: Int, stoppingAt limit: Int32 = .max) -> Int32 {
         if w == 16 {
             var acc = SIMD8<Int16>.zero
-            for g in 0..<(h / 4) { acc &+= MotionSearch.satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride) }
-            return MotionSearch.pairSum(acc)
+            var partial: Int32 = 0
+            for g in 0..<(h / 4) {
+                acc &+= MotionSearch.satdBlockRow(a + 4 * g * aStride, aStride, b + 4 * g * bStride, bStride)
+                partial = MotionSearch.pairSum(acc)
+                if partial >= limit { break }
+            }
+            return partial
         }
+        if w == 8 && h & 7 == 0 { return MotionSearch.satd8xN(a, aStride, b, bStride, h: h, stoppingAt: limit) }
         return MotionSearch.satd(a, aStride, b, bStride, w: w, h: h)
     }
 
@@ -102,24 +110,26 @@ extension MacroblockEncoder {
         let bestX = integer.x, bestY = integer.y
         // Sub-sample positions: full and half samples straight from the reference planes; quarter samples
         // averaged 16 wide (an 8-wide partition ignores the right half).
-        @inline(__always) func subCost(_ x: Int, _ y: Int) -> (Int32, Int32) {
+        // `best`: what a candidate must beat (strictly); its SATD may stop early once it cannot.
+        @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
             let bits = MotionSearch.bitsSE(Int32(x) - pvx) + MotionSearch.bitsSE(Int32(y) - pvy)
+            let mvCost = lam * bits, limit = best == .max ? .max : best &- mvCost
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: h) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                if b == nil { return (Self.partitionSATD(src, ss, a, ref.full.stride, w: w, h: h) + lam * bits, bits) }
+                if b == nil { return (Self.partitionSATD(src, ss, a, ref.full.stride, w: w, h: h, stoppingAt: limit) + mvCost, bits) }
                 InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: h, dst: s.candY, dstStride: 16)
             } else {
                 predictPartitionLuma(ref, mv: SIMD2(Int16(x), Int16(y)), px: px, py: py, w: w, h: h, into: s.candY)
             }
-            return (Self.partitionSATD(src, ss, s.candY, 16, w: w, h: h) + lam * bits, bits)
+            return (Self.partitionSATD(src, ss, s.candY, 16, w: w, h: h, stoppingAt: limit) + mvCost, bits)
         }
         var qx = 4 * bestX, qy = 4 * bestY
-        var (best, bestBits) = subCost(qx, qy)
+        var (best, bestBits) = subCost(qx, qy, below: .max)
         // the first start (the 16x16 vector) keeps its sub-sample part
         let sx = Int(start.x), sy = Int(start.y)
         if (sx != qx || sy != qy) && (sx >> 2) >= loX && (sx >> 2) <= hiX && (sy >> 2) >= loY && (sy >> 2) <= hiY {
-            let (c, bits) = subCost(sx, sy)
+            let (c, bits) = subCost(sx, sy, below: best)
             if c < best { best = c; bestBits = bits; qx = sx; qy = sy }
         }
         // half samples: the 8 neighbours; quarter samples: a diamond, again if it moved
@@ -127,7 +137,7 @@ extension MacroblockEncoder {
             let cx = qx, cy = qy
             for dy in -1...1 {
                 for dx in -1...1 where dx != 0 || dy != 0 {
-                    let (c, bits) = subCost(cx + 2 * dx, cy + 2 * dy)
+                    let (c, bits) = subCost(cx + 2 * dx, cy + 2 * dy, below: best)
                     if c < best { best = c; bestBits = bits; qx = cx + 2 * dx; qy = cy + 2 * dy }
                 }
             }
@@ -138,7 +148,7 @@ extension MacroblockEncoder {
             var moved = -1
             for k in 0..<4 where k != came {
                 let dx = k == 0 ? -1 : (k == 1 ? 1 : 0), dy = k == 2 ? -1 : (k == 3 ? 1 : 0)
-                let (c, bits) = subCost(cx + dx, cy + dy)
+                let (c, bits) = subCost(cx + dx, cy + dy, below: best)
                 if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
             }
             if moved < 0 { break }
