@@ -53,10 +53,15 @@ func h265EngineSection(_ input: H265EngineInput) throws -> String {
     }
     // The input's first `frames` pictures alone: vtk encode codes a whole file, and the PSNR is over every source picture.
     let frameSize = input.width * input.height * 3 / 2
-    guard let all = FileManager.default.contents(atPath: input.i420), all.count >= frameSize else { throw BenchFailure("no raw input \(input.i420)") }
-    let frames = min(input.frames, all.count / frameSize)
+    // Only those pictures are read: the whole input (415 MB at 720p) would raise vtk-bench's own peak RSS, which Linux
+    // then reports as every later child's (ru_maxrss keeps the spawning process's high-water mark across exec).
+    guard let file = FileHandle(forReadingAtPath: input.i420) else { throw BenchFailure("no raw input \(input.i420)") }
+    defer { try? file.close() }
+    let head = try file.read(upToCount: input.frames * frameSize) ?? Data()
+    guard head.count >= frameSize else { throw BenchFailure("no raw input \(input.i420)") }
+    let frames = min(input.frames, head.count / frameSize)
     let raw = input.work.appendingPathComponent("h265-input-\(input.width)x\(input.height)-\(frames).yuv").path
-    guard FileManager.default.createFile(atPath: raw, contents: all.prefix(frames * frameSize)) else { throw BenchFailure("cannot write \(raw)") }
+    guard FileManager.default.createFile(atPath: raw, contents: head.prefix(frames * frameSize)) else { throw BenchFailure("cannot write \(raw)") }
     let size = "\(input.width)x\(input.height)"
     let content = EncoderTableContent(label: size, raw: raw, width: input.width, height: input.height, frames: frames)
     let entries = h265EngineEntries(input)

@@ -670,6 +670,11 @@ if let memory, memory.count > 1 {
 if !failedSections.isEmpty {
     emit("\n### Failed sections\n\n" + failedSections.map { "- \($0)\n" }.joined())
 }
+// A child's peak RSS (wait4's ru_maxrss) is at least vtk-bench's own at the time it was spawned: Linux keeps the
+// spawning process's high-water mark across exec. Said here, so that a fat vtk-bench cannot pass for a fat child.
+var ownUsage = rusage()
+getrusage(RUSAGE_SELF.rawValue, &ownUsage)
+emit("\nvtk-bench's own peak RSS: \(String(format: "%.0f", Double(ownUsage.ru_maxrss) / 1024)) MiB (a floor under every child's peak RSS above).\n")
 let minutes = Date().timeIntervalSince(benchStarted) / 60
 emit("\nLoad average at end \(loadAverage()); the benchmark took \(String(format: "%.1f", minutes)) min.\n")
 
