@@ -23,6 +23,17 @@ import VTKTestSupport
 // MARK: Harness sub-commands (run as child processes by the benchmark itself)
 
 let argv = Array(CommandLine.arguments.dropFirst())
+if argv.contains("--help") || argv.contains("-h") {
+    // The usage is the header comment of this file.
+    print("""
+        usage: vtk-bench [--reps N] [--out DIR]          every section (make bench)
+               vtk-bench --only rtp-latency | encode-speed | play-timing | encoder-table | h265-engine
+               vtk-bench --only 'decode 720p,decode CIF,round trip'    these sections of the main run
+               vtk-bench --smoke --out DIR                  every section once on tiny inputs (make bench-smoke)
+        encoder table: --table-frames N, --table-encoders a,b
+        """)
+    exit(0)
+}
 if argv.first == "--libavcodec-decode", argv.count == 2 { exit(Harness.libavcodecDecode(argv[1])) }
 if argv.first == "--openh264-encode", argv.count == 8 {
     // FILE W H FRAMES qp=N|bps=N KEYINT OUTPUT
