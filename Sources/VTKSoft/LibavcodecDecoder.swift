@@ -116,6 +116,12 @@ final class LibavcodecDecoder {
         guard let context, let packet, let frame, let current else { return Outcome(decoded: false, hadErrors: true) }
         drain(context, frame)
         allocatedInPacket = false
+        if !continuesPicture {
+            // Only a second field reads the held picture: let go of it now, so that its surface (often the
+            // next render target) is no longer held through us.
+            av_frame_unref(current)
+            currentInternal = nil
+        }
         self.target = target
         defer { self.target = nil }
         guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return Outcome(decoded: false, hadErrors: true) }

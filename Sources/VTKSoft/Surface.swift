@@ -81,6 +81,26 @@ final class Surface {
     /// libavcodec still refers to this surface's memory (a picture it decoded here may be a reference).
     var isHeldByDecoder: Bool { decoderLease?.isHeld ?? false }
 
+    /// For a picture libavcodec is about to decode into the surface while it still holds the surface's
+    /// memory: the surface moves to `fresh`, into which is copied only what that picture leaves as it is
+    /// (luma outside its `width` x `height`, chroma outside the half-size area interleaved after it).
+    /// Returns the memory libavcodec keeps.
+    func move(to fresh: PlaneMemory, keepingOutside width: Int, _ height: Int) -> PlaneMemory {
+        let old = memory
+        decoderLease = nil
+        memory = fresh
+        func keep(_ offset: Int, rows: Int, written: Int, writtenRows: Int) {
+            let from = old.base + offset, to = fresh.base + offset
+            if written < pitch {
+                for y in 0..<min(writtenRows, rows) { (to + y * pitch + written).copyMemory(from: from + y * pitch + written, byteCount: pitch - written) }
+            }
+            if writtenRows < rows { (to + writtenRows * pitch).copyMemory(from: from + writtenRows * pitch, byteCount: (rows - writtenRows) * pitch) }
+        }
+        keep(lumaOffset, rows: allocatedHeight, written: min(width, pitch), writtenRows: min(height, allocatedHeight))
+        keep(chromaOffset, rows: allocatedHeight / 2, written: min(2 * ((width + 1) / 2), pitch), writtenRows: min((height + 1) / 2, allocatedHeight / 2))
+        return old
+    }
+
     /// Before anything but libavcodec writes the surface: when libavcodec still refers to its memory,
     /// the surface moves to a copy of it, and libavcodec keeps the old memory until it lets go.
     func releaseFromDecoder() {

@@ -37,7 +37,27 @@ final class SurfaceFrameAllocator {
     private(set) var direct = 0
     private(set) var pooled = 0
 
+    /// Surface memory libavcodec held when its surface moved on; spare once libavcodec lets go.
+    private var retired: [PlaneMemory] = []
+    private var spare: [PlaneMemory] = []
+
     deinit { releasePools() }
+
+    /// Memory of `size` for a surface moving off libavcodec's: a spare one, or new. Memory is spare when
+    /// only this allocator refers to it (libavcodec's lease has ended, the surface moved on).
+    private func spareMemory(size: Int) -> PlaneMemory {
+        var index = 0
+        while index < retired.count {
+            if isKnownUniquelyReferenced(&retired[index]) {
+                let memory = retired.remove(at: index)
+                if spare.count < 4 { spare.append(memory) }
+            } else {
+                index += 1
+            }
+        }
+        if let index = spare.firstIndex(where: { $0.size == size }) { return spare.remove(at: index) }
+        return PlaneMemory(size: size, mapped: true)
+    }
 
     private func releasePools() {
         av_buffer_pool_uninit(&lumaPool)
@@ -75,9 +95,15 @@ final class SurfaceFrameAllocator {
         guard let chroma = av_buffer_pool_get(chromaPool), let chromaData = chroma.pointee.data else { return -ENOMEM }
         let luma: UnsafeMutablePointer<AVBufferRef>
         if fits, let surface = target?.surface, surface.pitch == lumaPitch {
-            // Nothing else writes the surface now (the worker decodes into it); libavcodec's earlier hold
-            // on it is kept on the old memory.
-            surface.releaseFromDecoder()
+            // Nothing else writes the surface now (the worker decodes into it). When libavcodec still
+            // holds its memory (a reference, or a picture it has yet to output), the surface moves to
+            // other memory and libavcodec keeps the old, recycled once it lets go.
+            if surface.isHeldByDecoder {
+                let old = surface.move(to: spareMemory(size: surface.memory.size), keepingOutside: Int(key.width), Int(key.height))
+                retired.append(old)
+            } else {
+                surface.releaseFromDecoder()
+            }
             let lease = DecoderLease(memory: surface.memory)
             guard let buffer = av_buffer_create(surface.luma, surface.pitch * surface.allocatedHeight, { opaque, _ in
                 guard let opaque else { return }
