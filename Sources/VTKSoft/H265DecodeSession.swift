@@ -61,6 +61,7 @@ final class H265DecodeSession: PictureDecoding {
     func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
         let tenBit = surface.format == .p010
         let outcome = decoder.decode(unit.bytes) { decoded in
+            surface.releaseFromDecoder()  // The surface may hold an H.264 context's reference.
             let copyWidth = min(decoded.width, unit.width, surface.width), copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             if decoded.bitDepth == 10 && tenBit {
                 Self.writeP010(decoded, into: surface, width: copyWidth, height: copyHeight)
