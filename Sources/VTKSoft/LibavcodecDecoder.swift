@@ -40,14 +40,13 @@ final class LibavcodecDecoder {
     private let firstAllocatedIsCurrent: Bool
 
     /// The current picture's buffers: its luma in the render target's memory when the caller offers one.
-    /// H.264 only: H.265 stays on libavcodec's buffers and the copy.
     fileprivate let allocator: SurfaceFrameAllocator?
     /// The render target offered for the present packet's picture (to the first picture allocated).
     fileprivate var target: SurfaceFrameAllocator.Target?
 
     init?(codecID: AVCodecID = AV_CODEC_ID_H264) {
         firstAllocatedIsCurrent = codecID == AV_CODEC_ID_HEVC
-        allocator = codecID == AV_CODEC_ID_H264 ? SurfaceFrameAllocator() : nil
+        allocator = SurfaceFrameAllocator()
         guard let codec = avcodec_find_decoder(codecID), let context = avcodec_alloc_context3(codec) else { return nil }
         self.context = context
         // libavcodec logs to standard error of the client process; a driver must stay quiet (damage it
