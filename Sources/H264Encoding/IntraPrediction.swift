@@ -55,8 +55,10 @@ enum IntraPrediction {
                 } else {
                     if n.left { dc = (sumLeft + 2) >> 2 } else if n.top { dc = (sumTop + 2) >> 2 }
                 }
-                let v = UInt8(dc)
-                for y in 0..<4 { for x in 0..<4 { dst[(by * 4 + y) * dstStride + bx * 4 + x] = v } }
+                let word = UInt32(truncatingIfNeeded: dc) &* 0x0101_0101  // dc in 0...255 in every byte
+                let offset: Int = 4 &* (by &* dstStride &+ bx)
+                let block: UnsafeMutablePointer<UInt8> = dst + offset
+                for y in 0..<4 { UnsafeMutableRawPointer(block + y &* dstStride).storeBytes(of: word, as: UInt32.self) }
             }
         }
     }
@@ -66,9 +68,23 @@ enum IntraPrediction {
                                       dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         switch mode {
         case 2:
-            for y in 0..<size { (dst + y &* dstStride).update(from: p - stride, count: size) }
+            if size == 16 {
+                let top = UnsafeRawPointer(p - stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                for y in 0..<16 { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: top, as: SIMD16<UInt8>.self) }
+            } else {  // 8 (chroma)
+                let top = UnsafeRawPointer(p - stride).loadUnaligned(as: UInt64.self)
+                for y in 0..<size { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: top, as: UInt64.self) }
+            }
         case 1:
-            for y in 0..<size { (dst + y &* dstStride).update(repeating: p[y &* stride &- 1], count: size) }
+            if size == 16 {
+                for y in 0..<16 {
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: SIMD16<UInt8>(repeating: p[y &* stride &- 1]), as: SIMD16<UInt8>.self)
+                }
+            } else {  // 8 (chroma): the sample in every byte of a word
+                for y in 0..<size {
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: UInt64(p[y &* stride &- 1]) &* 0x0101_0101_0101_0101, as: UInt64.self)
+                }
+            }
         case 3:
             let half = size / 2
             var h: Int32 = 0, v: Int32 = 0
@@ -104,7 +120,11 @@ enum IntraPrediction {
             if n.top { for i in 0..<size { sum += Int32(p[-stride &+ i]) } }
             if n.left { for i in 0..<size { sum += Int32(p[i &* stride &- 1]) } }
             if n.top && n.left { dc = (sum &+ Int32(size)) >> Int32(shift &+ 1) } else if n.top || n.left { dc = (sum &+ Int32(size / 2)) >> Int32(shift) }
-            for y in 0..<size { (dst + y &* dstStride).update(repeating: UInt8(dc), count: size) }
+            if size == 16 {
+                for y in 0..<16 { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: SIMD16<UInt8>(repeating: UInt8(dc)), as: SIMD16<UInt8>.self) }
+            } else {
+                for y in 0..<size { (dst + y &* dstStride).update(repeating: UInt8(dc), count: size) }
+            }
         }
     }
 
