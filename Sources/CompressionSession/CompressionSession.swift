@@ -161,7 +161,9 @@ public final class CompressionSession {
         try prepareToEncodeFrames()
 
         let surfaceFormat: PixelFormat = configuration.bitDepth > 8 ? .p010 : .nv12
-        let nv12 = pixelBuffer.format == surfaceFormat ? pixelBuffer : PixelConverter.convert(pixelBuffer, to: surfaceFormat)
+        // Converted into a buffer the pool got back from an earlier frame: no allocation per frame.
+        var storage = pixelBuffer.format == surfaceFormat ? nil : pixelBufferPool.takeFree()
+        let nv12 = PixelConverter.convert(pixelBuffer, to: surfaceFormat, reusing: &storage)
         let plans = planner.push(presentationTime: time, forceKeyFrame: forceKeyFrame)
         held[framesSubmitted] = (nv12, frameDuration, forceKeyFrame)
         presentationQueue.append(time)

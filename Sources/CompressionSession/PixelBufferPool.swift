@@ -28,6 +28,9 @@ public final class PixelBufferPool: Sendable {
         return PixelBuffer(format: format, width: width, height: height)
     }
 
+    /// A buffer given back to the pool, or nil when none is free (the session converts frames into these).
+    func takeFree() -> PixelBuffer? { free.withLock { $0.popLast() } }
+
     func recycle(_ buffer: PixelBuffer) {
         guard buffer.format == format, buffer.width == width, buffer.height == height,
               buffer.planes.allSatisfy({ $0.bytesPerRow == $0.rowLength }) else { return }

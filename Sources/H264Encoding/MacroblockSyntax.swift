@@ -72,15 +72,25 @@ public struct MacroblockSyntax: Sendable {
     /// luma4x4BlkIdx order. For `.intra16x16` index 0 of each block is unused (its DC is in
     /// ``lumaDC``) and the AC levels sit at 1...15. With ``transformSize8x8Flag``: 64 per 8x8 block in
     /// 8x8 zig-zag order (8.5.7), blocks in luma8x8BlkIdx order.
-    public var luma = [Int32](repeating: 0, count: 256)
+    public var luma = [Int32](repeating: 0, count: 256) { didSet { written.insert(.luma) } }
     /// Intra16x16DCLevel in scan order.
-    public var lumaDC = [Int32](repeating: 0, count: 16)
+    public var lumaDC = [Int32](repeating: 0, count: 16) { didSet { written.insert(.lumaDC) } }
     /// ChromaDCLevel, 4 per component (Cb then Cr), in the order of 8.5.11.1 (raster c[0,0] c[1,0] c[0,1] c[1,1]).
-    public var chromaDC = [Int32](repeating: 0, count: 8)
+    public var chromaDC = [Int32](repeating: 0, count: 8) { didSet { written.insert(.chromaDC) } }
     /// ChromaACLevel: 16 per 4x4 block (index 0 unused, AC at 1...15), blocks Cb 0...3 then Cr 0...3.
-    public var chromaAC = [Int32](repeating: 0, count: 128)
+    public var chromaAC = [Int32](repeating: 0, count: 128) { didSet { written.insert(.chromaAC) } }
     /// pcm_sample_luma (256) then pcm_sample_chroma (Cb 64, Cr 64), for `.pcm`.
     public var pcmSamples = [UInt8](repeating: 0, count: 384)
+
+    /// The coefficient arrays changed since the last ``reset(kind:)`` (all are zero when their bit is clear), so
+    /// that a reset clears only those: most macroblocks are reset several times while modes are tried, and a
+    /// skipped one writes no levels at all. (`didSet` without `oldValue` modifies the array in place.)
+    private var written: CoefficientArrays = []
+
+    private struct CoefficientArrays: OptionSet {
+        let rawValue: UInt8
+        static let luma = Self(rawValue: 1), lumaDC = Self(rawValue: 2), chromaDC = Self(rawValue: 4), chromaAC = Self(rawValue: 8)
+    }
 
     public init() {}
 
@@ -96,11 +106,14 @@ public struct MacroblockSyntax: Sendable {
         codedBlockPatternLuma = 0; codedBlockPatternChroma = 0
         transformSize8x8Flag = false
         mbQPDelta = 0
-        // whole-buffer clears: one uniqueness check per array, not one per element
-        luma.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        lumaDC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        chromaDC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        chromaAC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        // whole-buffer clears of the arrays written since the last reset: one uniqueness check per array,
+        // not one per element
+        guard !written.isEmpty else { return }
+        if written.contains(.luma) { luma.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        if written.contains(.lumaDC) { lumaDC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        if written.contains(.chromaDC) { chromaDC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        if written.contains(.chromaAC) { chromaAC.withUnsafeMutableBufferPointer { $0.update(repeating: 0) } }
+        written = []
     }
 
     public var isIntra: Bool { kind == .intra16x16 || kind == .intra4x4 || kind == .pcm }

@@ -101,10 +101,14 @@ final class Y4MFrameSource: FrameSource {
         frameRate = r.numerator > 0 && r.denominator > 0 ? FrameRate.reduced(r.numerator, r.denominator) : (30, 1)
     }
 
+    /// The frame returned last time, read into again once the caller has let go of it (copy on write keeps
+    /// a frame the caller still holds intact).
+    private var scratch: PixelBuffer?
+
     func next() throws(CommandFailure) -> PixelBuffer? {
         let index = reader.frameCount
         do {
-            guard var frame = try reader.nextFrame() else { return nil }
+            guard var frame = try reader.nextFrame(reusing: &scratch) else { return nil }
             frame.presentationTime = MediaTime(value: Int64(index) * Int64(frameRate.1), timescale: Int32(frameRate.0))
             frame.duration = MediaTime(value: Int64(frameRate.1), timescale: Int32(frameRate.0))
             return frame

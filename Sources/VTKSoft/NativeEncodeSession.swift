@@ -36,6 +36,8 @@ final class NativeEncodeSession {
     private var clientSequence: MesaSequenceFields?
     private var rateControl = RateControlledCoding()
     private var engine = H264PictureEncoder()
+    /// The last source picture's planes, which the next one is converted into (no allocation per picture).
+    private var spareSourcePlanes: [PaddedPlane] = []
     /// 7.4.3 state: the previous picture's IDR flag and idr_pic_id, and PrevRefFrameNum.
     private var previousIDRPicID: Int?
     private var previousWasIDR = false
@@ -163,7 +165,9 @@ final class NativeEncodeSession {
             }
         }
         let sourcePicture = EncoderPicture(nv12: p.source, visibleWidth: crop.x + crop.width, visibleHeight: crop.y + crop.height,
-                                           widthInMbs: p.widthInMbs, heightInMbs: p.heightInMbs)
+                                           widthInMbs: p.widthInMbs, heightInMbs: p.heightInMbs, reusing: &spareSourcePlanes)
+        // The engine keeps nothing of the source: its planes take the next picture.
+        defer { spareSourcePlanes = sourcePicture.spareStorage }
         let outcome = try rateControl.code(kind: p.kind, parameters: p.rateControl, clientQP: Int(pps.picInitQpMinus26) + 26 + p.slices[0].header.sliceQpDelta,
                                            maxFrameSize: p.maxFrameSize) { (qp: Int?) throws(VAError) -> (coded: EncodedPicture, stream: [UInt8]) in
             var requestSlices = p.slices

@@ -6,12 +6,27 @@ extension EncoderPicture {
     /// The surface's `visibleWidth` x `visibleHeight` pixels, edges replicated to the coded size and into
     /// the padding (as a hardware encoder pads its input to whole macroblocks).
     init(nv12 surface: Surface, visibleWidth: Int, visibleHeight: Int, widthInMbs: Int, heightInMbs: Int) {
+        var none: [PaddedPlane] = []
+        self.init(nv12: surface, visibleWidth: visibleWidth, visibleHeight: visibleHeight, widthInMbs: widthInMbs, heightInMbs: heightInMbs,
+                  reusing: &none)
+    }
+
+    /// The same, converted into the planes of `spare` (an earlier picture's ``spareStorage``, taken out of
+    /// it) where their sizes fit and nobody else holds them: a source picture per frame without allocating
+    /// one per frame.
+    init(nv12 surface: Surface, visibleWidth: Int, visibleHeight: Int, widthInMbs: Int, heightInMbs: Int,
+         reusing spare: inout [PaddedPlane]) {
         // Planes filled apart, then made the picture (its planes are observed: one access to two would overlap).
         let padding = EncoderPicture.defaultPadding
         // Not zero-filled: the visible rows are copied, then replicateEdges(visibleWidth:visibleHeight:) fills the rest.
-        var luma = PaddedPlane(uninitializedWidth: 16 * widthInMbs, height: 16 * heightInMbs, padding: padding)
-        var cb = PaddedPlane(uninitializedWidth: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
-        var cr = PaddedPlane(uninitializedWidth: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
+        func plane(width: Int, height: Int, padding: Int) -> PaddedPlane {
+            // popLast moves the plane out of `spare`, so that it is the only reference when written.
+            if let kept = spare.popLast(), kept.width == width, kept.height == height, kept.padding == padding { return kept }
+            return PaddedPlane(uninitializedWidth: width, height: height, padding: padding)
+        }
+        var luma = plane(width: 16 * widthInMbs, height: 16 * heightInMbs, padding: padding)
+        var cb = plane(width: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
+        var cr = plane(width: 8 * widthInMbs, height: 8 * heightInMbs, padding: padding / 2)
         let w = max(1, min(visibleWidth, surface.width, luma.width)), h = max(1, min(visibleHeight, surface.allocatedHeight, luma.height))
         let pitch = surface.pitch, src = surface.luma, chroma = surface.chroma
         let lumaOrigin = luma.index(0, 0), lumaStride = luma.stride
@@ -35,6 +50,10 @@ extension EncoderPicture {
         cr.replicateEdges(visibleWidth: cw, visibleHeight: ch)
         self.init(luma: luma, cb: cb, cr: cr)
     }
+
+    /// The planes for ``init(nv12:visibleWidth:visibleHeight:widthInMbs:heightInMbs:reusing:)`` to convert
+    /// the next picture into (in the order it takes them back).
+    var spareStorage: [PaddedPlane] { [cr, cb, luma] }
 
     /// Writes the picture into an NV12 surface, as much of it as the surface holds.
     func write(to surface: Surface) {
