@@ -27,7 +27,9 @@ final class Buffer {
         offset = 0
         surface = nil
         let header = type == VAEncCodedBufferType ? Buffer.codedHeaderSize : 0
-        memory = PlaneMemory(size: header + elementSize * elementCount)
+        // A coded buffer is large (a picture's worst case) and lives as long as the client's pool: mapped, its
+        // pages are zero until the encoder writes them, instead of all being filled at creation.
+        memory = PlaneMemory(size: header + elementSize * elementCount, mapped: type == VAEncCodedBufferType)
     }
 
     /// The surface an image buffer was derived from: its bytes are the surface's memory of the moment

@@ -58,14 +58,20 @@ struct Y4MStreamTests {
         return (y4m, [UInt8](try Data(contentsOf: raw)))
     }
 
-    func readAll(_ reader: Y4MReader) throws -> [UInt8] {
+    /// Every frame's bytes. `reusing`: read through ``Y4MReader/nextFrame(reusing:)``, holding every other frame
+    /// across the next read, which must leave the held frame as it was (copy on write).
+    func readAll(_ reader: Y4MReader, reusing: Bool = false) throws -> [UInt8] {
         var out: [UInt8] = []
         var index = 0
-        while let frame = try reader.nextFrame() {
+        var storage: PixelBuffer?
+        var held: (frame: PixelBuffer, bytes: [UInt8])?
+        while let frame = try reusing ? reader.nextFrame(reusing: &storage) : reader.nextFrame() {
             #expect(frame.format == .i420 && frame.width == reader.header.width && frame.height == reader.header.height)
             #expect(frame.presentationTime == MediaTime(value: Int64(index * reader.header.frameRate.denominator),
                                                         timescale: Int32(reader.header.frameRate.numerator)))
+            if let held { #expect(held.frame.packedBytes == held.bytes, "frame \(index - 1) changed by the next read") }
             out += frame.packedBytes
+            held = reusing && index % 2 == 0 ? (frame, frame.packedBytes) : nil
             index += 1
         }
         return out
@@ -92,7 +98,7 @@ struct Y4MStreamTests {
             let feeder = TrickleFeeder(file, pieceSize: piece)
             let piped = try Y4MReader(fileDescriptor: feeder.readDescriptor)
             #expect(piped.header == reader.header)
-            #expect(try readAll(piped) == raw, "piece size \(piece)")
+            #expect(try readAll(piped, reusing: true) == raw, "piece size \(piece)")
             withExtendedLifetime(feeder) {}
         }
     }
