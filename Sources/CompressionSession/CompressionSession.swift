@@ -161,10 +161,15 @@ public final class CompressionSession {
         try prepareToEncodeFrames()
 
         let surfaceFormat: PixelFormat = configuration.bitDepth > 8 ? .p010 : .nv12
-        // Converted into a buffer the pool got back from an earlier frame: no allocation per frame.
-        var storage = pixelBuffer.format == surfaceFormat ? nil : pixelBufferPool.takeFree()
-        let nv12 = PixelConverter.convert(pixelBuffer, to: surfaceFormat, reusing: &storage)
         let plans = planner.push(presentationTime: time, forceKeyFrame: forceKeyFrame)
+        let nv12: PixelBuffer
+        if pixelBuffer.format == .i420 && surfaceFormat == .nv12 && plans.contains(where: { $0.displayIndex == framesSubmitted }) {
+            nv12 = pixelBuffer  // coded now: the encoder converts it straight into the surface
+        } else {
+            // Converted into a buffer the pool got back from an earlier frame: no allocation per frame.
+            var storage = pixelBuffer.format == surfaceFormat ? nil : pixelBufferPool.takeFree()
+            nv12 = PixelConverter.convert(pixelBuffer, to: surfaceFormat, reusing: &storage)
+        }
         held[framesSubmitted] = (nv12, frameDuration, forceKeyFrame)
         presentationQueue.append(time)
         lastPresentationTime = time

@@ -1,5 +1,6 @@
 import CLibVA
 import H264Bitstream
+import PixelConversion
 import VideoAcceleration
 import VTKMedia
 
@@ -82,7 +83,15 @@ final class VAEncoder {
         let slot = submitted % configuration.framesInFlight
         precondition(!inFlight.contains(slot))
         let source = inputSurface(slot)
-        try VASurfaceWriter.write(connection, frame, to: source, surfaceWidth: configuration.codedWidth, surfaceHeight: configuration.codedHeight)
+        if frame.format == .i420 {
+            // Converted straight into the surface (no NV12 copy in between).
+            try VASurfaceWriter.writeNV12(connection, width: frame.width, height: frame.height, to: source, surfaceWidth: configuration.codedWidth,
+                                          surfaceHeight: configuration.codedHeight) { luma, lumaPitch, chroma, chromaPitch in
+                PixelConverter.writeNV12(frame, luma: luma, lumaPitch: lumaPitch, chroma: chroma, chromaPitch: chromaPitch)
+            }
+        } else {
+            try VASurfaceWriter.write(connection, frame, to: source, surfaceWidth: configuration.codedWidth, surfaceHeight: configuration.codedHeight)
+        }
 
         var buffers: [VABufferID] = []
         do {

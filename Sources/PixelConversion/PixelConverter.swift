@@ -50,6 +50,17 @@ public enum PixelConverter {
         return out
     }
 
+    /// Writes the I420 `buffer` as NV12 into planes in memory (a mapped VA surface, say): its luma rows
+    /// `lumaPitch` bytes apart, its interleaved chroma rows `chromaPitch` apart.
+    public static func writeNV12(_ buffer: PixelBuffer, luma: UnsafeMutableRawPointer, lumaPitch: Int,
+                                 chroma: UnsafeMutableRawPointer, chromaPitch: Int) {
+        precondition(buffer.format == .i420)
+        let src = buffer.planes
+        _ = I420ToNV12(src[0].bytes, Int32(src[0].bytesPerRow), src[1].bytes, Int32(src[1].bytesPerRow), src[2].bytes, Int32(src[2].bytesPerRow),
+                       luma.assumingMemoryBound(to: UInt8.self), Int32(lumaPitch), chroma.assumingMemoryBound(to: UInt8.self), Int32(chromaPitch),
+                       Int32(buffer.width), Int32(buffer.height))
+    }
+
     /// Converts `buffer` into `out` (same size, the other format), writing the planes in place.
     private static func write(_ buffer: PixelBuffer, into out: inout PixelBuffer) {
         out.presentationTime = buffer.presentationTime
