@@ -18,7 +18,8 @@ final class Buffer {
     /// Coded buffers: pictures the worker has yet to write here (vaMapBuffer waits).
     var pendingPictures = 0
 
-    init(type: VABufferType, elementSize: Int, elementCount: Int, context: VAContextID?) {
+    /// `zeroed` false: the caller copies the client's data over all of it at once (vaCreateBuffer with data).
+    init(type: VABufferType, elementSize: Int, elementCount: Int, context: VAContextID?, zeroed: Bool = true) {
         self.type = type
         self.elementSize = elementSize
         allocatedElements = elementCount
@@ -26,7 +27,7 @@ final class Buffer {
         self.context = context
         offset = 0
         let header = type == VAEncCodedBufferType ? Buffer.codedHeaderSize : 0
-        memory = PlaneMemory(size: header + elementSize * elementCount)
+        memory = PlaneMemory(size: header + elementSize * elementCount, zeroed: zeroed || header > 0)
     }
 
     /// A buffer over memory that something else owns too (vaDeriveImage).

@@ -195,8 +195,9 @@ final class Driver: @unchecked Sendable {
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
         try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
                               packedHeaders: encoderEngine == .native || VTKSoftAbilities.isHEVC(context.config.profile), hevc: VTKSoftAbilities.isHEVC(context.config.profile))
-        let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
-        if let data, type != VAEncCodedBufferType {
+        let filled = data != nil && type != VAEncCodedBufferType
+        let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID, zeroed: !filled)
+        if let data, filled {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)
         }
         return buffers.insert(buffer, ids: &ids)
