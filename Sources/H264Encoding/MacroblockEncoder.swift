@@ -135,14 +135,14 @@ struct MacroblockEncoder {
         mb.reset(kind: .intra4x4)
         let tryNxN = interCost == Int32.max || cost16 < interCost
         var cost4 = tryNxN ? codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost)) : Int32.max
-        // Intra 8x8 (High) where the PPS allows it, coded over the Intra4x4 attempt; Intra4x4 coded again if it was better.
+        // Intra 8x8 (High) where the PPS allows it, coded over the Intra4x4 attempt; the Intra4x4 outcome is kept
+        // aside and put back if it was better.
         if tryNxN && ctx.transform8x8Mode {
-            let limit4 = cost4
+            let saved = cost4 != Int32.max ? saveIntraNxN(mb, st, recY: recY) : nil
             mb.reset(kind: .intra4x4)
             let cost8 = codeIntra8x8(&mb, &st, n, srcY: srcY, recY: recY, limit: min(cost16, interCost, cost4))
-            if cost8 == Int32.max && limit4 != Int32.max {
-                mb.reset(kind: .intra4x4)
-                cost4 = codeIntra4x4(&mb, &st, n, srcY: srcY, recY: recY, limit: Int32.max)
+            if cost8 == Int32.max, let saved {
+                restoreIntraNxN(saved, &mb, &st, recY: recY)
             } else {
                 cost4 = cost8
             }

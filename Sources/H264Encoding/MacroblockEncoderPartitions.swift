@@ -49,6 +49,8 @@ extension MacroblockEncoder {
             let (x0, y0, w, h) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
             let mvp0 = stage.mvp0
             let f0 = refinePartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, integer: stage.i0.position, start: start)
+            // partition 1 costs at least nothing: the shape cannot win once partition 0 alone reaches the bound
+            guard lambda * (3 + refBits) + f0.cost < (best?.cost ?? limit) else { continue }
             let first = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: f0.mv)
             let mvp1 = n.predict(wide: wide, part: 1, refIdx: r, first: first)
             let f1 = refinePartition(ref, px: x1, py: y1, w: w, h: h, mvp: mvp1, integer: stage.i1.position, start: start)
@@ -95,6 +97,8 @@ extension MacroblockEncoder {
             var total: Int32 = 0
             var first0 = MotionVectorPrediction.Neighbour(), first1 = MotionVectorPrediction.Neighbour()
             for part in 0..<2 {
+                // every choice costs at least nothing: partition 1 cannot save a shape partition 0 has lost
+                if part == 1 && total + lambda * 6 >= (best?.cost ?? limit) { break }
                 let (px, py, w, h) = Self.partitionRect(wide: wide, part: part)
                 let src = ctx.sourceY.at(16 * mbx + px, 16 * mby + py), ss = ctx.sourceY.stride
                 let mvp0 = n0.predict(wide: wide, part: part, refIdx: 0, first: first0)
