@@ -449,7 +449,7 @@ struct MacroblockEncoder {
     // MARK: P macroblocks
 
     /// Below this 16x16 inter cost 16x8 and 8x16 partitions are not tried.
-    static let partitionTrialCost: [Int32] = skipProbeSAD.map { $0 / 2 }
+    static let partitionTrialCost: [Int32] = skipProbeSAD.map { $0 * 3 / 4 }
 
     /// Below this inter cost (the P_Skip probe threshold) intra is not tried.
     static let intraTrialCost: [Int32] = skipProbeSAD
