@@ -452,6 +452,9 @@ struct MacroblockEncoder {
     /// 0.2% on the bench contents of the encoder table with the P_Skip probe threshold, against a half of it before).
     static let partitionTrialCost: [Int32] = skipProbeSAD
 
+    /// The same for B macroblocks: higher (B partitions gain less than P ones, whose vectors the B pictures predict from).
+    static let bPartitionTrialCost: [Int32] = skipProbeSAD.map { $0 * 3 / 2 }
+
     /// Below this inter cost (the P_Skip probe threshold) intra is not tried.
     static let intraTrialCost: [Int32] = skipProbeSAD
 
@@ -627,7 +630,7 @@ struct MacroblockEncoder {
         let biCost = refineBi(ref0, ref1, &bi0, &bi1, mvp0: mvp0, mvp1: mvp1) + lambda * 5
         let cost0 = best0.cost + lambda * 3, cost1 = best1.cost + lambda * 3
         let bestCost = min(biCost, cost0, cost1, directCost)
-        let partitions = partitionsAllowed && bestCost > Self.partitionTrialCost[qp]
+        let partitions = partitionsAllowed && bestCost > Self.bPartitionTrialCost[qp]
             ? bestBPartitions(start0: best0, start1: best1, limit: bestCost) : nil
         let interCost = partitions?.cost ?? bestCost
         // predY is scratch for the intra trial: each inter choice predicts again. As in P, intra is tried
