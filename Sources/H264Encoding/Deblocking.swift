@@ -23,7 +23,6 @@ enum Deblocking {
 
     static func filterPicture(y: PlanePointer, cb: PlanePointer, cr: PlanePointer, state: UnsafePointer<MacroblockState>,
                               widthInMbs: Int, heightInMbs: Int, slices: [SliceControl], cbQPOffset: Int, crQPOffset: Int) {
-        var bS = SIMD4<Int32>.zero
         for mbAddr in 0..<(widthInMbs * heightInMbs) {
             let q = state[mbAddr]
             guard q.kind != .notCoded, q.slice >= 0 else { continue }
@@ -42,12 +41,7 @@ enum Deblocking {
                     // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
                     if edge & 1 == 1 && q.transform8x8 { continue }
                     let p = edge == 0 ? state[neighbourAddr] : q
-                    for k in 0..<4 {
-                        // the 4x4 blocks either side of the edge, raster indices
-                        let qBlk = dir == 0 ? 4 * k + edge : 4 * edge + k
-                        let pBlk = edge > 0 ? (dir == 0 ? qBlk - 1 : qBlk - 4) : (dir == 0 ? 4 * k + 3 : 12 + k)
-                        bS[k] = strength(p: p, pBlk: pBlk, q: q, qBlk: qBlk, macroblockEdge: edge == 0)
-                    }
+                    let bS = edgeStrength(p: p, q: q, vertical: dir == 0, edge: edge)
                     if bS == .zero { continue }
                     let qpAv = (Int(p.qp) + Int(q.qp) + 1) >> 1
                     let lumaStart = dir == 0 ? y.at(16 * mbx + 4 * edge, 16 * mby) : y.at(16 * mbx, 16 * mby + 4 * edge)
@@ -74,6 +68,40 @@ enum Deblocking {
         if !macroblockEdge && !q.partitioned { return 0 }  // one 16x16 partition: same motion both sides
         let pq = MacroblockState.quadrant(ofRaster: pBlk), qq = MacroblockState.quadrant(ofRaster: qBlk)
         if !macroblockEdge && pq == qq { return 0 }
+        return motionStrength(p: p, pq: pq, q: q, qq: qq)
+    }
+
+    /// bS of the four pairs of 4x4 blocks across edge `edge` (0...3, 0 the macroblock edge) of q, vertical
+    /// edges or horizontal ones; lane k is the k-th pair along the edge. The same values as
+    /// ``strength(p:pBlk:q:qBlk:macroblockEdge:)`` pair by pair, with the non-zero bits of the four blocks
+    /// either side taken at once and the motion compared once per pair of quadrants (lanes 0-1 and 2-3
+    /// lie in one quadrant each side).
+    @inline(__always) static func edgeStrength(p: MacroblockState, q: MacroblockState, vertical: Bool, edge: Int) -> SIMD4<Int32> {
+        let macroblockEdge = edge == 0
+        if p.isIntra || q.isIntra { return SIMD4(repeating: macroblockEdge ? 4 : 3) }
+        let pLine = macroblockEdge ? 3 : edge &- 1  // p's column (vertical edges) or row of blocks next to the edge
+        /// The four blocks of column or row `line` of `bits` (raster) as bits 0...3, in the order along the edge.
+        @inline(__always) func lineBits(_ bits: UInt16, _ line: Int) -> Int {
+            let b = Int(bits)
+            if !vertical { return (b >> (4 &* line)) & 15 }
+            return (b >> line) & 1 | ((b >> (line &+ 4)) & 1) << 1 | ((b >> (line &+ 8)) & 1) << 2 | ((b >> (line &+ 12)) & 1) << 3
+        }
+        let coded = lineBits(p.nonZero, pLine) | lineBits(q.nonZero, edge)
+        // Inside the macroblock, motion differs only across the middle edge of a partitioned one (one motion per quadrant).
+        let motionMatters = macroblockEdge || (q.partitioned && edge == 2)
+        @inline(__always) func motion(_ half: Int) -> Int32 {
+            guard motionMatters else { return 0 }
+            let pq = vertical ? 2 &* half &+ pLine >> 1 : 2 &* (pLine >> 1) &+ half
+            let qq = vertical ? 2 &* half &+ edge >> 1 : 2 &* (edge >> 1) &+ half
+            return motionStrength(p: p, pq: pq, q: q, qq: qq)
+        }
+        let m0 = coded & 3 == 3 ? 0 : motion(0), m1 = coded & 12 == 12 ? 0 : motion(1)
+        return SIMD4(coded & 1 != 0 ? 2 : m0, coded & 2 != 0 ? 2 : m0, coded & 4 != 0 ? 2 : m1, coded & 8 != 0 ? 2 : m1)
+    }
+
+    /// bS 1 or 0 across blocks with no coefficients, of inter macroblocks p and q, in quadrants pq and qq
+    /// (8.7.2.1: different reference pictures or numbers of motion vectors, or vectors 4 quarter samples apart).
+    @inline(__always) static func motionStrength(p: MacroblockState, pq: Int, q: MacroblockState, qq: Int) -> Int32 {
         let pr0 = p.ref(pq, list: 0), pr1 = p.ref(pq, list: 1), qr0 = q.ref(qq, list: 0), qr1 = q.ref(qq, list: 1)
         let pCount = (pr0 >= 0 ? 1 : 0) + (pr1 >= 0 ? 1 : 0)
         let qCount = (qr0 >= 0 ? 1 : 0) + (qr1 >= 0 ? 1 : 0)

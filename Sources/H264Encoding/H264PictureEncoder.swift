@@ -295,12 +295,23 @@ public struct H264PictureEncoder {
         }
         var recon = EncoderPicture(luma: consume reconLuma, cb: consume reconCb, cr: consume reconCr)
         recon.replicateEdges()
-        recon.colocatedZero = state.map(\.colocatedZero)
+        // One pass over the macroblocks' state, in plain loops: key paths used as functions cost a runtime key-path
+        // projection (and a generic metadata lookup) per macroblock.
+        var colocatedZero = [UInt8](repeating: 0, count: state.count)
+        var maxRefIdxL0: Int8 = -1
+        var partitionedCount = 0, transform8x8Count = 0
+        for (i, mb) in state.enumerated() {
+            colocatedZero[i] = mb.colocatedZero
+            maxRefIdxL0 = max(maxRefIdxL0, mb.refIdx[0], mb.refIdx[2], mb.refIdx[4], mb.refIdx[6])
+            if mb.partitioned { partitionedCount += 1 }
+            if mb.transform8x8 { transform8x8Count += 1 }
+        }
+        recon.colocatedZero = colocatedZero
         recon.reconstructionToken = ReconstructionToken()
         var encoded = EncodedPicture(sliceNALUnits: nalUnits, reconstruction: recon)
-        encoded.maxRefIdxL0 = Int(state.lazy.map { max($0.refIdx[0], $0.refIdx[2], $0.refIdx[4], $0.refIdx[6]) }.max() ?? -1)
-        encoded.partitionedCount = state.lazy.filter(\.partitioned).count
-        encoded.transform8x8Count = state.lazy.filter(\.transform8x8).count
+        encoded.maxRefIdxL0 = Int(maxRefIdxL0)
+        encoded.partitionedCount = partitionedCount
+        encoded.transform8x8Count = transform8x8Count
         return encoded
     }
 }

@@ -55,8 +55,10 @@ enum IntraPrediction {
                 } else {
                     if n.left { dc = (sumLeft + 2) >> 2 } else if n.top { dc = (sumTop + 2) >> 2 }
                 }
-                let v = UInt8(dc)
-                for y in 0..<4 { for x in 0..<4 { dst[(by * 4 + y) * dstStride + bx * 4 + x] = v } }
+                let word = UInt32(truncatingIfNeeded: dc) &* 0x0101_0101  // dc in 0...255 in every byte
+                let offset: Int = 4 &* (by &* dstStride &+ bx)
+                let block: UnsafeMutablePointer<UInt8> = dst + offset
+                for y in 0..<4 { UnsafeMutableRawPointer(block + y &* dstStride).storeBytes(of: word, as: UInt32.self) }
             }
         }
     }
@@ -66,9 +68,23 @@ enum IntraPrediction {
                                       dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         switch mode {
         case 2:
-            for y in 0..<size { (dst + y &* dstStride).update(from: p - stride, count: size) }
+            if size == 16 {
+                let top = UnsafeRawPointer(p - stride).loadUnaligned(as: SIMD16<UInt8>.self)
+                for y in 0..<16 { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: top, as: SIMD16<UInt8>.self) }
+            } else {  // 8 (chroma)
+                let top = UnsafeRawPointer(p - stride).loadUnaligned(as: UInt64.self)
+                for y in 0..<size { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: top, as: UInt64.self) }
+            }
         case 1:
-            for y in 0..<size { (dst + y &* dstStride).update(repeating: p[y &* stride &- 1], count: size) }
+            if size == 16 {
+                for y in 0..<16 {
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: SIMD16<UInt8>(repeating: p[y &* stride &- 1]), as: SIMD16<UInt8>.self)
+                }
+            } else {  // 8 (chroma): the sample in every byte of a word
+                for y in 0..<size {
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: UInt64(p[y &* stride &- 1]) &* 0x0101_0101_0101_0101, as: UInt64.self)
+                }
+            }
         case 3:
             let half = size / 2
             var h: Int32 = 0, v: Int32 = 0
@@ -104,7 +120,11 @@ enum IntraPrediction {
             if n.top { for i in 0..<size { sum += Int32(p[-stride &+ i]) } }
             if n.left { for i in 0..<size { sum += Int32(p[i &* stride &- 1]) } }
             if n.top && n.left { dc = (sum &+ Int32(size)) >> Int32(shift &+ 1) } else if n.top || n.left { dc = (sum &+ Int32(size / 2)) >> Int32(shift) }
-            for y in 0..<size { (dst + y &* dstStride).update(repeating: UInt8(dc), count: size) }
+            if size == 16 {
+                for y in 0..<16 { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: SIMD16<UInt8>(repeating: UInt8(dc)), as: SIMD16<UInt8>.self) }
+            } else {
+                for y in 0..<size { (dst + y &* dstStride).update(repeating: UInt8(dc), count: size) }
+            }
         }
     }
 
@@ -132,70 +152,49 @@ enum IntraPrediction {
 
     /// Wrapping arithmetic here and in the other predictions: sums of a few samples cannot overflow, and the
     /// overflow checks cost about a third of these functions.
+    ///
+    /// Every directional mode predicts each sample from the edge as a line, e[0...12] = p[-1, 3...-1] then
+    /// p[0...7, -1]: either the 3-tap filter F(i) = (e[i−1] + 2e[i] + e[i+1] + 2) >> 2 or the 2-tap
+    /// average A(i) = (e[i] + e[i+1] + 1) >> 1 (the equations of 8.3.1.2.4-8.3.1.2.9 with p[x, −1] = e[5 + x],
+    /// p[−1, y] = e[3 − y]); each row is four such values, stored as one 32-bit word.
     static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        @inline(__always) func T(_ x: Int) -> Int32 { e[5 &+ x] }  // p[x, -1], x ≥ -1
-        @inline(__always) func L(_ y: Int) -> Int32 { e[3 &- y] }  // p[-1, y], y ≥ -1
-        @inline(__always) func put(_ x: Int, _ y: Int, _ v: Int32) { dst[y &* dstStride &+ x] = UInt8(truncatingIfNeeded: v) }
+        @inline(__always) func F(_ i: Int) -> Int32 { (e[i &- 1] &+ 2 &* e[i] &+ e[i &+ 1] &+ 2) >> 2 }
+        @inline(__always) func A(_ i: Int) -> Int32 { (e[i] &+ e[i &+ 1] &+ 1) >> 1 }
+        @inline(__always) func row(_ y: Int, _ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) {
+            let word = UInt32(truncatingIfNeeded: a) | UInt32(truncatingIfNeeded: b) << 8 | UInt32(truncatingIfNeeded: c) << 16
+                | UInt32(truncatingIfNeeded: d) << 24
+            UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt32.self)
+        }
+        @inline(__always) func rows(_ r0: (Int32, Int32, Int32, Int32), _ r1: (Int32, Int32, Int32, Int32),
+                                    _ r2: (Int32, Int32, Int32, Int32), _ r3: (Int32, Int32, Int32, Int32)) {
+            row(0, r0.0, r0.1, r0.2, r0.3); row(1, r1.0, r1.1, r1.2, r1.3); row(2, r2.0, r2.1, r2.2, r2.3); row(3, r3.0, r3.1, r3.2, r3.3)
+        }
         switch mode {
-        case 0: for y in 0..<4 { for x in 0..<4 { put(x, y, T(x)) } }
-        case 1: for y in 0..<4 { for x in 0..<4 { put(x, y, L(y)) } }
-        case 3:
-            for y in 0..<4 {
-                for x in 0..<4 {
-                    put(x, y, x == 3 && y == 3 ? (T(6) &+ 3 &* T(7) &+ 2) >> 2 : (T(x &+ y) &+ 2 &* T(x &+ y &+ 1) &+ T(x &+ y &+ 2) &+ 2) >> 2)
-                }
-            }
-        case 4:
-            for y in 0..<4 {
-                for x in 0..<4 {
-                    if x > y { put(x, y, (T(x &- y &- 2) &+ 2 &* T(x &- y &- 1) &+ T(x &- y) &+ 2) >> 2) }
-                    else if x < y { put(x, y, (L(y &- x &- 2) &+ 2 &* L(y &- x &- 1) &+ L(y &- x) &+ 2) >> 2) }
-                    else { put(x, y, (T(0) &+ 2 &* T(-1) &+ L(0) &+ 2) >> 2) }
-                }
-            }
-        case 5:
-            for y in 0..<4 {
-                for x in 0..<4 {
-                    let z = 2 &* x &- y
-                    if z >= 0 && z & 1 == 0 { put(x, y, (T(x &- (y >> 1) &- 1) &+ T(x &- (y >> 1)) &+ 1) >> 1) }
-                    else if z >= 0 { put(x, y, (T(x &- (y >> 1) &- 2) &+ 2 &* T(x &- (y >> 1) &- 1) &+ T(x &- (y >> 1)) &+ 2) >> 2) }
-                    else if z == -1 { put(x, y, (L(0) &+ 2 &* L(-1) &+ T(0) &+ 2) >> 2) }
-                    else { put(x, y, (L(y &- 1) &+ 2 &* L(y &- 2) &+ L(y &- 3) &+ 2) >> 2) }
-                }
-            }
-        case 6:
-            for y in 0..<4 {
-                for x in 0..<4 {
-                    let z = 2 &* y &- x
-                    if z >= 0 && z & 1 == 0 { put(x, y, (L(y &- (x >> 1) &- 1) &+ L(y &- (x >> 1)) &+ 1) >> 1) }
-                    else if z >= 0 { put(x, y, (L(y &- (x >> 1) &- 2) &+ 2 &* L(y &- (x >> 1) &- 1) &+ L(y &- (x >> 1)) &+ 2) >> 2) }
-                    else if z == -1 { put(x, y, (L(0) &+ 2 &* L(-1) &+ T(0) &+ 2) >> 2) }
-                    else { put(x, y, (T(x &- 1) &+ 2 &* T(x &- 2) &+ T(x &- 3) &+ 2) >> 2) }
-                }
-            }
-        case 7:
-            for y in 0..<4 {
-                for x in 0..<4 {
-                    let i = x &+ (y >> 1)
-                    put(x, y, y & 1 == 0 ? (T(i) &+ T(i &+ 1) &+ 1) >> 1 : (T(i) &+ 2 &* T(i &+ 1) &+ T(i &+ 2) &+ 2) >> 2)
-                }
-            }
-        case 8:
-            for y in 0..<4 {
-                for x in 0..<4 {
-                    let z = x &+ 2 &* y, i = y &+ (x >> 1)
-                    if z > 5 { put(x, y, L(3)) }
-                    else if z == 5 { put(x, y, (L(2) &+ 3 &* L(3) &+ 2) >> 2) }
-                    else if z & 1 == 0 { put(x, y, (L(i) &+ L(i &+ 1) &+ 1) >> 1) }
-                    else { put(x, y, (L(i) &+ 2 &* L(i &+ 1) &+ L(i &+ 2) &+ 2) >> 2) }
-                }
-            }
-        default:
+        case 0:  // vertical (8.3.1.2.1)
+            let t = (e[5], e[6], e[7], e[8])
+            rows(t, t, t, t)
+        case 1:  // horizontal (8.3.1.2.2)
+            for y in 0..<4 { let l = e[3 &- y]; row(y, l, l, l, l) }
+        case 3:  // diagonal down left (8.3.1.2.4): F(6 + x + y), the last sample (p[6, −1] + 3p[7, −1] + 2) >> 2
+            let corner = (e[11] &+ 3 &* e[12] &+ 2) >> 2
+            rows((F(6), F(7), F(8), F(9)), (F(7), F(8), F(9), F(10)), (F(8), F(9), F(10), F(11)), (F(9), F(10), F(11), corner))
+        case 4:  // diagonal down right (8.3.1.2.5): F(4 + x − y)
+            rows((F(4), F(5), F(6), F(7)), (F(3), F(4), F(5), F(6)), (F(2), F(3), F(4), F(5)), (F(1), F(2), F(3), F(4)))
+        case 5:  // vertical right (8.3.1.2.6)
+            rows((A(4), A(5), A(6), A(7)), (F(4), F(5), F(6), F(7)), (F(3), A(4), A(5), A(6)), (F(2), F(4), F(5), F(6)))
+        case 6:  // horizontal down (8.3.1.2.7)
+            rows((A(3), F(4), F(5), F(6)), (A(2), F(3), A(3), F(4)), (A(1), F(2), A(2), F(3)), (A(0), F(1), A(1), F(2)))
+        case 7:  // vertical left (8.3.1.2.8)
+            rows((A(5), A(6), A(7), A(8)), (F(6), F(7), F(8), F(9)), (A(6), A(7), A(8), A(9)), (F(7), F(8), F(9), F(10)))
+        case 8:  // horizontal up (8.3.1.2.9): p[−1, 3] past the edge
+            let l3 = e[0], g = (e[1] &+ 3 &* e[0] &+ 2) >> 2
+            rows((A(2), F(2), A(1), F(1)), (A(1), F(1), A(0), g), (A(0), g, l3, l3), (l3, l3, l3, l3))
+        default:  // DC (8.3.1.2.3)
             var dc: Int32 = 128
-            if n.top && n.left { dc = (T(0) &+ T(1) &+ T(2) &+ T(3) &+ L(0) &+ L(1) &+ L(2) &+ L(3) &+ 4) >> 3 }
-            else if n.left { dc = (L(0) &+ L(1) &+ L(2) &+ L(3) &+ 2) >> 2 }
-            else if n.top { dc = (T(0) &+ T(1) &+ T(2) &+ T(3) &+ 2) >> 2 }
-            for y in 0..<4 { for x in 0..<4 { put(x, y, dc) } }
+            if n.top && n.left { dc = (e[5] &+ e[6] &+ e[7] &+ e[8] &+ e[0] &+ e[1] &+ e[2] &+ e[3] &+ 4) >> 3 }
+            else if n.left { dc = (e[0] &+ e[1] &+ e[2] &+ e[3] &+ 2) >> 2 }
+            else if n.top { dc = (e[5] &+ e[6] &+ e[7] &+ e[8] &+ 2) >> 2 }
+            rows((dc, dc, dc, dc), (dc, dc, dc, dc), (dc, dc, dc, dc), (dc, dc, dc, dc))
         }
     }
 }

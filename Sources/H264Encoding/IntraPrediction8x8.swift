@@ -38,58 +38,73 @@ extension IntraPrediction {
     static func predict8x8(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         @inline(__always) func T(_ x: Int) -> Int32 { e[9 &+ x] }  // p′[x, -1], x ≥ -1
         @inline(__always) func L(_ y: Int) -> Int32 { e[7 &- y] }  // p′[-1, y], y ≥ -1
-        @inline(__always) func put(_ x: Int, _ y: Int, _ v: Int32) { dst[y &* dstStride &+ x] = UInt8(truncatingIfNeeded: v) }
         @inline(__always) func f3(_ a: Int32, _ b: Int32, _ c: Int32) -> Int32 { (a &+ 2 &* b &+ c &+ 2) >> 2 }
         @inline(__always) func f2(_ a: Int32, _ b: Int32) -> Int32 { (a &+ b &+ 1) >> 1 }
+        @inline(__always) func store(_ y: Int, _ word: UInt64) { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt64.self) }
+        @inline(__always) func repeated(_ v: Int32) -> UInt64 { UInt64(truncatingIfNeeded: v) & 255 &* 0x0101_0101_0101_0101 }
         if mode == 2 {
             var sum: Int32 = 0
             if n.top { for k in 0..<8 { sum += T(k) } }
             if n.left { for k in 0..<8 { sum += L(k) } }
             let dc = n.top && n.left ? (sum &+ 8) >> 4 : (n.top || n.left ? (sum &+ 4) >> 3 : 128)
-            for y in 0..<8 { (dst + y &* dstStride).update(repeating: UInt8(truncatingIfNeeded: dc), count: 8) }
+            for y in 0..<8 { store(y, repeated(dc)) }
             return
         }
-        // one loop per mode: the mode is decided once, not per sample
-        @inline(__always) func fill(_ f: (Int, Int) -> Int32) {
-            for y in 0..<8 { for x in 0..<8 { put(x, y, f(x, y)) } }
+        if mode == 1 {
+            for y in 0..<8 { store(y, repeated(L(y))) }
+            return
         }
-        switch mode {
-        case 0: fill { x, _ in T(x) }
-        case 1: fill { _, y in L(y) }
-        case 3: fill { x, y in x == 7 && y == 7 ? (T(14) &+ 3 &* T(15) &+ 2) >> 2 : f3(T(x &+ y), T(x &+ y &+ 1), T(x &+ y &+ 2)) }
-        case 4:
-            fill { x, y in
-                if x > y { return f3(T(x &- y &- 2), T(x &- y &- 1), T(x &- y)) }
-                if x < y { return f3(L(y &- x &- 2), L(y &- x &- 1), L(y &- x)) }
-                return f3(T(0), T(-1), L(0))
-            }
-        case 5:
-            fill { x, y in
-                let z = 2 &* x &- y
-                if z >= 0 && z & 1 == 0 { return f2(T(x &- (y >> 1) &- 1), T(x &- (y >> 1))) }
-                if z >= 0 { return f3(T(x &- (y >> 1) &- 2), T(x &- (y >> 1) &- 1), T(x &- (y >> 1))) }
-                if z == -1 { return f3(L(0), L(-1), T(0)) }
-                return f3(L(y &- 2 &* x &- 1), L(y &- 2 &* x &- 2), L(y &- 2 &* x &- 3))
-            }
-        case 6:
-            fill { x, y in
-                let z = 2 &* y &- x
-                if z >= 0 && z & 1 == 0 { return f2(L(y &- (x >> 1) &- 1), L(y &- (x >> 1))) }
-                if z >= 0 { return f3(L(y &- (x >> 1) &- 2), L(y &- (x >> 1) &- 1), L(y &- (x >> 1))) }
-                if z == -1 { return f3(L(0), L(-1), T(0)) }
-                return f3(T(x &- 2 &* y &- 1), T(x &- 2 &* y &- 2), T(x &- 2 &* y &- 3))
-            }
-        case 7:
-            fill { x, y in
-                y & 1 == 0 ? f2(T(x &+ (y >> 1)), T(x &+ (y >> 1) &+ 1)) : f3(T(x &+ (y >> 1)), T(x &+ (y >> 1) &+ 1), T(x &+ (y >> 1) &+ 2))
-            }
-        default:  // 8
-            fill { x, y in
-                let z = x &+ 2 &* y
-                if z > 13 { return L(7) }
-                if z == 13 { return (L(6) &+ 3 &* L(7) &+ 2) >> 2 }
-                if z & 1 == 0 { return f2(L(y &+ (x >> 1)), L(y &+ (x >> 1) &+ 1)) }
-                return f3(L(y &+ (x >> 1)), L(y &+ (x >> 1) &+ 1), L(y &+ (x >> 1) &+ 2))
+        // Every other mode: each row is 8 consecutive bytes of a line of the edge's 3-tap filter
+        // F(i) = f3(e[i − 1], e[i], e[i + 1]), its 2-tap average A(i) = f2(e[i], e[i + 1]) (p′[x, −1] = e[9 + x],
+        // p′[−1, y] = e[7 − y]) or the two interleaved: the values the mode reads, once, as bytes, then a word per row.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            buffer.initialize(repeating: 0)  // the bytes a row reads past its values are masked or overwritten
+            guard let b = buffer.baseAddress else { return }
+            @inline(__always) func F(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: f3(e[i &- 1], e[i], e[i &+ 1])) }
+            @inline(__always) func A(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: f2(e[i], e[i &+ 1])) }
+            @inline(__always) func load(_ i: Int) -> UInt64 { UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) }
+            switch mode {
+            case 0:  // vertical (8.3.2.2.2): p′[x, −1]
+                for i in 9...16 { b[i] = UInt8(truncatingIfNeeded: e[i]) }
+                for y in 0..<8 { store(y, load(9)) }
+            case 3:  // diagonal down left (8.3.2.2.5): F(10 + x + y), the last sample (p′[14, −1] + 3p′[15, −1] + 2) >> 2
+                for i in 10...23 { b[i] = F(i) }
+                b[24] = UInt8(truncatingIfNeeded: (T(14) &+ 3 &* T(15) &+ 2) >> 2)
+                for y in 0..<8 { store(y, load(10 &+ y)) }
+            case 4:  // diagonal down right (8.3.2.2.6): F(8 + x − y)
+                for i in 1...15 { b[i] = F(i) }
+                for y in 0..<8 { store(y, load(8 &- y)) }
+            case 5:  // vertical right (8.3.2.2.7): from x = y / 2 on, A (even rows) or F (odd rows) of 8 + x − y / 2; before it F(9 − y + 2x)
+                for i in 2...15 { b[i] = F(i) }
+                for i in 5...15 { b[32 &+ i] = A(i) }
+                for y in 0..<8 {
+                    let half = y >> 1
+                    var word = load((y & 1 == 0 ? 40 : 8) &- half)
+                    for x in 0..<half {
+                        let shift = UInt64(8 &* x)
+                        word = (word & ~(255 << shift)) | UInt64(b[9 &- y &+ 2 &* x]) << shift
+                    }
+                    store(y, word)
+                }
+            case 6:  // horizontal down (8.3.2.2.8): H[14 − 2y + x] up to x = 2y + 1, H[2m] = A(m), H[2m + 1] = F(m + 1); after it F(7 + x − 2y)
+                for m in 0...7 { b[2 &* m] = A(m); b[2 &* m &+ 1] = F(m &+ 1) }
+                for i in 9...14 { b[32 &+ i] = F(i) }
+                for y in 0..<8 {
+                    let interleaved = load(14 &- 2 &* y), filtered = load(39 &- 2 &* y)
+                    let split = 2 &* y &+ 2  // bytes from here on: F
+                    let low: UInt64 = split >= 8 ? ~0 : (1 << UInt64(8 &* split)) &- 1
+                    store(y, (interleaved & low) | (filtered & ~low))
+                }
+            case 7:  // vertical left (8.3.2.2.9): A(9 + x + y / 2) in even rows, F(10 + x + y / 2) in odd ones
+                for i in 10...20 { b[i] = F(i) }
+                for i in 9...19 { b[24 &+ i] = A(i) }
+                for y in 0..<8 { store(y, load(y & 1 == 0 ? 33 &+ y >> 1 : 10 &+ y >> 1)) }
+            default:  // 8, horizontal up (8.3.2.2.10): U[2y + x], U[2k] = A(6 − k), U[2k + 1] = F(6 − k); then the corner value, then p′[−1, 7]
+                for k in 0...6 { b[2 &* k] = A(6 &- k) }
+                for k in 0...5 { b[2 &* k &+ 1] = F(6 &- k) }
+                b[13] = UInt8(truncatingIfNeeded: (L(6) &+ 3 &* L(7) &+ 2) >> 2)
+                for i in 14...21 { b[i] = UInt8(truncatingIfNeeded: L(7)) }
+                for y in 0..<8 { store(y, load(2 &* y)) }
             }
         }
     }

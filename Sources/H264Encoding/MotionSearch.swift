@@ -167,8 +167,7 @@ enum MotionSearch {
     @inline(__always) static func pairMax(_ v: SIMD8<Int16>) -> SIMD8<Int16> {
         let a = abs8(v)
         let swapped = SIMD8(a[1], a[0], a[3], a[2], a[5], a[4], a[7], a[6])
-        let d = swapped &- a
-        return swapped &- (d & (d &>> 15))  // max
+        return a.replacing(with: swapped, where: swapped .> a)  // a compare and a select of two vectors: pmaxsw
     }
 
     /// SATD of a 4x4 block.

@@ -22,14 +22,17 @@ extension MotionSearch {
         let s0 = r0 &+ r1, s1 = r0 &- r1, s2 = r2 &+ r3, s3 = r2 &- r3, s4 = r4 &+ r5, s5 = r4 &- r5, s6 = r6 &+ r7, s7 = r6 &- r7
         let t0 = s0 &+ s2, t1 = s1 &+ s3, t2 = s0 &- s2, t3 = s1 &- s3, t4 = s4 &+ s6, t5 = s5 &+ s7, t6 = s4 &- s6, t7 = s5 &- s7
         // horizontal: the sum of |·| is the same in any lane order, so pairs are split even / odd
-        var sum = SIMD8<Int32>.zero
+        var sum = SIMD4<Int32>.zero
         @inline(__always) func horizontal(_ v: V) {
             let p = v.evenHalf &+ v.oddHalf, m = v.evenHalf &- v.oddHalf
             let pe = SIMD4(lowHalf: p.evenHalf &+ p.oddHalf, highHalf: p.evenHalf &- p.oddHalf)
             let me = SIMD4(lowHalf: m.evenHalf &+ m.oddHalf, highHalf: m.evenHalf &- m.oddHalf)
             let h = V(lowHalf: SIMD4(lowHalf: pe.evenHalf &+ pe.oddHalf, highHalf: pe.evenHalf &- pe.oddHalf),
                       highHalf: SIMD4(lowHalf: me.evenHalf &+ me.oddHalf, highHalf: me.evenHalf &- me.oddHalf))
-            sum &+= SIMD8<Int32>(truncatingIfNeeded: abs8(h))  // |h| ≤ 64 · 255: exact in Int16
+            // |h| ≤ 64 · 255: exact in Int16, and non-negative, so each 32-bit pair of lanes splits into its two
+            // values by a mask and a shift (the generic widening init is not always inlined)
+            let pairs = unsafeBitCast(abs8(h), to: SIMD4<Int32>.self)
+            sum &+= (pairs & 0xFFFF) &+ (pairs &>> 16)
         }
         horizontal(t0 &+ t4); horizontal(t1 &+ t5); horizontal(t2 &+ t6); horizontal(t3 &+ t7)
         horizontal(t0 &- t4); horizontal(t1 &- t5); horizontal(t2 &- t6); horizontal(t3 &- t7)

@@ -25,23 +25,30 @@ final class Buffer {
         self.elementCount = elementCount
         self.context = context
         offset = 0
+        surface = nil
         let header = type == VAEncCodedBufferType ? Buffer.codedHeaderSize : 0
         memory = PlaneMemory(size: header + elementSize * elementCount)
     }
 
-    /// A buffer over memory that something else owns too (vaDeriveImage).
-    init(aliasing memory: PlaneMemory, size: Int) {
+    /// The surface an image buffer was derived from: its bytes are the surface's memory of the moment
+    /// (a surface moves to new memory when it must be written while libavcodec refers to the old).
+    private let surface: Surface?
+
+    /// A buffer over a surface's memory (vaDeriveImage).
+    init(aliasing surface: Surface) {
+        self.surface = surface
+        memory = surface.memory
+        let size = surface.memory.size
         type = VAImageBufferType
         elementSize = size
         allocatedElements = 1
         elementCount = 1
-        self.memory = memory
         offset = 0
         context = nil
     }
 
     var size: Int { elementSize * elementCount }
-    var bytes: UnsafeMutableRawPointer { memory.base + offset }
+    var bytes: UnsafeMutableRawPointer { (surface?.memory ?? memory).base + offset }
 
     /// A copy of the contents, taken at vaRenderPicture: the client may reuse or destroy the buffer
     /// before the picture is finished.

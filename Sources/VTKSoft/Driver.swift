@@ -425,7 +425,7 @@ final class Driver: @unchecked Sendable {
         try persona.imageAccess.checkDerive()
         waitWhile { surface.pendingPictures > 0 }
         let layout = ImageLayout(surface: surface)
-        let bufferID = buffers.insert(Buffer(aliasing: surface.memory, size: surface.memory.size), ids: &ids)
+        let bufferID = buffers.insert(Buffer(aliasing: surface), ids: &ids)
         let imageID = images.insert(ids: &ids) { Image(description: layout.vaImage(id: $0, buffer: bufferID), derivedFrom: surfaceID) }
         return try images.get(imageID).description
     }
@@ -463,6 +463,7 @@ final class Driver: @unchecked Sendable {
               sx + width <= Int(image.description.width), sy + height <= Int(image.description.height),
               dx + width <= surface.width, dy + height <= surface.height else { throw .invalidParameter }
         if image.derivedFrom == surfaceID, sx == dx, sy == dy { return }
+        surface.releaseFromDecoder()  // libavcodec's references stay as they are.
         surface.reconstruction = nil  // New pixels: the kept reconstruction no longer describes the surface.
         let from = PlanarPixels(base: buffer.bytes, image: image.description, x: sx, y: sy)
         let to = PlanarPixels(surface: surface, x: dx, y: dy)

@@ -111,10 +111,19 @@ final class H264DecodeSession: PictureDecoding {
     /// frame_num and follows it directly (7.4.1.2.4), and then libavcodec decodes it into that picture.
     func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
         let pairs = unit.structure.isField && openField.map { $0.structure == unit.structure.complement && $0.frameNum == unit.frameNum } == true
-        let outcome = decoder.decode(unit.bytes, continuesPicture: pairs) { decoded in
+        // A frame's luma may go straight into the surface (fields are written row by row into theirs).
+        let target = unit.structure == .frame
+            ? SurfaceFrameAllocator.Target(surface: surface, width: min(unit.width, surface.pitch), height: min(unit.height, surface.allocatedHeight))
+            : nil
+        let outcome = decoder.decode(unit.bytes, continuesPicture: pairs, target: target) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.pitch)
             let copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
-            unit.structure.writeNV12(decoded, into: surface, width: copyWidth, height: copyHeight)
+            if decoded.planes.0 == surface.luma && unit.structure == .frame {
+                unit.structure.writeNV12Chroma(decoded, into: surface, width: copyWidth, height: copyHeight)
+            } else {
+                surface.releaseFromDecoder()
+                unit.structure.writeNV12(decoded, into: surface, width: copyWidth, height: copyHeight)
+            }
         }
         openField = outcome.decoded && unit.structure.isField && !pairs ? (unit.structure, unit.frameNum) : nil
         try surface.record(outcome, width: unit.width, height: unit.height)

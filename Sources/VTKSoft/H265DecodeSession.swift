@@ -60,8 +60,18 @@ final class H265DecodeSession: PictureDecoding {
     /// The worker's part: libavcodec decodes the access unit into `surface` (P010 for 10-bit surfaces).
     func decode(_ unit: PreparedAccessUnit, into surface: Surface) throws(VAError) {
         let tenBit = surface.format == .p010
-        let outcome = decoder.decode(unit.bytes) { decoded in
+        // An 8-bit picture's luma may go straight into an NV12 surface (libavcodec allocates the current
+        // picture first, before any it generates for missing references: 8.3.3).
+        let target = tenBit ? nil
+            : SurfaceFrameAllocator.Target(surface: surface, width: min(unit.width, surface.width), height: min(unit.height, surface.allocatedHeight))
+        let outcome = decoder.decode(unit.bytes, target: target) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.width), copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
+            if decoded.bitDepth == 8 && !tenBit && decoded.planes.0 == surface.luma {
+                MergeUVPlane(decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
+                             surface.chroma, Int32(surface.pitch), Int32((copyWidth + 1) / 2), Int32((copyHeight + 1) / 2))
+                return
+            }
+            surface.releaseFromDecoder()  // The surface may still hold one of libavcodec's pictures.
             if decoded.bitDepth == 10 && tenBit {
                 Self.writeP010(decoded, into: surface, width: copyWidth, height: copyHeight)
             } else if decoded.bitDepth == 8 && !tenBit {

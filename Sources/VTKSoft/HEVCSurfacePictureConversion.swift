@@ -35,6 +35,7 @@ extension H265EncoderPicture {
 
     /// Writes the picture into a surface, as much of it as the surface holds.
     func write(to surface: Surface) {
+        surface.releaseFromDecoder()
         let tenBit = surface.format == .p010, bytes = tenBit ? 2 : 1
         let w = min(width, surface.pitch / bytes), h = min(height, surface.allocatedHeight)
         let pitch = surface.pitch, base = surface.memory.base

@@ -39,8 +39,14 @@ final class LibavcodecDecoder {
     /// allocates the current picture before any it invents for missing references.
     private let firstAllocatedIsCurrent: Bool
 
+    /// The current picture's buffers: its luma in the render target's memory when the caller offers one.
+    fileprivate let allocator: SurfaceFrameAllocator?
+    /// The render target offered for the present packet's picture (to the first picture allocated).
+    fileprivate var target: SurfaceFrameAllocator.Target?
+
     init?(codecID: AVCodecID = AV_CODEC_ID_H264) {
         firstAllocatedIsCurrent = codecID == AV_CODEC_ID_HEVC
+        allocator = SurfaceFrameAllocator()
         guard let codec = avcodec_find_decoder(codecID), let context = avcodec_alloc_context3(codec) else { return nil }
         self.context = context
         // libavcodec logs to standard error of the client process; a driver must stay quiet (damage it
@@ -56,9 +62,18 @@ final class LibavcodecDecoder {
         context.pointee.flags2 |= AV_CODEC_FLAG2_SHOW_ALL
         context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         context.pointee.get_buffer2 = { avctx, frame, flags in
-            let status = avcodec_default_get_buffer2(avctx, frame, flags)
-            guard status >= 0, let avctx, let frame, let opaque = avctx.pointee.opaque else { return status }
+            guard let avctx, let frame, let opaque = avctx.pointee.opaque else { return avcodec_default_get_buffer2(avctx, frame, flags) }
             let decoder = Unmanaged<LibavcodecDecoder>.fromOpaque(opaque).takeUnretainedValue()
+            let status: Int32
+            if let allocator = decoder.allocator, SurfaceFrameAllocator.serves(frame) {
+                // Gap pictures come before the current one in H.264: when one takes the target, the
+                // current picture is pooled and the copy path moves the surface off libavcodec's memory.
+                status = allocator.allocate(avctx, frame, target: decoder.target)
+                decoder.target = nil
+            } else {
+                status = avcodec_default_get_buffer2(avctx, frame, flags)
+            }
+            guard status >= 0 else { return status }
             if decoder.firstAllocatedIsCurrent && decoder.allocatedInPacket { return status }
             decoder.allocatedInPacket = true
             decoder.currentInternal = frame
@@ -94,10 +109,20 @@ final class LibavcodecDecoder {
     /// Decodes one access unit (Annex B) and hands `consume` the picture it was decoded into, while
     /// libavcodec still holds it. `continuesPicture`: the unit is the second field of the picture decoded
     /// last, so when it allocates nothing (libavcodec paired it), that picture is its picture.
-    func decode(_ accessUnit: [UInt8], continuesPicture: Bool = false, consume: (DecodedPicture) -> Void) -> Outcome {
+    /// `target`: the render target, offered to libavcodec for the picture's luma (see ``SurfaceFrameAllocator``).
+    func decode(_ accessUnit: [UInt8], continuesPicture: Bool = false, target: SurfaceFrameAllocator.Target? = nil,
+                consume: (DecodedPicture) -> Void) -> Outcome {
         guard let context, let packet, let frame, let current else { return Outcome(decoded: false, hadErrors: true) }
         drain(context, frame)
         allocatedInPacket = false
+        if !continuesPicture {
+            // Only a second field reads the held picture: let go of it now, so that its surface (often the
+            // next render target) is no longer held through us.
+            av_frame_unref(current)
+            currentInternal = nil
+        }
+        self.target = target
+        defer { self.target = nil }
         guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return Outcome(decoded: false, hadErrors: true) }
         accessUnit.withUnsafeBytes { bytes in
             if let from = bytes.bindMemory(to: UInt8.self).baseAddress { packet.pointee.data.update(from: from, count: accessUnit.count) }

@@ -37,4 +37,12 @@ enum PictureStructure: Equatable {
                    surface.chroma + first * surface.pitch, Int32(surface.pitch) * step,
                    Int32(width), Int32(height / rowStep))
     }
+
+    /// ``writeNV12(_:into:width:height:)`` for a frame whose luma libavcodec decoded straight into the
+    /// surface: only the chroma is interleaved.
+    func writeNV12Chroma(_ decoded: DecodedPicture, into surface: Surface, width: Int, height: Int) {
+        // I420ToNV12's chroma half, on the same rounded sizes.
+        MergeUVPlane(decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
+                     surface.chroma, Int32(surface.pitch), Int32((width + 1) / 2), Int32((height + 1) / 2))
+    }
 }

@@ -39,7 +39,11 @@ final class Surface {
     /// Rows allocated for luma: the height rounded up to whole macroblocks, so a decoder can write
     /// the full coded picture of a stream whose visible height is cropped.
     let allocatedHeight: Int
-    let memory: PlaneMemory
+    /// The planes. Replaced by a copy when something must write a surface whose memory libavcodec still
+    /// refers to (``releaseFromDecoder()``).
+    private(set) var memory: PlaneMemory
+    /// libavcodec's hold on `memory`, when it decoded a picture straight into it.
+    var decoderLease: DecoderLease?
     /// Macroblocks the decoder could not decode and concealed in the last picture decoded here (0 when
     /// clean), reported through vaQuerySurfaceError.
     var concealedMacroblocks = 0
@@ -73,6 +77,40 @@ final class Surface {
     }
 
     deinit { errorRecords?.deallocate() }
+
+    /// libavcodec still refers to this surface's memory (a picture it decoded here may be a reference).
+    var isHeldByDecoder: Bool { decoderLease?.isHeld ?? false }
+
+    /// For a picture libavcodec is about to decode into the surface while it still holds the surface's
+    /// memory: the surface moves to `fresh`, into which is copied only what that picture leaves as it is
+    /// (luma outside its `width` x `height`, chroma outside the half-size area interleaved after it).
+    /// Returns the memory libavcodec keeps.
+    func move(to fresh: PlaneMemory, keepingOutside width: Int, _ height: Int) -> PlaneMemory {
+        let old = memory
+        decoderLease = nil
+        memory = fresh
+        func keep(_ offset: Int, rows: Int, written: Int, writtenRows: Int) {
+            let from = old.base + offset, to = fresh.base + offset
+            if written < pitch {
+                for y in 0..<min(writtenRows, rows) { (to + y * pitch + written).copyMemory(from: from + y * pitch + written, byteCount: pitch - written) }
+            }
+            if writtenRows < rows { (to + writtenRows * pitch).copyMemory(from: from + writtenRows * pitch, byteCount: (rows - writtenRows) * pitch) }
+        }
+        keep(lumaOffset, rows: allocatedHeight, written: min(width, pitch), writtenRows: min(height, allocatedHeight))
+        keep(chromaOffset, rows: allocatedHeight / 2, written: min(2 * ((width + 1) / 2), pitch), writtenRows: min((height + 1) / 2, allocatedHeight / 2))
+        return old
+    }
+
+    /// Before anything but libavcodec writes the surface: when libavcodec still refers to its memory,
+    /// the surface moves to a copy of it, and libavcodec keeps the old memory until it lets go.
+    func releaseFromDecoder() {
+        guard let lease = decoderLease else { return }
+        decoderLease = nil
+        guard lease.isHeld else { return }
+        let copy = PlaneMemory(size: memory.size, mapped: true)
+        copy.base.copyMemory(from: memory.base, byteCount: memory.size)
+        memory = copy
+    }
 
     /// Notes what libavcodec made of a picture decoded here: concealed damage is the client's to ask about
     /// (vaSyncSurface's DECODING_ERROR, then vaQuerySurfaceError), and no picture at all is DECODING_ERROR.

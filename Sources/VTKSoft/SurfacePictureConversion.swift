@@ -38,6 +38,7 @@ extension EncoderPicture {
 
     /// Writes the picture into an NV12 surface, as much of it as the surface holds.
     func write(to surface: Surface) {
+        surface.releaseFromDecoder()
         let w = min(luma.width, surface.pitch), h = min(luma.height, surface.allocatedHeight)
         let pitch = surface.pitch, dst = surface.luma, chroma = surface.chroma
         luma.samples.withUnsafeBufferPointer { y0 in

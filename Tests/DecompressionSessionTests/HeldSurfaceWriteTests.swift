@@ -7,10 +7,9 @@ import H264Bitstream
 import VideoAcceleration
 @testable import DecompressionSession
 
-/// libavcodec inside vtksoft keeps its own reference pictures; should they ever live in surface memory
-/// (a zero-copy decode into the render target), a client that writes a surface libavcodec still refers to
-/// (vaPutImage over each frame once it is read, while the surface may still be a reference) must not
-/// change any later picture. (A zero-copy build without the guard in vaPutImage fails this test.)
+/// vtksoft decodes a picture's luma straight into its render target, so libavcodec's references live in
+/// surface memory. A client that writes a surface libavcodec still refers to (vaPutImage over each frame
+/// once it is read, while the surface may still be a reference) must not change any later picture.
 /// Rules of the comparison:
 /// - The oracle is FFmpeg's software decode of the same stream, frame by frame (framemd5, I420).
 /// - Each frame is read (I420 MD5) before the client overwrites its surface, so only pictures decoded

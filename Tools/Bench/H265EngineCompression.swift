@@ -53,15 +53,24 @@ func h265EngineSection(_ input: H265EngineInput) throws -> String {
     }
     // The input's first `frames` pictures alone: vtk encode codes a whole file, and the PSNR is over every source picture.
     let frameSize = input.width * input.height * 3 / 2
-    // Only those pictures are read: the whole input (415 MB at 720p) would raise vtk-bench's own peak RSS, which Linux
-    // then reports as every later child's (ru_maxrss keeps the spawning process's high-water mark across exec).
+    // They are copied one picture at a time: holding them (83 MB for 60 pictures at 720p) would raise vtk-bench's own
+    // peak RSS, which Linux then reports as every later child's (ru_maxrss keeps the spawning process's high-water mark
+    // across exec).
     guard let file = FileHandle(forReadingAtPath: input.i420) else { throw BenchFailure("no raw input \(input.i420)") }
     defer { try? file.close() }
-    let head = try file.read(upToCount: input.frames * frameSize) ?? Data()
-    guard head.count >= frameSize else { throw BenchFailure("no raw input \(input.i420)") }
-    let frames = min(input.frames, head.count / frameSize)
-    let raw = input.work.appendingPathComponent("h265-input-\(input.width)x\(input.height)-\(frames).yuv").path
-    guard FileManager.default.createFile(atPath: raw, contents: head.prefix(frames * frameSize)) else { throw BenchFailure("cannot write \(raw)") }
+    let raw = input.work.appendingPathComponent("h265-input-\(input.width)x\(input.height)-\(input.frames).yuv").path
+    guard FileManager.default.createFile(atPath: raw, contents: nil), let sink = FileHandle(forWritingAtPath: raw) else {
+        throw BenchFailure("cannot write \(raw)")
+    }
+    var frames = 0
+    do {
+        defer { try? sink.close() }
+        while frames < input.frames, let picture = try file.read(upToCount: frameSize), picture.count == frameSize {
+            try sink.write(contentsOf: picture)
+            frames += 1
+        }
+    }
+    guard frames > 0 else { throw BenchFailure("no raw input \(input.i420)") }
     let size = "\(input.width)x\(input.height)"
     let content = EncoderTableContent(label: size, raw: raw, width: input.width, height: input.height, frames: frames)
     let entries = h265EngineEntries(input)

@@ -23,6 +23,17 @@ import VTKTestSupport
 // MARK: Harness sub-commands (run as child processes by the benchmark itself)
 
 let argv = Array(CommandLine.arguments.dropFirst())
+if argv.contains("--help") || argv.contains("-h") {
+    // The usage is the header comment of this file.
+    print("""
+        usage: vtk-bench [--reps N] [--out DIR]          every section (make bench)
+               vtk-bench --only rtp-latency | encode-speed | play-timing | encoder-table | h265-engine
+               vtk-bench --only 'decode 720p,decode CIF,round trip'    these sections of the main run
+               vtk-bench --smoke --out DIR                  every section once on tiny inputs (make bench-smoke)
+        encoder table: --table-frames N, --table-encoders a,b
+        """)
+    exit(0)
+}
 if argv.first == "--libavcodec-decode", argv.count == 2 { exit(Harness.libavcodecDecode(argv[1])) }
 if argv.first == "--openh264-encode", argv.count == 8 {
     // FILE W H FRAMES qp=N|bps=N KEYINT OUTPUT
@@ -211,9 +222,16 @@ nonisolated(unsafe) var allRows: [Row] = []
 /// in the same repetition.
 func compare(_ group: String, _ commands: [Command], warmUp: Bool = true) throws -> [Row] {
     note("\(group): \(commands.count) commands x \(reps)")
-    if warmUp && settings.warmUp { for c in commands { _ = try c.run() } }  // page cache, driver and library loading
+    var warmUpSeconds = Double.infinity
+    if warmUp && settings.warmUp {  // page cache, driver and library loading
+        warmUpSeconds = try commands.reduce(0) { $0 + (try $1.run()).wall }
+    }
+    // Short groups (CIF decode: a fifth of a second per command) drift most from one run to the next: they get
+    // three times the repetitions when a round takes under 2 s, twice under 6 s (the tables say how many).
+    let repetitions = reps * (warmUpSeconds < 2 ? 3 : warmUpSeconds < 6 ? 2 : 1)
+    if repetitions != reps { note("\(group): \(repetitions) repetitions (a round takes \(f2(warmUpSeconds)) s)") }
     var samples = [[Sample]](repeating: [], count: commands.count)
-    for r in 0..<reps {
+    for r in 0..<repetitions {
         for k in 0..<commands.count {
             let i = (k + r) % commands.count
             samples[i].append(try commands[i].run())
@@ -234,7 +252,8 @@ func f3(_ x: Double) -> String { String(format: "%.3f", x) }
 func range(_ v: [Double], _ format: (Double) -> String) -> String { "\(format(median(v))) (\(format(v.min() ?? .nan))–\(format(v.max() ?? .nan)))" }
 
 func table(_ rows: [Row], reference: String) -> String {
-    var out = "| command | wall s, median (min–max) | × \(reference), median (min–max) | CPU s | peak RSS MiB |\n|---|---:|---:|---:|---:|\n"
+    let runs = rows.first?.wallSeconds.count ?? 0
+    var out = "| command | wall s, median (min–max) of \(runs) | × \(reference), median (min–max) | CPU s | peak RSS MiB |\n|---|---:|---:|---:|---:|\n"
     for row in rows {
         out += "| \(row.name): `\(row.command)` | \(range(row.wallSeconds, f3)) | \(range(row.ratioToReference, f2)) | "
             + "\(f3(median(row.cpuSeconds))) | \(String(format: "%.0f", row.peakRSSMiB.max() ?? 0)) |\n"
@@ -380,7 +399,7 @@ let out = work.appendingPathComponent("out.h264").path
 
 emit("## vtk benchmarks\(smoke ? " (--smoke: tiny inputs, one run each; the figures mean nothing)" : "")\n\n")
 emit("Machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs (`nproc`), \(cpuModel()); load average at start \(loadAtStart). "
-     + "\(reps) repetitions\(settings.warmUp ? " after one warm-up run" : ""), commands alternated (order rotated each repetition); "
+     + "\(reps) repetitions\(settings.warmUp ? " after one warm-up run (groups whose round takes under 6 s: two or three times as many, as their tables say)" : ""), commands alternated (order rotated each repetition); "
      + "ratios are to the first row's time in the same repetition. Whole processes, start-up included.\n\n")
 
 // MARK: 1. Decode
