@@ -448,10 +448,10 @@ struct MacroblockEncoder {
 
     // MARK: P macroblocks
 
-    /// Below this 16x16 inter cost 16x8 and 8x16 partitions are not tried (where they would gain little: BD-rate within
-    /// 0.2% on the bench contents of the encoder table with the P_Skip probe threshold, against a half of it before;
-    /// `make roundtrip`'s synthetic pattern loses 0.2 dB Y at 0.7% fewer bits).
-    static let partitionTrialCost: [Int32] = skipProbeSAD
+    /// Below this 16x16 inter cost 16x8 and 8x16 partitions are not tried in P macroblocks: half the P_Skip probe
+    /// threshold. (The whole threshold saved 5% of P instructions at BD-rates within 0.5% on the encoder table's
+    /// contents, but `make roundtrip`'s synthetic pattern lost 0.22 dB Y at 1.3% fewer bits.)
+    static let partitionTrialCost: [Int32] = skipProbeSAD.map { $0 / 2 }
 
     /// The same for B macroblocks: higher (B partitions gain less than P ones, whose vectors the B pictures predict from).
     static let bPartitionTrialCost: [Int32] = skipProbeSAD.map { $0 * 3 / 2 }
