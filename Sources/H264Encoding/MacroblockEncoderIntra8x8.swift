@@ -62,4 +62,32 @@ extension MacroblockEncoder {
         st.intra4x4Modes = perBlock
         return total
     }
+
+    /// What an Intra4x4 coding left that a later Intra 8x8 trial overwrites (the luma levels and the
+    /// reconstruction go to the scratch, coefMB and bestY, which neither trial uses).
+    struct SavedIntraNxN {
+        var prevFlags: SIMD16<UInt8>, remModes: SIMD16<UInt8>
+        var cbp: Int, nonZero: UInt16, modes: SIMD16<UInt8>
+    }
+
+    func saveIntraNxN(_ mb: MacroblockSyntax, _ st: MacroblockState, recY: UnsafeMutablePointer<UInt8>) -> SavedIntraNxN {
+        var saved = SavedIntraNxN(prevFlags: .zero, remModes: .zero, cbp: mb.codedBlockPatternLuma, nonZero: st.nonZero, modes: st.intra4x4Modes)
+        for k in 0..<16 { saved.prevFlags[k] = mb.prevIntra4x4PredModeFlag[k] ? 1 : 0; saved.remModes[k] = mb.remIntra4x4PredMode[k] }
+        mb.luma.withUnsafeBufferPointer { l in if let base = l.baseAddress { s.coefMB.update(from: base, count: 256) } }
+        let rs = ctx.reconY.stride
+        for r in 0..<16 { (s.bestY + 16 * r).update(from: recY + r * rs, count: 16) }
+        return saved
+    }
+
+    /// Puts back what ``saveIntraNxN(_:_:recY:)`` kept: the same as coding Intra4x4 again.
+    func restoreIntraNxN(_ saved: SavedIntraNxN, _ mb: inout MacroblockSyntax, _ st: inout MacroblockState, recY: UnsafeMutablePointer<UInt8>) {
+        mb.reset(kind: .intra4x4)
+        for k in 0..<16 { mb.prevIntra4x4PredModeFlag[k] = saved.prevFlags[k] != 0; mb.remIntra4x4PredMode[k] = saved.remModes[k] }
+        mb.luma.withUnsafeMutableBufferPointer { l in l.baseAddress?.update(from: s.coefMB, count: 256) }
+        mb.codedBlockPatternLuma = saved.cbp
+        st.nonZero = saved.nonZero
+        st.intra4x4Modes = saved.modes
+        let rs = ctx.reconY.stride
+        for r in 0..<16 { (recY + r * rs).update(from: s.bestY + 16 * r, count: 16) }
+    }
 }

@@ -18,7 +18,8 @@ final class Buffer {
     /// Coded buffers: pictures the worker has yet to write here (vaMapBuffer waits).
     var pendingPictures = 0
 
-    init(type: VABufferType, elementSize: Int, elementCount: Int, context: VAContextID?) {
+    /// `zeroed` false: the caller copies the client's data over all of it at once (vaCreateBuffer with data).
+    init(type: VABufferType, elementSize: Int, elementCount: Int, context: VAContextID?, zeroed: Bool = true) {
         self.type = type
         self.elementSize = elementSize
         allocatedElements = elementCount
@@ -29,7 +30,7 @@ final class Buffer {
         let header = type == VAEncCodedBufferType ? Buffer.codedHeaderSize : 0
         // A coded buffer is large (a picture's worst case) and lives as long as the client's pool: mapped, its
         // pages are zero until the encoder writes them, instead of all being filled at creation.
-        memory = PlaneMemory(size: header + elementSize * elementCount, mapped: type == VAEncCodedBufferType)
+        memory = PlaneMemory(size: header + elementSize * elementCount, mapped: header > 0, zeroed: zeroed || header > 0)
     }
 
     /// The surface an image buffer was derived from: its bytes are the surface's memory of the moment

@@ -10,12 +10,13 @@ final class Driver: @unchecked Sendable {
     let lock = Lock()
     /// The driver this display behaves as (``Persona``).
     private(set) var persona: Persona
-    private let worker = PictureWorker()
+    private let worker: PictureWorker
     /// Pictures submitted to the worker and not finished.
     private var pendingPictures = 0
     /// Holds the worker before its next picture (``vtksoftDisplayHoldWorker``), so a test sees pictures in flight.
-    var workerHeld = false {
-        didSet { lock.broadcast() }
+    var workerHeld: Bool {
+        get { worker.held }
+        set { worker.held = newValue }
     }
     var ids = IDSource()
     var configs = ObjectTable<Config>(notFound: .invalidConfig)
@@ -34,6 +35,7 @@ final class Driver: @unchecked Sendable {
 
     init(persona: Persona) {
         self.persona = persona
+        worker = PictureWorker(lock: lock)
         encoderEngine = persona.encoder ?? .selected
     }
 
@@ -188,12 +190,14 @@ final class Driver: @unchecked Sendable {
     // MARK: Buffers
 
     func createBuffer(contextID: VAContextID, type: VABufferType, size: Int, count: Int, data: UnsafeRawPointer?) throws(VAError) -> VABufferID {
+        startWorker()
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
         try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
                               packedHeaders: encoderEngine == .native || VTKSoftAbilities.isHEVC(context.config.profile), hevc: VTKSoftAbilities.isHEVC(context.config.profile))
-        let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID)
-        if let data, type != VAEncCodedBufferType {
+        let filled = data != nil && type != VAEncCodedBufferType
+        let buffer = Buffer(type: type, elementSize: size, elementCount: count, context: contextID, zeroed: !filled)
+        if let data, filled {
             buffer.bytes.copyMemory(from: data, byteCount: size * count)
         }
         return buffers.insert(buffer, ids: &ids)
@@ -226,6 +230,7 @@ final class Driver: @unchecked Sendable {
     // MARK: Pictures
 
     func beginPicture(contextID: VAContextID, target: VASurfaceID) throws(VAError) {
+        startWorker()
         let context = try contexts.get(contextID)
         let surface = try surfaces.get(target)
         guard context.renderTarget == nil else { throw .operationFailed }
@@ -337,26 +342,26 @@ final class Driver: @unchecked Sendable {
         reconstruction?.pendingPictures += 1
         job.coded?.pendingPictures += 1
         pendingPictures += 1
-        worker.submit { [self] in
-            if let unlocked = job.unlocked {
-                lock.withLock { while workerHeld { lock.wait() } }
-                unlocked()
+        // Decode pictures may run on the client thread that waits for them (see PictureWorker).
+        let decodes = job.coded == nil && job.reconstruction == nil && job.unlocked == nil
+        worker.submit(PictureWorker.Entry(runsOnWaiter: decodes, unlocked: job.unlocked) { [self] in
+            do throws(VAError) { try job.run() } catch {
+                surface?.pictureError = error
+                // A coded buffer whose picture failed holds nothing, flagged as bad.
+                job.coded?.codedLength = 0
+                job.coded?.codedStatus = UInt32(VA_CODED_BUF_STATUS_BAD_BITSTREAM)
             }
-            lock.withLock {
-                while workerHeld { lock.wait() }
-                do throws(VAError) { try job.run() } catch {
-                    surface?.pictureError = error
-                    // A coded buffer whose picture failed holds nothing, flagged as bad.
-                    job.coded?.codedLength = 0
-                    job.coded?.codedStatus = UInt32(VA_CODED_BUF_STATUS_BAD_BITSTREAM)
-                }
-                surface?.pendingPictures -= 1
-                reconstruction?.pendingPictures -= 1
-                job.coded?.pendingPictures -= 1
-                pendingPictures -= 1
-                lock.broadcast()
-            }
-        }
+            surface?.pendingPictures -= 1
+            reconstruction?.pendingPictures -= 1
+            job.coded?.pendingPictures -= 1
+            pendingPictures -= 1
+        })
+    }
+
+    /// The client goes on to other work (its next picture's buffers, a status poll): the worker starts on
+    /// the pictures it submitted, as a GPU does.
+    func startWorker() {
+        worker.start()
     }
 
     /// vaSyncSurface: waits for the surface's pictures; the error of the last one, else DECODING_ERROR when
@@ -370,7 +375,9 @@ final class Driver: @unchecked Sendable {
 
     /// vaQuerySurfaceStatus: Rendering while the worker has a picture for it.
     func status(surfaceID: VASurfaceID) throws(VAError) -> VASurfaceStatus {
-        try surfaces.get(surfaceID).pendingPictures > 0 ? VASurfaceRendering : VASurfaceReady
+        let rendering = try surfaces.get(surfaceID).pendingPictures > 0
+        if rendering { startWorker() }
+        return rendering ? VASurfaceRendering : VASurfaceReady
     }
 
     /// Client calls waiting for the worker now (``vtksoftDisplayWaitingCalls``).
@@ -380,7 +387,12 @@ final class Driver: @unchecked Sendable {
     private func waitWhile(_ busy: () -> Bool) {
         waitingCalls += 1
         defer { waitingCalls -= 1 }
-        while busy() { lock.wait() }
+        worker.wait(while: busy)
+    }
+
+    /// Waits until the pictures submitted for `surface` are done.
+    func waitUntilDone(_ surface: Surface) {
+        waitWhile { surface.pendingPictures > 0 }
     }
 
     /// Waits until the worker is idle (before objects it may be using go away).

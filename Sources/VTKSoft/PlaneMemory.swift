@@ -10,7 +10,8 @@ final class PlaneMemory {
 
     /// `mapped`: for long-lived memory of a large size (a surface's planes), mapped from the kernel rather than
     /// allocated and filled; short-lived buffers (a picture's parameters) stay on the heap, where freed memory is reused.
-    init(size: Int, mapped: Bool = false) {
+    /// `zeroed` false: heap memory the caller fills at once in full (a buffer created with its data) is not zeroed first.
+    init(size: Int, mapped: Bool = false, zeroed: Bool = true) {
         self.size = size
         let length = max(size, 1)
         if mapped, let pages = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
@@ -21,7 +22,7 @@ final class PlaneMemory {
         } else {
             // 64-byte alignment keeps libyuv's SIMD paths on their fast loads.
             base = .allocate(byteCount: length, alignment: 64)
-            base.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+            if zeroed || size == 0 { base.initializeMemory(as: UInt8.self, repeating: 0, count: length) }
             isMapped = false
         }
     }

@@ -11,7 +11,7 @@ extension Driver {
         let surface = try surfaces.get(surfaceID)
         guard let x11Display else { throw VAError(VA_STATUS_ERROR_INVALID_DISPLAY).because("vaPutSurface needs an X11 VA display") }
         guard drawable != 0 else { throw VAError.invalidParameter.because("no drawable") }
-        while surface.pendingPictures > 0 { lock.wait() }
+        waitUntilDone(surface)
         let picture = try PresentedPicture(surface: surface, source: source, width: Int(destination.width), height: Int(destination.height),
                                            bt709: flags & UInt32(VA_SRC_BT709) != 0)
         try X11Drawing.draw(picture, display: x11Display, drawable: drawable, x: Int(destination.x), y: Int(destination.y),

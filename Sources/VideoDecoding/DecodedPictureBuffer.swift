@@ -8,7 +8,10 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
     public typealias Event = DecodedPictureBufferEvent<Picture>
 
     /// Pictures (H.264: frame stores) held, in the order they were stored.
-    public private(set) var pictures: [Picture] = []
+    @inlinable public var pictures: [Picture] { stored }
+    /// The storage of ``pictures``, visible to the inlinable methods below: they are inlinable so that each
+    /// codec's module specialises them for its picture type rather than running generic code per picture.
+    @usableFromInline var stored: [Picture] = []
     /// Pictures the buffer holds at most (H.264: frame buffers).
     public let capacity: Int
     /// The codec's rules, with the state they keep.
@@ -19,54 +22,54 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
         self.rules = rules
     }
 
-    public var isEmpty: Bool { pictures.isEmpty }
-    public var isFull: Bool { pictures.count >= capacity }
-    public var referencePictures: [Picture] { pictures.filter { $0.isReference } }  // A closure, not a key path: no key path made per call in generic code
+    @inlinable public var isEmpty: Bool { stored.isEmpty }
+    @inlinable public var isFull: Bool { stored.count >= capacity }
+    @inlinable public var referencePictures: [Picture] { stored.filter { $0.isReference } }  // A closure, not a key path: no key path made per call in generic code
     /// Pictures waiting for output, held back ones included.
-    public var waitingForOutput: [Picture] { pictures.filter { $0.neededForOutput } }
+    @inlinable public var waitingForOutput: [Picture] { stored.filter { $0.neededForOutput } }
     /// Pictures waiting for output that may be output now.
-    public var readyForOutput: [Picture] { pictures.filter { $0.neededForOutput && !rules.holdsBack($0) } }
+    @inlinable public var readyForOutput: [Picture] { stored.filter { $0.neededForOutput && !rules.holdsBack($0) } }
 
-    public func picture(_ id: PictureID) -> Picture? { pictures.first { $0.id == id } }
+    @inlinable public func picture(_ id: PictureID) -> Picture? { stored.first { $0.id == id } }
 
-    public mutating func update(_ id: PictureID, _ change: (inout Picture) -> Void) {
-        if let i = pictures.firstIndex(where: { $0.id == id }) { change(&pictures[i]) }
+    @inlinable public mutating func update(_ id: PictureID, _ change: (inout Picture) -> Void) {
+        if let i = stored.firstIndex(where: { $0.id == id }) { change(&stored[i]) }
     }
 
-    public mutating func updateAll(_ change: (inout Picture) -> Void) {
-        for i in pictures.indices { change(&pictures[i]) }
+    @inlinable public mutating func updateAll(_ change: (inout Picture) -> Void) {
+        for i in stored.indices { change(&stored[i]) }
     }
 
     /// Puts `picture` in the buffer that holds its id (H.264: a second field joining its store), else in a
     /// new one: the caller made room (``makeRoom()``).
-    public mutating func insert(_ picture: Picture) {
-        if let i = pictures.firstIndex(where: { $0.id == picture.id }) { pictures[i] = picture } else { pictures.append(picture) }
+    @inlinable public mutating func insert(_ picture: Picture) {
+        if let i = stored.firstIndex(where: { $0.id == picture.id }) { stored[i] = picture } else { stored.append(picture) }
     }
 
     /// Empties the buffers of pictures that are neither references nor waiting for output.
-    public mutating func removeUnused() -> [Event] {
-        let gone = pictures.filter { !$0.isReference && !$0.neededForOutput }
-        pictures.removeAll { !$0.isReference && !$0.neededForOutput }
+    @inlinable public mutating func removeUnused() -> [Event] {
+        let gone = stored.filter { !$0.isReference && !$0.neededForOutput }
+        stored.removeAll { !$0.isReference && !$0.neededForOutput }
         return gone.map { .removed($0.id) }
     }
 
     /// One step of the bumping process (C.4.5.3, C.5.2.4): outputs the ready picture with the smallest
     /// PicOrderCnt and removes it when it is no reference. Returns nil when none is ready.
-    public mutating func bump() -> [Event]? {
-        let ready = pictures.indices.filter { pictures[$0].neededForOutput && !rules.holdsBack(pictures[$0]) }
-        guard let i = ready.min(by: { pictures[$0].picOrderCnt < pictures[$1].picOrderCnt }) else { return nil }
-        pictures[i].neededForOutput = false
-        let picture = pictures[i]
+    @inlinable public mutating func bump() -> [Event]? {
+        let ready = stored.indices.filter { stored[$0].neededForOutput && !rules.holdsBack(stored[$0]) }
+        guard let i = ready.min(by: { stored[$0].picOrderCnt < stored[$1].picOrderCnt }) else { return nil }
+        stored[i].neededForOutput = false
+        let picture = stored[i]
         var events: [Event] = [.output(picture)]
         if !picture.isReference {
-            pictures.remove(at: i)
+            stored.remove(at: i)
             events.append(.removed(picture.id))
         }
         return events
     }
 
     /// Bumps while `condition` holds and a picture is ready.
-    public mutating func bump(while condition: (Self) -> Bool) -> [Event] {
+    @inlinable public mutating func bump(while condition: (Self) -> Bool) -> [Event] {
         var events: [Event] = []
         while condition(self), let more = bump() { events += more }
         return events
@@ -74,18 +77,18 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
 
     /// Output the codec's rules require before the buffer is full ("additional bumping", C.5.2.3; C.4.5.3
     /// with max_num_reorder_frames).
-    public mutating func additionalBumping() -> [Event] {
+    @inlinable public mutating func additionalBumping() -> [Event] {
         bump(while: { $0.rules.requiresOutput($0) })
     }
 
     /// Frees a buffer for a new picture (C.4.5.3, C.5.2.2): removes unused pictures, then bumps while output
     /// is due or the buffer is full. A buffer full of references (a damaged stream) drops the one the rules
     /// name rather than fail.
-    public mutating func makeRoom() -> [Event] {
+    @inlinable public mutating func makeRoom() -> [Event] {
         var events = removeUnused()
         events += bump(while: { $0.rules.requiresOutput($0) || $0.isFull })
         if isFull, let victim = rules.evictionCandidate(self) {
-            pictures.removeAll { $0.id == victim }
+            stored.removeAll { $0.id == victim }
             events.append(.removed(victim))
         }
         return events
@@ -94,16 +97,16 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
     /// Outputs every waiting picture in PicOrderCnt order, or with `output` false drops them, and empties the
     /// buffer (end of stream; H.264 C.4.4 for an IDR or MMCO 5 picture; H.265 C.5.2.2 for an IRAP picture
     /// with NoRaslOutputFlag 1).
-    public mutating func flush(output: Bool = true) -> [Event] {
+    @inlinable public mutating func flush(output: Bool = true) -> [Event] {
         rules.bufferEmptied()
         var events: [Event] = []
         if output {
             while let more = bump() { events += more }
         } else {
-            events += pictures.filter(\.neededForOutput).map { .discarded($0) }
+            events += stored.filter(\.neededForOutput).map { .discarded($0) }
         }
-        events += pictures.map { .removed($0.id) }
-        pictures.removeAll()
+        events += stored.map { .removed($0.id) }
+        stored.removeAll()
         return events
     }
 }
