@@ -67,8 +67,7 @@ final class H265DecodeSession: PictureDecoding {
         let outcome = decoder.decode(unit.bytes, target: target) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.width), copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             if decoded.bitDepth == 8 && !tenBit && decoded.planes.0 == surface.luma {
-                MergeUVPlane(decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
-                             surface.chroma, Int32(surface.pitch), Int32((copyWidth + 1) / 2), Int32((copyHeight + 1) / 2))
+                PictureStructure.frame.writeNV12Chroma(decoded, into: surface, width: copyWidth, height: copyHeight)
                 return
             }
             surface.releaseFromDecoder()  // The surface may still hold one of libavcodec's pictures.

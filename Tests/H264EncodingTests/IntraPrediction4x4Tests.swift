@@ -78,32 +78,10 @@ struct IntraPrediction4x4Tests {
 
     @Test("predict4x4 equals the equations for every mode and availability")
     func predictionMatches() {
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next() -> Int32 {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Int32(truncatingIfNeeded: (state >> 40) & 255)
-        }
-        var compared = 0
-        for trial in 0..<600 {
-            var edge = [Int32](repeating: 0, count: 13)
-            for i in 0..<13 { edge[i] = trial % 3 == 0 ? (next() & 1) * 255 : next() }
-            let n = IntraPrediction.Neighbours(left: trial & 1 == 0, top: trial & 2 == 0, topRight: trial & 4 == 0, topLeft: trial & 8 == 0)
-            for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, n) {
-                let stride = 7
-                var fast = [UInt8](repeating: 0xA5, count: 4 * stride), exact = fast
-                edge.withUnsafeBufferPointer { e in
-                    fast.withUnsafeMutableBufferPointer { f in
-                        exact.withUnsafeMutableBufferPointer { x in
-                            guard let ep = e.baseAddress, let fp = f.baseAddress, let xp = x.baseAddress else { return }
-                            IntraPrediction.predict4x4(mode: mode, edge: ep, n, dst: fp, dstStride: stride)
-                            Self.referencePredict4x4(mode: mode, edge: ep, n, dst: xp, dstStride: stride)
-                        }
-                    }
-                }
-                #expect(fast == exact, "mode \(mode), edge \(edge)")
-                compared += 1
-            }
-        }
-        #expect(compared > 2000)
+        let pairs = intraPredictionPairs(size: 4, edgeCount: 13, seed: 0x2545_F491_4F6C_DD1D,
+                                         fast: { IntraPrediction.predict4x4(mode: $0, edge: $1, $2, dst: $3, dstStride: $4) },
+                                         reference: { Self.referencePredict4x4(mode: $0, edge: $1, $2, dst: $3, dstStride: $4) })
+        for pair in pairs { #expect(pair.fast == pair.reference, "\(pair.label)") }
+        #expect(pairs.count > 2000)
     }
 }

@@ -69,32 +69,10 @@ struct IntraPrediction8x8Tests {
 
     @Test("predict8x8 equals the equations for every mode and availability")
     func predictionMatches() {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next() -> Int32 {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            return Int32(truncatingIfNeeded: (state >> 40) & 255)
-        }
-        var compared = 0
-        for trial in 0..<600 {
-            var edge = [Int32](repeating: 0, count: 25)
-            for i in 0..<25 { edge[i] = trial % 3 == 0 ? (next() & 1) * 255 : next() }
-            let n = IntraPrediction.Neighbours(left: trial & 1 == 0, top: trial & 2 == 0, topRight: trial & 4 == 0, topLeft: trial & 8 == 0)
-            for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, n) {
-                let stride = 11
-                var fast = [UInt8](repeating: 0xA5, count: 8 * stride), exact = fast
-                edge.withUnsafeBufferPointer { e in
-                    fast.withUnsafeMutableBufferPointer { f in
-                        exact.withUnsafeMutableBufferPointer { x in
-                            guard let ep = e.baseAddress, let fp = f.baseAddress, let xp = x.baseAddress else { return }
-                            IntraPrediction.predict8x8(mode: mode, edge: ep, n, dst: fp, dstStride: stride)
-                            Self.referencePredict8x8(mode: mode, edge: ep, n, dst: xp, dstStride: stride)
-                        }
-                    }
-                }
-                #expect(fast == exact, "mode \(mode), edge \(edge)")
-                compared += 1
-            }
-        }
-        #expect(compared > 2000)
+        let pairs = intraPredictionPairs(size: 8, edgeCount: 25, seed: 0x9E37_79B9_7F4A_7C15,
+                                         fast: { IntraPrediction.predict8x8(mode: $0, edge: $1, $2, dst: $3, dstStride: $4) },
+                                         reference: { Self.referencePredict8x8(mode: $0, edge: $1, $2, dst: $3, dstStride: $4) })
+        for pair in pairs { #expect(pair.fast == pair.reference, "\(pair.label)") }
+        #expect(pairs.count > 2000)
     }
 }
