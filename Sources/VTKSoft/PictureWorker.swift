@@ -9,9 +9,9 @@ import VTKMedia
 /// the other waiting calls), with the pictures submitted before it, oldest first; the worker thread runs
 /// decode pictures only when the client polls vaQuerySurfaceStatus, or when more than ``waiterQueueLimit``
 /// wait (a client that never waits, as FFmpeg decoding into surfaces it never reads, still has its pictures
-/// decoded, in bounded memory). A decode picture runs holding the driver lock, so a worker gives the client
-/// no parallelism, only a hand-off between threads (and cores) per picture: at 720p that cost more CPU time
-/// than the pictures' own preparation. Encode pictures always start on the worker.
+/// decoded, in bounded memory). A decode picture runs holding the driver lock, so a worker overlaps only the
+/// client's work outside VA calls, at the price of a hand-off between threads (and cores) per picture: at
+/// 720p that cost more CPU time than it saved. Encode pictures always start on the worker.
 /// Everything here is touched only holding the driver lock (`lock`), which is what makes it Sendable.
 final class PictureWorker: @unchecked Sendable {
     /// One submitted picture: `run` is called with the driver lock held, after `unlocked` (without it).
