@@ -24,6 +24,16 @@ public struct H264BufferRules: DecodedPictureBufferRules {
         self.maxNumReorderFrames = maxNumReorderFrames
     }
 
+    /// The reordering a sequence allows: VUI max_num_reorder_frames when the SPS gives it, and none with
+    /// pic_order_cnt_type 2, whose output order is the decoding order (8.2.1.3: PicOrderCnt grows with
+    /// frame_num within a coded video sequence, and an IDR or MMCO 5 outputs everything before it, C.4.4).
+    /// Each frame of such a stream is then output as soon as it is stored, in the order bumping gives when
+    /// the DPB is full, and its surface is free again sooner.
+    public static func maxNumReorderFrames(for sps: SequenceParameterSet) -> Int? {
+        if sps.picOrderCntType == 2 { return 0 }
+        return sps.vuiParametersPresentFlag && sps.vui.bitstreamRestrictionFlag ? sps.vui.maxNumReorderFrames : nil
+    }
+
     public func holdsBack(_ picture: DecodedPicture) -> Bool { picture.id == awaitingSecondField }
 
     public func requiresOutput(_ buffer: H264DecodedPictureBuffer) -> Bool {

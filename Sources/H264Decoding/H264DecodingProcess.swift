@@ -101,7 +101,7 @@ public struct H264DecodingProcess: Sendable {
                     // C.4.4 with a size change: prior pictures are output (vtk keeps every decoded picture).
                     events += translate(dpb.flush(output: true))
                     dpb = H264DecodedPictureBuffer(capacity: H264DecodedPictureBuffer.capacity(for: sps),
-                                               maxNumReorderFrames: sps.vuiParametersPresentFlag && sps.vui.bitstreamRestrictionFlag ? sps.vui.maxNumReorderFrames : nil)
+                                                   maxNumReorderFrames: H264BufferRules.maxNumReorderFrames(for: sps))
                     events.append(.newSequence(newFormat, dpbCapacity: dpb.capacity))
                 }
                 format = newFormat
@@ -153,6 +153,8 @@ public struct H264DecodingProcess: Sendable {
         if header.idrPicFlag && firstField == nil {
             let noOutput = header.decRefPicMarking?.noOutputOfPriorPicsFlag ?? false
             events += translate(dpb.flush(output: !noOutput))
+            // The emptied DPB takes the output rule of the sequence this IDR starts (its SPS may differ).
+            dpb.rules = H264BufferRules(maxNumReorderFrames: H264BufferRules.maxNumReorderFrames(for: sps))
             maxLongTermFrameIdx = nil
         }
 

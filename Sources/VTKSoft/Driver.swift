@@ -190,7 +190,6 @@ final class Driver: @unchecked Sendable {
     // MARK: Buffers
 
     func createBuffer(contextID: VAContextID, type: VABufferType, size: Int, count: Int, data: UnsafeRawPointer?) throws(VAError) -> VABufferID {
-        startWorker()
         let context = try contexts.get(contextID)
         guard size > 0, count > 0, size <= 1 << 28, count <= 1 << 16, size * count <= 1 << 28 else { throw .invalidParameter }
         try BufferRules.check(type: type, size: size, count: count, decode: context.config.isDecode,
@@ -230,7 +229,6 @@ final class Driver: @unchecked Sendable {
     // MARK: Pictures
 
     func beginPicture(contextID: VAContextID, target: VASurfaceID) throws(VAError) {
-        startWorker()
         let context = try contexts.get(contextID)
         let surface = try surfaces.get(target)
         guard context.renderTarget == nil else { throw .operationFailed }
@@ -358,8 +356,7 @@ final class Driver: @unchecked Sendable {
         })
     }
 
-    /// The client goes on to other work (its next picture's buffers, a status poll): the worker starts on
-    /// the pictures it submitted, as a GPU does.
+    /// The client polls (vaQuerySurfaceStatus): the worker starts on the pictures it submitted, as a GPU does.
     func startWorker() {
         worker.start()
     }

@@ -43,45 +43,45 @@ enum FieldParameterCheck {
     /// surface). Invalid entries are left alone: clients send them for references the stream lost.
     static func referenceLists(_ s: VASliceParameterBufferH264, index: Int, sliceType: Int, picture p: VAPictureParameterBufferH264,
                                structure: PictureStructure) -> [ParameterViolation] {
-        let frames = withUnsafeBytes(of: p.ReferenceFrames) { Array($0.bindMemory(to: VAPictureH264.self)) }
-            .filter { $0.flags & invalid == 0 && $0.picture_id != VA_INVALID_SURFACE }
         let isB = sliceType == 1, isP = sliceType == 0 || sliceType == 3
-        let lists: [(name: String, entries: [VAPictureH264], count: Int)] = [
-            ("RefPicList0", withUnsafeBytes(of: s.RefPicList0) { Array($0.bindMemory(to: VAPictureH264.self)) },
-             isP || isB ? Int(s.num_ref_idx_l0_active_minus1) + 1 : 0),
-            ("RefPicList1", withUnsafeBytes(of: s.RefPicList1) { Array($0.bindMemory(to: VAPictureH264.self)) },
-             isB ? Int(s.num_ref_idx_l1_active_minus1) + 1 : 0),
-        ]
+        let count0 = isP || isB ? Int(s.num_ref_idx_l0_active_minus1) + 1 : 0, count1 = isB ? Int(s.num_ref_idx_l1_active_minus1) + 1 : 0
+        guard count0 > 0 else { return [] }
         var found: [ParameterViolation] = []
-        for list in lists {
-            for (i, entry) in list.entries.prefix(list.count).enumerated() where entry.flags & invalid == 0 && entry.picture_id != VA_INVALID_SURFACE {
-                let name = "\(list.name)[\(i)]", parity = entry.flags & fieldBits
-                func violation(expected: Int, _ why: String) {
-                    found.append(ParameterViolation(field: list.name, slice: index, sent: Int(entry.flags), expected: expected, explanation: "\(name): \(why)"))
-                }
-                if structure.isField && parity != top && parity != bottom {
-                    violation(expected: -1, "a field picture's entry names one field (TOP_FIELD or BOTTOM_FIELD)")
-                    continue
-                }
-                if !structure.isField && parity != 0 && parity != fieldBits {
-                    violation(expected: Int(entry.flags & ~fieldBits), "a frame's entry names a frame, not a field")
-                    continue
-                }
-                if structure.isField && entry.picture_id == p.CurrPic.picture_id && parity != bits(structure) {
-                    continue  // the first field of the current frame
-                }
-                guard let stored = frames.first(where: { $0.picture_id == entry.picture_id }) else {
-                    violation(expected: -1, "surface \(entry.picture_id) is not in ReferenceFrames")
-                    continue
-                }
-                let storedParity = stored.flags & fieldBits
-                let referenced = storedParity == 0 || storedParity == fieldBits ? fieldBits : storedParity
-                if structure.isField && referenced & parity == 0 {
-                    violation(expected: -1, "ReferenceFrames holds only the \(referenced == top ? "top" : "bottom") field of surface \(entry.picture_id) as a reference")
-                } else if !structure.isField && referenced != fieldBits {
-                    violation(expected: -1, "ReferenceFrames holds only one field of surface \(entry.picture_id), which a frame cannot reference")
+        // The lists are read where they lie (no copies), and an entry's name is written only for a violation.
+        withUnsafeBytes(of: p.ReferenceFrames) { frameBytes in
+            let frames = frameBytes.bindMemory(to: VAPictureH264.self)
+            func check(_ list: String, _ entries: UnsafeBufferPointer<VAPictureH264>, count: Int) {
+                for (i, entry) in entries.prefix(count).enumerated() where entry.flags & invalid == 0 && entry.picture_id != VA_INVALID_SURFACE {
+                    let parity = entry.flags & fieldBits
+                    func violation(expected: Int, _ why: String) {
+                        found.append(ParameterViolation(field: list, slice: index, sent: Int(entry.flags), expected: expected, explanation: "\(list)[\(i)]: \(why)"))
+                    }
+                    if structure.isField && parity != top && parity != bottom {
+                        violation(expected: -1, "a field picture's entry names one field (TOP_FIELD or BOTTOM_FIELD)")
+                        continue
+                    }
+                    if !structure.isField && parity != 0 && parity != fieldBits {
+                        violation(expected: Int(entry.flags & ~fieldBits), "a frame's entry names a frame, not a field")
+                        continue
+                    }
+                    if structure.isField && entry.picture_id == p.CurrPic.picture_id && parity != bits(structure) {
+                        continue  // the first field of the current frame
+                    }
+                    guard let stored = frames.first(where: { $0.flags & invalid == 0 && $0.picture_id != VA_INVALID_SURFACE && $0.picture_id == entry.picture_id }) else {
+                        violation(expected: -1, "surface \(entry.picture_id) is not in ReferenceFrames")
+                        continue
+                    }
+                    let storedParity = stored.flags & fieldBits
+                    let referenced = storedParity == 0 || storedParity == fieldBits ? fieldBits : storedParity
+                    if structure.isField && referenced & parity == 0 {
+                        violation(expected: -1, "ReferenceFrames holds only the \(referenced == top ? "top" : "bottom") field of surface \(entry.picture_id) as a reference")
+                    } else if !structure.isField && referenced != fieldBits {
+                        violation(expected: -1, "ReferenceFrames holds only one field of surface \(entry.picture_id), which a frame cannot reference")
+                    }
                 }
             }
+            withUnsafeBytes(of: s.RefPicList0) { check("RefPicList0", $0.bindMemory(to: VAPictureH264.self), count: count0) }
+            if count1 > 0 { withUnsafeBytes(of: s.RefPicList1) { check("RefPicList1", $0.bindMemory(to: VAPictureH264.self), count: count1) } }
         }
         return found
     }

@@ -4,7 +4,7 @@ import H264Bitstream
 /// A decode context's codec state: turns each picture's VA buffers back into an access unit, has
 /// libavcodec decode it, and writes the picture into the render target.
 final class H264DecodeSession: PictureDecoding {
-    private let rebuilder: ParameterSetRebuilder
+    private var rebuilder: ParameterSetRebuilder
     private let decoder: LibavcodecDecoder
     private var lastSPS: [UInt8] = []
     /// PPS NAL units sent, by pic_parameter_set_id; cleared when the SPS changes (libavcodec drops
@@ -57,20 +57,23 @@ final class H264DecodeSession: PictureDecoding {
             accessUnit.append(typeZeroSPS?.nalUnit() ?? NALUnit(sps))
         }
         var headers: [SliceHeaderPrefix] = []
-        for slice in slices {
-            do { headers.append(try SliceHeaderPrefix(nalUnit: slice.nalUnit, picture: picture)) } catch { throw .invalidParameter }
+        headers.reserveCapacity(slices.count)
+        for index in slices.indices {
+            do { headers.append(try SliceHeaderPrefix(nalUnit: slices[index].nalUnit, picture: picture)) } catch { throw .invalidParameter }
         }
         // The first slice's field is the picture's (CurrPic is checked against it). A client that sends both
         // fields of a frame in one picture gets both written: libavcodec decodes the pair from one packet.
         let structure = headers[0].structure, frameNum = headers[0].frameNum
         let bothFields = structure.isField && headers.contains { $0.structure == structure.complement }
         violations += FieldParameterCheck.picture(picture, structure: structure)
-        for (index, (slice, header)) in zip(slices, headers).enumerated() {
+        // By index: a VASliceParameterBufferH264 is 3 KB, which zip and enumerated would copy per slice.
+        for index in slices.indices {
+            let header = headers[index]
             let id = header.pictureParameterSetID
             var defaults = refDefaults[id] ?? (0, 0)
             if !header.overridesRefCounts {
-                if header.isP || header.isB { defaults.0 = Int(slice.parameters.num_ref_idx_l0_active_minus1) }
-                if header.isB { defaults.1 = Int(slice.parameters.num_ref_idx_l1_active_minus1) }
+                if header.isP || header.isB { defaults.0 = Int(slices[index].parameters.num_ref_idx_l0_active_minus1) }
+                if header.isB { defaults.1 = Int(slices[index].parameters.num_ref_idx_l1_active_minus1) }
             }
             refDefaults[id] = defaults
             let pps = rebuilder.pictureParameterSet(picture, scaling: matrix, id: id, defaults: defaults)
@@ -85,16 +88,16 @@ final class H264DecodeSession: PictureDecoding {
                     accessUnit.append(NALUnit(pps))
                 }
             }
-            if let violation = SliceDataOffsetCheck.violation(slice.parameters, index: index, nalUnit: slice.nalUnit, parameterSets: parameterSets) {
+            if let violation = SliceDataOffsetCheck.violation(slices[index].parameters, index: index, nalUnit: slices[index].nalUnit, parameterSets: parameterSets) {
                 violations.append(violation)
             }
-            violations += FieldParameterCheck.referenceLists(slice.parameters, index: index, sliceType: header.sliceType,
+            violations += FieldParameterCheck.referenceLists(slices[index].parameters, index: index, sliceType: header.sliceType,
                                                              picture: picture, structure: structure)
         }
-        for (slice, header) in zip(slices, headers) {
-            let unit = NALUnit(bytes: slice.nalUnit, offset: 0)
+        for index in slices.indices {
+            let unit = NALUnit(bytes: slices[index].nalUnit, offset: 0)
             // A slice the rewrite cannot parse goes as it is: libavcodec conceals or refuses it.
-            let rewritten = pocRewrites[header.pictureParameterSetID].flatMap {
+            let rewritten = pocRewrites[headers[index].pictureParameterSetID].flatMap {
                 try? $0.slice(unit, coded: parameterSets, current: picture.CurrPic, structure: structure)
             }
             accessUnit.append(rewritten ?? unit)

@@ -11,6 +11,14 @@ import H264Bitstream
 /// with it, and what libavcodec decodes goes as POC type 0 with the client's POCs (PictureOrderCountRewrite).
 struct ParameterSetRebuilder {
     let profile: VAProfile
+    /// The sets written last, with the values they were written from: a client sends the same parameters
+    /// picture after picture, and comparing the values costs less than writing the set again.
+    private var lastSPS: (values: SequenceParameterSet, bytes: [UInt8])?
+    private var lastPPS: [Int: (values: PictureParameterSet, sps: SequenceParameterSet, bytes: [UInt8])] = [:]
+
+    init(profile: VAProfile) {
+        self.profile = profile
+    }
 
     static let sequenceParameterSetID = 0
 
@@ -23,8 +31,12 @@ struct ParameterSetRebuilder {
     }
 
     /// seq_parameter_set_rbsp() (7.3.2.1.1), as a NAL unit without start code.
-    func sequenceParameterSet(_ p: VAPictureParameterBufferH264) -> [UInt8] {
-        Array(sequenceParameterSetValues(p).nalUnit(nalRefIdc: 3).bytes)
+    mutating func sequenceParameterSet(_ p: VAPictureParameterBufferH264) -> [UInt8] {
+        let values = sequenceParameterSetValues(p)
+        if let last = lastSPS, last.values == values { return last.bytes }
+        let bytes = Array(values.nalUnit(nalRefIdc: 3).bytes)
+        lastSPS = (values, bytes)
+        return bytes
     }
 
     /// The SPS that VAPictureParameterBufferH264 implies, with the neutral values above where VA is silent.
@@ -68,9 +80,13 @@ struct ParameterSetRebuilder {
     /// pic_parameter_set_rbsp() (7.3.2.2), as a NAL unit without start code.
     /// `defaults` are num_ref_idx_l0/l1_default_active_minus1, which VA does not carry: the caller
     /// recovers them from slices that do not override them.
-    func pictureParameterSet(_ p: VAPictureParameterBufferH264, scaling: VAIQMatrixBufferH264?, id: Int, defaults: (Int, Int)) -> [UInt8] {
+    mutating func pictureParameterSet(_ p: VAPictureParameterBufferH264, scaling: VAIQMatrixBufferH264?, id: Int, defaults: (Int, Int)) -> [UInt8] {
         let pps = pictureParameterSetValues(p, scaling: scaling, id: id, defaults: defaults)
-        return Array(pps.nalUnit(sps: sequenceParameterSetValues(p), nalRefIdc: 3).bytes)
+        let sps = sequenceParameterSetValues(p)
+        if let last = lastPPS[id], last.values == pps, last.sps == sps { return last.bytes }
+        let bytes = Array(pps.nalUnit(sps: sps, nalRefIdc: 3).bytes)
+        lastPPS[id] = (pps, sps, bytes)
+        return bytes
     }
 
     /// The PPS that VAPictureParameterBufferH264 and VAIQMatrixBufferH264 imply.

@@ -41,8 +41,16 @@ enum PictureStructure: Equatable {
     /// ``writeNV12(_:into:width:height:)`` for a frame whose luma libavcodec decoded straight into the
     /// surface: only the chroma is interleaved.
     func writeNV12Chroma(_ decoded: DecodedPicture, into surface: Surface, width: Int, height: Int) {
-        // I420ToNV12's chroma half, on the same rounded sizes.
+        // I420ToNV12's chroma half, on the same rounded sizes. MergeUVPlane runs its vector loop on whole blocks
+        // of 32 pairs and the rest of each row through a bounce buffer, which at CIF (176 pairs) costs more than
+        // the row itself: when the picture spans the surface's width, rows are rounded up to whole blocks, into
+        // the padding up to the surface's pitch, read from the padding of libavcodec's rows (64-byte aligned).
+        var pairs = (width + 1) / 2
+        let whole = (pairs + 31) & ~31
+        if width >= surface.width, whole * 2 <= surface.pitch, whole <= Int(decoded.strides.1), whole <= Int(decoded.strides.2) {
+            pairs = whole
+        }
         MergeUVPlane(decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
-                     surface.chroma, Int32(surface.pitch), Int32((width + 1) / 2), Int32((height + 1) / 2))
+                     surface.chroma, Int32(surface.pitch), Int32(pairs), Int32((height + 1) / 2))
     }
 }

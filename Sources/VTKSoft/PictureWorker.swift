@@ -5,11 +5,13 @@ import VTKMedia
 /// A display's worker, as a GPU's command queue: pictures run one at a time in submission order, and
 /// vaEndPicture returns before its picture runs.
 ///
-/// Who runs a picture: a decode picture nobody has started yet is run by the client thread that waits for
-/// it (vaSyncSurface and the other waiting calls), so a client that syncs each picture at once pays no
-/// hand-off between threads; the worker thread starts as soon as the client goes on instead (a second
-/// picture submitted, its next vaCreateBuffer or vaBeginPicture, vaQuerySurfaceStatus), as a GPU runs its
-/// queue while the client prepares the next picture. Encode pictures always start on the worker.
+/// Who runs a picture: a decode picture is run by the client thread that waits for it (vaSyncSurface and
+/// the other waiting calls), with the pictures submitted before it, oldest first; the worker thread runs
+/// decode pictures only when the client polls vaQuerySurfaceStatus, or when more than ``waiterQueueLimit``
+/// wait (a client that never waits, as FFmpeg decoding into surfaces it never reads, still has its pictures
+/// decoded, in bounded memory). A decode picture runs holding the driver lock, so a worker overlaps only the
+/// client's work outside VA calls, at the price of a hand-off between threads (and cores) per picture: at
+/// 720p that cost more CPU time than it saved. Encode pictures always start on the worker.
 /// Everything here is touched only holding the driver lock (`lock`), which is what makes it Sendable.
 final class PictureWorker: @unchecked Sendable {
     /// One submitted picture: `run` is called with the driver lock held, after `unlocked` (without it).
@@ -44,13 +46,17 @@ final class PictureWorker: @unchecked Sendable {
         return ms * 1000
     }()
 
+    /// Decode pictures that may wait for a client thread to run them: the deepest DPB (16 frames) and the
+    /// picture after it, so that a decoder that syncs a picture only when its DPB outputs it runs them all.
+    static let waiterQueueLimit = 17
+
     /// Queues a picture (lock held). The worker starts at once unless a waiting client may run it.
     func submit(_ entry: Entry) {
         waiting.append(entry)
-        if !entry.runsOnWaiter || Self.delayMicroseconds > 0 || waiting.count > 1 || running { start() }
+        if !entry.runsOnWaiter || Self.delayMicroseconds > 0 || waiting.count > Self.waiterQueueLimit { start() }
     }
 
-    /// Lets the worker thread run what is waiting (lock held): the client went on to other work.
+    /// Lets the worker thread run what is waiting (lock held): the client polls, or too many wait.
     func start() {
         guard !waiting.isEmpty, !started else { return }
         started = true
