@@ -205,6 +205,7 @@ public struct H264PictureEncoder {
         // One slice group on two processors: its slices' macroblock rows as a wavefront, each macroblock into a syntax of its own.
         let groups = SliceGroups(request.slices.map(\.macroblockCount), concurrency: sliceConcurrency)
         let wavefrontThreads = groups.ranges.count < 2 && h > 1 ? self.wavefrontThreads : 1
+        let deblockingThreads = self.wavefrontThreads
         if wavefrontThreads > 1 && wavefrontSyntaxes.count < w * h {
             wavefrontSyntaxes = [MacroblockSyntax](repeating: MacroblockSyntax(), count: w * h)
         }
@@ -316,7 +317,8 @@ public struct H264PictureEncoder {
                 }
                 Deblocking.filterPicture(y: context.reconY, cb: context.reconCb, cr: context.reconCr, state: stateBase,
                                          widthInMbs: w, heightInMbs: h, slices: controls,
-                                         cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
+                                         cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
+                                         threads: deblockingThreads)
             }
             }
         }

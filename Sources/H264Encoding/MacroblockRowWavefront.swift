@@ -1,11 +1,14 @@
 import VTKMedia
 
 /// The macroblock rows of one slice shared between threads as a wavefront: each thread takes the next
-/// row nobody has taken, and decides a macroblock only once the row above has finished the macroblock up
-/// and to its right. A decision reads no other macroblock than its neighbours A, B, C and D (left, above,
-/// above right, above left: 6.4.11.1, 6.4.11.7, 8.3.1.2, 8.4.1.3), and those are then finished, with
-/// their state and reconstruction written; the macroblocks after it in decoding order are never read. So
-/// every macroblock is decided exactly as in a serial pass, whatever the threads' timing.
+/// row nobody has taken, and works on a macroblock only once the row above has finished the macroblock up
+/// and to its right.
+/// - Decisions: a macroblock's reads no other macroblock than its neighbours A, B, C and D (left, above,
+///   above right, above left: 6.4.11.1, 6.4.11.7, 8.3.1.2, 8.4.1.3), and those are then finished, with
+///   their state and reconstruction written; the macroblocks after it in decoding order are never read.
+/// - Deblocking (8.7): a macroblock's edges change samples of its left and upper neighbours only, and the
+///   upper one's samples were last changed by the left edge of the macroblock up and to the right.
+/// So every macroblock sees exactly what a serial pass would show it, whatever the threads' timing.
 ///
 /// Rows are taken in order, so the lowest unfinished row never waits for anything: the threads cannot
 /// deadlock, and one thread alone (a pool that runs the iterations one after the other) takes every row.
@@ -64,6 +67,20 @@ final class MacroblockRowWavefront: @unchecked Sendable {
                 waiting -= 1
             }
             seen = finished[row - 1]
+        }
+    }
+
+    /// The caller's share of the work: `body` on every macroblock of the rows it takes, each once the row
+    /// above allows it, in decoding order within a row. Every thread of the wavefront calls this.
+    func forEachMacroblock(_ body: (_ mbAddr: Int) -> Void) {
+        while let (row, addresses) = takeRow() {
+            var seen = 0
+            for mbAddr in addresses {
+                let column = mbAddr % widthInMbs
+                waitForRowAbove(row, column: column, seen: &seen)
+                body(mbAddr)
+                finish(row, column: column)
+            }
         }
     }
 

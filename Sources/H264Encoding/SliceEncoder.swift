@@ -26,8 +26,8 @@ enum SliceEncoder {
                                                          macroblockCount: Int, directSpatial: Bool, weights: PredictionWeights,
                                                          context: PictureContext, threads: Int,
                                                          syntaxes: UnsafeMutablePointer<MacroblockSyntax>) -> [UInt8]? {
-        let first = coding.firstMbInSlice, w = coding.widthInMbs
-        let wavefront = MacroblockRowWavefront(firstMb: first, macroblockCount: macroblockCount, widthInMbs: w)
+        let first = coding.firstMbInSlice
+        let wavefront = MacroblockRowWavefront(firstMb: first, macroblockCount: macroblockCount, widthInMbs: coding.widthInMbs)
         // Unchecked for Sendable: each thread writes only the syntaxes of the rows it took, and concurrentPerform
         // returns only when every thread has.
         nonisolated(unsafe) let out = syntaxes, shared = context
@@ -40,16 +40,10 @@ enum SliceEncoder {
                 encoder.weights = weights
                 // Each macroblock is decided in a local syntax swapped with its slot (no copy, no reference counting).
                 var mb = MacroblockSyntax()
-                while let (row, addresses) = wavefront.takeRow() {
-                    var seen = 0
-                    for mbAddr in addresses {
-                        let column = mbAddr % w
-                        wavefront.waitForRowAbove(row, column: column, seen: &seen)
-                        swap(&mb, &out[mbAddr - first])
-                        encoder.encode(mbAddr: mbAddr, slice: sliceIndex, sliceType: coding.sliceType, qp: coding.sliceQP, into: &mb)
-                        swap(&mb, &out[mbAddr - first])
-                        wavefront.finish(row, column: column)
-                    }
+                wavefront.forEachMacroblock { mbAddr in
+                    swap(&mb, &out[mbAddr - first])
+                    encoder.encode(mbAddr: mbAddr, slice: sliceIndex, sliceType: coding.sliceType, qp: coding.sliceQP, into: &mb)
+                    swap(&mb, &out[mbAddr - first])
                 }
             }
             }
