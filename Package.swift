@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "VTKTestEnvironment", path: "Tests/VTKTestEnvironment"),
         .target(name: "VTKTestSupport", dependencies: ["H264Bitstream", "ProcessTools", "VTKTestEnvironment"], path: "Tests/VTKTestSupport"),
         .testTarget(name: "VTKMediaTests", dependencies: ["VTKMedia"]),
-        .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "CABACCoding", "VTKTestSupport"]),
+        .testTarget(name: "H264EncodingTests", dependencies: ["H264Encoding", "H264Bitstream", "CABACCoding", "VTKMedia", "VTKTestSupport"]),
         .testTarget(name: "H265EncodingTests", dependencies: ["H265Encoding", "H265Bitstream", "NALStream", "CABACCoding", "VTKTestSupport"]),
         .testTarget(name: "H264BitstreamTests", dependencies: ["H264Bitstream", "VTKTestSupport"]),
         .testTarget(name: "H264DecodingTests", dependencies: ["H264Decoding", "VideoDecoding", "VTKTestSupport"]),

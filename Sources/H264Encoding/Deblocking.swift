@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The deblocking filter (8.7), run over the reconstructed picture after its macroblock loop.
 enum Deblocking {
     /// Slice-level control (7.4.3): disable_deblocking_filter_idc and FilterOffsetA/B.
@@ -21,40 +23,63 @@ enum Deblocking {
         [3, 3, 5], [3, 4, 6], [3, 4, 6], [4, 5, 7], [4, 5, 8], [4, 6, 9], [5, 7, 10], [6, 8, 11], [6, 8, 13], [7, 10, 14],
         [8, 11, 16], [9, 12, 18], [10, 13, 20], [11, 15, 23], [13, 17, 25]]
 
+    /// With `threads` > 1 the macroblock rows are filtered as a ``MacroblockRowWavefront``: the same samples.
     static func filterPicture(y: PlanePointer, cb: PlanePointer, cr: PlanePointer, state: UnsafePointer<MacroblockState>,
-                              widthInMbs: Int, heightInMbs: Int, slices: [SliceControl], cbQPOffset: Int, crQPOffset: Int) {
-        for mbAddr in 0..<(widthInMbs * heightInMbs) {
-            let q = state[mbAddr]
-            guard q.kind != .notCoded, q.slice >= 0 else { continue }
-            let control = slices[Int(q.slice)]
-            if control.disableIdc == 1 { continue }
-            let mbx = mbAddr % widthInMbs, mby = mbAddr / widthInMbs
-            let filterLeft = mbx > 0 && (control.disableIdc != 2 || state[mbAddr - 1].slice == q.slice)
-            let filterTop = mby > 0 && (control.disableIdc != 2 || state[mbAddr - widthInMbs].slice == q.slice)
-            for dir in 0..<2 {  // 0: vertical edges, 1: horizontal edges
-                let neighbourAddr = dir == 0 ? mbAddr - 1 : mbAddr - widthInMbs
-                for edge in 0..<4 {
-                    if edge == 0 && !(dir == 0 ? filterLeft : filterTop) { continue }
-                    // inner edges of an inter macroblock with no coefficients: bS 0 throughout (one motion per 8x8 quadrant, so
-                    // only edge 2 of a partitioned one may differ)
-                    if edge > 0 && !q.isIntra && q.nonZero == 0 && (!q.partitioned || edge != 2) { continue }
-                    // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
-                    if edge & 1 == 1 && q.transform8x8 { continue }
-                    let p = edge == 0 ? state[neighbourAddr] : q
-                    let bS = edgeStrength(p: p, q: q, vertical: dir == 0, edge: edge)
-                    if bS == .zero { continue }
-                    let qpAv = (Int(p.qp) + Int(q.qp) + 1) >> 1
-                    let lumaStart = dir == 0 ? y.at(16 * mbx + 4 * edge, 16 * mby) : y.at(16 * mbx, 16 * mby + 4 * edge)
-                    filterEdge(lumaStart, across: dir == 0 ? 1 : y.stride, along: dir == 0 ? y.stride : 1, lines: 16, bS: bS,
-                               qp: qpAv, control: control, chroma: false)
-                    if edge & 1 == 0 {
-                        for component in 0..<2 {
-                            let plane = component == 0 ? cb : cr, offset = component == 0 ? cbQPOffset : crQPOffset
-                            let cqp = (Transform.chromaQP(lumaQP: Int(p.qp), offset: offset) + Transform.chromaQP(lumaQP: Int(q.qp), offset: offset) + 1) >> 1
-                            let start = dir == 0 ? plane.at(8 * mbx + 2 * edge, 8 * mby) : plane.at(8 * mbx, 8 * mby + 2 * edge)
-                            filterEdge(start, across: dir == 0 ? 1 : plane.stride, along: dir == 0 ? plane.stride : 1, lines: 8, bS: bS,
-                                       qp: cqp, control: control, chroma: true)
-                        }
+                              widthInMbs: Int, heightInMbs: Int, slices: [SliceControl], cbQPOffset: Int, crQPOffset: Int,
+                              threads: Int = 1) {
+        guard threads > 1, heightInMbs > 1 else {
+            for mbAddr in 0..<(widthInMbs * heightInMbs) {
+                filterMacroblock(mbAddr, y: y, cb: cb, cr: cr, state: state, widthInMbs: widthInMbs, slices: slices,
+                                 cbQPOffset: cbQPOffset, crQPOffset: crQPOffset)
+            }
+            return
+        }
+        let wavefront = MacroblockRowWavefront(firstMb: 0, macroblockCount: widthInMbs * heightInMbs, widthInMbs: widthInMbs)
+        // Unchecked for Sendable: the wavefront orders every access to the planes (above), and concurrentPerform
+        // returns only when every thread has.
+        nonisolated(unsafe) let planes = (y, cb, cr), shared = state
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            wavefront.forEachMacroblock { mbAddr in
+                filterMacroblock(mbAddr, y: planes.0, cb: planes.1, cr: planes.2, state: shared, widthInMbs: widthInMbs, slices: slices,
+                                 cbQPOffset: cbQPOffset, crQPOffset: crQPOffset)
+            }
+        }
+    }
+
+    /// The edges of one macroblock (8.7: its left edge, inner vertical edges, top edge, inner horizontal edges).
+    @inline(__always)
+    private static func filterMacroblock(_ mbAddr: Int, y: PlanePointer, cb: PlanePointer, cr: PlanePointer, state: UnsafePointer<MacroblockState>,
+                                         widthInMbs: Int, slices: [SliceControl], cbQPOffset: Int, crQPOffset: Int) {
+        let q = state[mbAddr]
+        guard q.kind != .notCoded, q.slice >= 0 else { return }
+        let control = slices[Int(q.slice)]
+        if control.disableIdc == 1 { return }
+        let mbx = mbAddr % widthInMbs, mby = mbAddr / widthInMbs
+        let filterLeft = mbx > 0 && (control.disableIdc != 2 || state[mbAddr - 1].slice == q.slice)
+        let filterTop = mby > 0 && (control.disableIdc != 2 || state[mbAddr - widthInMbs].slice == q.slice)
+        for dir in 0..<2 {  // 0: vertical edges, 1: horizontal edges
+            let neighbourAddr = dir == 0 ? mbAddr - 1 : mbAddr - widthInMbs
+            for edge in 0..<4 {
+                if edge == 0 && !(dir == 0 ? filterLeft : filterTop) { continue }
+                // inner edges of an inter macroblock with no coefficients: bS 0 throughout (one motion per 8x8 quadrant, so
+                // only edge 2 of a partitioned one may differ)
+                if edge > 0 && !q.isIntra && q.nonZero == 0 && (!q.partitioned || edge != 2) { continue }
+                // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
+                if edge & 1 == 1 && q.transform8x8 { continue }
+                let p = edge == 0 ? state[neighbourAddr] : q
+                let bS = edgeStrength(p: p, q: q, vertical: dir == 0, edge: edge)
+                if bS == .zero { continue }
+                let qpAv = (Int(p.qp) + Int(q.qp) + 1) >> 1
+                let lumaStart = dir == 0 ? y.at(16 * mbx + 4 * edge, 16 * mby) : y.at(16 * mbx, 16 * mby + 4 * edge)
+                filterEdge(lumaStart, across: dir == 0 ? 1 : y.stride, along: dir == 0 ? y.stride : 1, lines: 16, bS: bS,
+                           qp: qpAv, control: control, chroma: false)
+                if edge & 1 == 0 {
+                    for component in 0..<2 {
+                        let plane = component == 0 ? cb : cr, offset = component == 0 ? cbQPOffset : crQPOffset
+                        let cqp = (Transform.chromaQP(lumaQP: Int(p.qp), offset: offset) + Transform.chromaQP(lumaQP: Int(q.qp), offset: offset) + 1) >> 1
+                        let start = dir == 0 ? plane.at(8 * mbx + 2 * edge, 8 * mby) : plane.at(8 * mbx, 8 * mby + 2 * edge)
+                        filterEdge(start, across: dir == 0 ? 1 : plane.stride, along: dir == 0 ? plane.stride : 1, lines: 8, bS: bS,
+                                   qp: cqp, control: control, chroma: true)
                     }
                 }
             }

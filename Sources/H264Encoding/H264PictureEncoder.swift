@@ -43,19 +43,32 @@ public struct H264PictureEncoder {
     private var referenceSlots = ReferenceSlots()
     private var halfPelScratch: [Int16] = []
     private var state: [MacroblockState] = []
-    /// How many threads code the slices of one picture (at most 2: the slices in two groups of about
-    /// equal macroblock counts, the second on a Dispatch worker). The output is the same for any value;
-    /// 1 codes every slice on the caller's thread.
+    /// One syntax per macroblock for a slice coded as a wavefront (decided on several threads, written after).
+    private var wavefrontSyntaxes: [MacroblockSyntax] = []
+    /// How many threads code one picture (at most 2). Several slices go in two groups of about equal
+    /// macroblock counts, the second on a Dispatch worker; one slice has its macroblock rows shared as a
+    /// wavefront (``MacroblockRowWavefront``), when the process may run on two processors at least. The
+    /// output is the same for any value; 1 codes everything on the caller's thread.
     public var sliceConcurrency: Int
 
     public init(sliceConcurrency: Int = 2) {
         self.sliceConcurrency = sliceConcurrency
     }
 
+    /// The processors this process may run on (tests set it to see the wavefront run on one).
+    var usableProcessors = UsableProcessors.count
+
+    /// Threads for a picture of one slice group: 2 for a wavefront, 1 for the serial loop.
+    private var wavefrontThreads: Int { min(sliceConcurrency, usableProcessors, 2) }
+
     /// Codes one slice: its header (the client's packed bits verbatim, or written from the header), then its
     /// macroblocks with CABAC or CAVLC as the PPS says; the NAL unit, emulation prevention applied.
+    /// With `wavefront` (threads and one syntax per macroblock of the picture), the slice's rows are decided on
+    /// those threads (``SliceEncoder/encodeWavefront(_:header:coding:sliceIndex:macroblockCount:directSpatial:weights:context:threads:syntaxes:)``);
+    /// nil when they could not have their scratch.
     private static func codeSlice(_ slice: SliceRequest, index i: Int, sps: SequenceParameterSet, pps: PictureParameterSet,
-                                  weights: PredictionWeights, encoder: inout MacroblockEncoder, syntax mb: inout MacroblockSyntax) -> [UInt8] {
+                                  weights: PredictionWeights, encoder: inout MacroblockEncoder, syntax mb: inout MacroblockSyntax,
+                                  wavefront: (threads: Int, syntaxes: UnsafeMutablePointer<MacroblockSyntax>)? = nil) -> [UInt8]? {
         let w = sps.picWidthInMbs, h = sps.frameHeightInMbs
         let header = slice.header
         var bits = BitWriter()
@@ -75,6 +88,17 @@ public struct H264PictureEncoder {
             transform8x8Mode: pps.transform8x8ModeFlag, direct8x8Inference: sps.direct8x8InferenceFlag,
             constrainedIntraPred: pps.constrainedIntraPredFlag)
         encoder.weights = weights
+        if let wavefront {
+            let syntaxes = wavefront.syntaxes + header.firstMbInSlice
+            let rbsp = pps.entropyCodingModeFlag
+                ? SliceEncoder.encodeWavefront(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
+                                               macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                               weights: weights, context: encoder.ctx, threads: wavefront.threads, syntaxes: syntaxes)
+                : SliceEncoder.encodeWavefront(CAVLCSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
+                                               macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
+                                               weights: weights, context: encoder.ctx, threads: wavefront.threads, syntaxes: syntaxes)
+            return rbsp.map { [$0[0]] + EmulationPrevention.insert(Array($0[1...])) }
+        }
         let rbsp = pps.entropyCodingModeFlag
             ? SliceEncoder.encode(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
                                   macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
@@ -178,6 +202,14 @@ public struct H264PictureEncoder {
                                     offsetB: pps.deblockingFilterControlPresentFlag ? 2 * s.header.sliceBetaOffsetDiv2 : 0)
         }
         let pad = Self.padding
+        // One slice group on two processors: its slices' macroblock rows as a wavefront, each macroblock into a syntax of its own.
+        let groups = SliceGroups(request.slices.map(\.macroblockCount), concurrency: sliceConcurrency)
+        let wavefrontThreads = groups.ranges.count < 2 && h > 1 ? self.wavefrontThreads : 1
+        let deblockingThreads = self.wavefrontThreads
+        if wavefrontThreads > 1 && wavefrontSyntaxes.count < w * h {
+            wavefrontSyntaxes = [MacroblockSyntax](repeating: MacroblockSyntax(), count: w * h)
+        }
+        wavefrontSyntaxes.withUnsafeMutableBufferPointer { syntaxBuf in
         referenceStorage.withUnsafeMutableBufferPointer { refBuf in
         halfPelScratch.withUnsafeMutableBufferPointer { scratchBuf in
         state.withUnsafeMutableBufferPointer { stateBuf in
@@ -234,7 +266,8 @@ public struct H264PictureEncoder {
                     colocatedZero: colocated, transform8x8Mode: pps.transform8x8ModeFlag,
                     direct8x8Inference: sps.direct8x8InferenceFlag)
                 /// Codes the slices `range` with its own scratch and macroblock state; nil when the scratch is missing.
-                func codeSlices(_ range: Range<Int>, state: UnsafeMutablePointer<MacroblockState>) -> [[UInt8]]? {
+                func codeSlices(_ range: Range<Int>, state: UnsafeMutablePointer<MacroblockState>,
+                                wavefront: (threads: Int, syntaxes: UnsafeMutablePointer<MacroblockSyntax>)? = nil) -> [[UInt8]]? {
                     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MacroblockScratch.byteCount) { bytesBuffer in
                     withUnsafeTemporaryAllocation(of: Int32.self, capacity: MacroblockScratch.wordCount) { wordsBuffer in
                         guard let bytes = bytesBuffer.baseAddress, let words = wordsBuffer.baseAddress else { return nil }
@@ -242,15 +275,22 @@ public struct H264PictureEncoder {
                         sliceContext.state = state
                         var encoder = MacroblockEncoder(context: sliceContext, scratch: MacroblockScratch(bytes: bytes, words: words))
                         var mb = MacroblockSyntax()
-                        return range.map { i in
-                            Self.codeSlice(request.slices[i], index: i, sps: sps, pps: pps, weights: sliceWeights[i], encoder: &encoder, syntax: &mb)
+                        var units: [[UInt8]] = []
+                        for i in range {
+                            guard let unit = Self.codeSlice(request.slices[i], index: i, sps: sps, pps: pps, weights: sliceWeights[i],
+                                                            encoder: &encoder, syntax: &mb, wavefront: wavefront) else { return nil }
+                            units.append(unit)
                         }
+                        return units
                     }
                     }
                 }
-                let groups = SliceGroups(request.slices.map(\.macroblockCount), concurrency: sliceConcurrency)
                 if groups.ranges.count < 2 {
-                    guard let units = codeSlices(0..<request.slices.count, state: stateBase) else { buffersMissing = true; return }
+                    let wavefront = wavefrontThreads > 1 ? syntaxBuf.baseAddress.map { (threads: wavefrontThreads, syntaxes: $0) } : nil
+                    guard let units = codeSlices(0..<request.slices.count, state: stateBase, wavefront: wavefront) else {
+                        buffersMissing = true
+                        return
+                    }
                     nalUnits = units
                 } else {
                     // The second group on another thread, with a state array of its own: its macroblocks read
@@ -267,7 +307,7 @@ public struct H264PictureEncoder {
                         // returns only when both have.
                         nonisolated(unsafe) let code = codeSlices, states = (stateBase, ownBase)
                         DispatchQueue.concurrentPerform(iterations: 2) { g in
-                            let units = code(groups.ranges[g], g == 0 ? states.0 : states.1)
+                            let units = code(groups.ranges[g], g == 0 ? states.0 : states.1, nil)
                             results.withLock { $0[g] = units }
                         }
                         (stateBase + secondMbs.lowerBound).update(from: ownBase + secondMbs.lowerBound, count: secondMbs.count)
@@ -277,9 +317,11 @@ public struct H264PictureEncoder {
                 }
                 Deblocking.filterPicture(y: context.reconY, cb: context.reconCb, cr: context.reconCr, state: stateBase,
                                          widthInMbs: w, heightInMbs: h, slices: controls,
-                                         cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset)
+                                         cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
+                                         threads: deblockingThreads)
             }
             }
+        }
         }
         }
         }

@@ -62,6 +62,8 @@ enum EngineHarness {
         var slicesPerPicture = 1
         /// H264PictureEncoder.sliceConcurrency: 2 codes a picture's slices in two groups at once.
         var sliceConcurrency = 2
+        /// H264PictureEncoder.usableProcessors: with 2 and one slice, the rows are coded as a wavefront (nil: this machine's).
+        var usableProcessors: Int? = nil
         /// High profile PPS with transform_8x8_mode_flag (the engine may choose the 8x8 transform).
         var transform8x8Mode = false
         /// SPS direct_8x8_inference_flag (B_Direct_16x16 may use the 8x8 transform only with it).
@@ -141,6 +143,7 @@ enum EngineHarness {
         append(Array(sps.nalUnit().bytes))
         append(Array(pps.nalUnit(sps: sps).bytes))
         var encoder = H264PictureEncoder(sliceConcurrency: c.sliceConcurrency)
+        if let usable = c.usableProcessors { encoder.usableProcessors = usable }
         var references: [ReferencePicture] = []  // most recent last
         var recons = [Frame?](repeating: nil, count: c.pattern.map { $0.1 }.max()! + 1)
         var frameNum = 0
