@@ -691,6 +691,21 @@ struct MacroblockEncoder {
         @inline(__always) func bits(_ mv: SIMD2<Int16>, _ mvp: SIMD2<Int16>) -> Int32 {
             MotionSearch.bitsSE(Int32(mv.x - mvp.x)) + MotionSearch.bitsSE(Int32(mv.y - mvp.y))
         }
+        // The SATD of the bi-prediction with `mv` on `ref` and the other list's prediction `held`; with default
+        // weights read from the planes as it is costed, else predicted and weighted into candY first.
+        @inline(__always) func biSATD(_ ref: ReferencePlanes, _ mv: SIMD2<Int16>, held: UnsafeMutablePointer<UInt8>, list0: Bool,
+                                      stoppingAt limit: Int32) -> Int32 {
+            let mx = Int(mv.x), my = Int(mv.y), x = 16 * mbx + (mx >> 2), y = 16 * mby + (my >> 2)
+            if weights.mode == .none && InterPrediction.fitsFastPath(ref, x: x, y: y, w: 16, h: 16) {
+                let (a, b) = InterPrediction.sources(ref, x: x, y: y, fx: mx & 3, fy: my & 3)
+                let p = MotionSearch.BiPrediction(single: MotionSearch.AveragedPrediction(a: a, b: b ?? a, stride: ref.full.stride),
+                                                  other: held)
+                return MotionSearch.satd(srcY, ss, p, w: 16, h: 16, stoppingAt: limit)
+            }
+            predict(ref, mv, s.candY)
+            weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list0)
+            return MotionSearch.satd16x16(srcY, ss, s.candY, 16, stoppingAt: limit)
+        }
         predict(ref0, r0.mv, s.predY)
         predict(ref1, r1.mv, s.tmpY)
         s.candY.update(from: s.predY, count: 256)
@@ -709,10 +724,8 @@ struct MacroblockEncoder {
                 for dy in Int16(-1)...1 {
                     for dx in Int16(-1)...1 where dx != 0 || dy != 0 {
                         let mv = centre &+ SIMD2(dx, dy)
-                        predict(ref, mv, s.candY)
-                        weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list == 0)
                         let b = bits(mv, mvp)
-                        let satd = MotionSearch.satd16x16(srcY, ss, s.candY, 16, stoppingAt: bestCost &- lambda * (b + fixedBits))
+                        let satd = biSATD(ref, mv, held: held, list0: list == 0, stoppingAt: bestCost &- lambda * (b + fixedBits))
                         if satd + lambda * (b + fixedBits) < bestCost { bestCost = satd + lambda * (b + fixedBits); best = satd; r.mv = mv; r.bits = b }
                     }
                 }

@@ -134,9 +134,17 @@ enum MotionSearch {
                       to: SIMD8<Int16>.self)
     }
 
-    /// A quarter-sample luma prediction read where it lies, never written out: the rounded average of two
-    /// planes' samples (Table 8-12), rows `stride` apart in both.
-    struct AveragedPrediction {
+    /// A luma prediction read where it lies, never written out, 16 samples (or two rows of 8) at a time.
+    protocol PredictionRows {
+        /// The 16 samples of row `r`, as 8 16-bit lanes.
+        func row16(_ r: Int) -> SIMD8<Int16>
+        /// The first 8 samples of row `r` beside those of row `r` + 4 (``rowPair(_:_:)``).
+        func rowPair8(_ r: Int) -> SIMD8<Int16>
+    }
+
+    /// A quarter-sample luma prediction: the rounded average of two planes' samples (Table 8-12), rows
+    /// `stride` apart in both.
+    struct AveragedPrediction: PredictionRows {
         var a: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>, stride: Int
 
         /// The 16 samples of row `r`, as 8 16-bit lanes.
@@ -154,11 +162,28 @@ enum MotionSearch {
         }
     }
 
-    /// The SATD of the w x h block at `a` (w 16, or 8 with h a multiple of 8) against an averaged prediction, as
-    /// ``satd16x16(_:_:_:_:stoppingAt:)`` and ``satd8xN(_:_:_:_:h:stoppingAt:)`` give it against that prediction
-    /// written out: the same sums, by the same groups, the same partial sum (≥ limit) once they reach `limit`.
-    @inline(__always) static func satd(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ p: AveragedPrediction, w: Int, h: Int,
-                                       stoppingAt limit: Int32) -> Int32 {
+    /// The default bi-prediction (8.4.2.3.1) of a 16x16 block: the rounded average of list 0's and list 1's
+    /// samples, one list's at a sample position (`a` = `b`: `a` itself) or a quarter-sample one (as
+    /// ``AveragedPrediction``), the other list's written out in `other` (stride 16).
+    struct BiPrediction: PredictionRows {
+        var single: AveragedPrediction, other: UnsafePointer<UInt8>
+
+        @inline(__always) func row16(_ r: Int) -> SIMD8<Int16> {
+            let v = unsafeBitCast(single.row16(r), to: SIMD16<UInt8>.self)
+            let o = UnsafeRawPointer(other + 16 &* r).loadUnaligned(as: SIMD16<UInt8>.self)
+            return unsafeBitCast(InterPrediction.roundedAverage(v, o), to: SIMD8<Int16>.self)
+        }
+
+        /// Unused: bi-predicted blocks are costed 16 wide.
+        @inline(__always) func rowPair8(_ r: Int) -> SIMD8<Int16> { .zero }
+    }
+
+    /// The SATD of the w x h block at `a` (w 16, or 8 with h a multiple of 8) against a prediction read as it
+    /// lies, as ``satd16x16(_:_:_:_:stoppingAt:)`` and ``satd8xN(_:_:_:_:h:stoppingAt:)`` give it against that
+    /// prediction written out: the same sums, by the same groups, the same partial sum (≥ limit) once they reach
+    /// `limit`.
+    @inline(__always) static func satd<Prediction: PredictionRows>(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ p: Prediction,
+                                                                   w: Int, h: Int, stoppingAt limit: Int32) -> Int32 {
         var acc = SIMD8<Int16>.zero
         var partial: Int32 = 0
         var y = 0
