@@ -47,6 +47,10 @@ public struct H264PictureEncoder {
     /// equal macroblock counts, the second on a Dispatch worker). The output is the same for any value;
     /// 1 codes every slice on the caller's thread.
     public var sliceConcurrency: Int
+    /// Whether the stream has B pictures (VA: the sequence's ip_period > 1). P macroblocks refine both 16x8 and
+    /// 8x16 then, for the vectors the B pictures predict from; without B pictures, only the shape whose whole
+    /// samples cost less, as B macroblocks do.
+    public var streamHasBPictures = true
 
     public init(sliceConcurrency: Int = 2) {
         self.sliceConcurrency = sliceConcurrency
@@ -232,7 +236,7 @@ public struct H264PictureEncoder {
                     constrainedIntraPred: pps.constrainedIntraPredFlag,
                     cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
                     colocatedZero: colocated, transform8x8Mode: pps.transform8x8ModeFlag,
-                    direct8x8Inference: sps.direct8x8InferenceFlag)
+                    direct8x8Inference: sps.direct8x8InferenceFlag, bPicturesFollow: streamHasBPictures)
                 /// Codes the slices `range` with its own scratch and macroblock state; nil when the scratch is missing.
                 func codeSlices(_ range: Range<Int>, state: UnsafeMutablePointer<MacroblockState>) -> [[UInt8]]? {
                     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MacroblockScratch.byteCount) { bytesBuffer in

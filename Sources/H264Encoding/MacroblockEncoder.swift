@@ -18,6 +18,8 @@ struct PictureContext {
     var transform8x8Mode = false
     /// SPS direct_8x8_inference_flag: B_Direct_16x16 may then use the 8x8 transform (7.3.5).
     var direct8x8Inference = false
+    /// B pictures may predict from this one (``H264PictureEncoder/streamHasBPictures``).
+    var bPicturesFollow = true
 }
 
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.

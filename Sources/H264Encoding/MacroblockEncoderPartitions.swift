@@ -43,7 +43,8 @@ extension MacroblockEncoder {
         }
         let horizontal = integerStage(true), vertical = integerStage(false)
         var best: (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? = nil
-        for wide in [true, false] {
+        let closer = min(horizontal.total, vertical.total)
+        for wide in [true, false] where ctx.bPicturesFollow || (wide ? horizontal : vertical).total <= closer + closer >> 6 {
             let stage = wide ? horizontal : vertical
             guard stage.total < whole + whole >> 3 else { continue }
             let (x0, y0, w, h) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
