@@ -48,8 +48,8 @@ public struct H264PictureEncoder {
     /// 1 codes every slice on the caller's thread.
     public var sliceConcurrency: Int
     /// Whether the stream has B pictures (VA: the sequence's ip_period > 1). P macroblocks refine both 16x8 and
-    /// 8x16 then, for the vectors the B pictures predict from; without B pictures, only the shape whose whole
-    /// samples cost less, as B macroblocks do.
+    /// 8x16 then, for the vectors the B pictures predict from; without B pictures, only a shape whose whole-sample
+    /// cost is within 1/64 of the lower one's.
     public var streamHasBPictures = true
 
     public init(sliceConcurrency: Int = 2) {
