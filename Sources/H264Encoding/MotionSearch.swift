@@ -8,10 +8,10 @@ enum MotionSearch {
         return Int32(max(1, (v + 0.5).rounded(.down)))
     }
 
-    /// Length of se(v) (9.1.1).
+    /// Length of se(v) (9.1.1), for |v| < 2^30 (any vector difference): wrapping arithmetic, no overflow checks.
     @inline(__always) static func bitsSE(_ v: Int32) -> Int32 {
-        let codeNum = UInt32(v > 0 ? 2 * v - 1 : -2 * v) + 1
-        return Int32(2 * (31 - codeNum.leadingZeroBitCount) + 1)
+        let codeNum = UInt32(bitPattern: v > 0 ? 2 &* v &- 1 : 0 &- 2 &* v) &+ 1
+        return Int32(truncatingIfNeeded: 2 &* (31 &- codeNum.leadingZeroBitCount) &+ 1)
     }
 
     @inline(__always) static func bitsUE(_ v: Int) -> Int32 {
