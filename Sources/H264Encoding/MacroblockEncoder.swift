@@ -775,7 +775,7 @@ struct MacroblockEncoder {
         let px = Int32(mvp.x), py = Int32(mvp.y)
         // A cost at or above the best so far never wins (strict <): its SAD may stop there.
         @inline(__always) func intCost(_ x: Int, _ y: Int, below best: Int32) -> Int32 {
-            let mvCost = lam * (MotionSearch.bitsSE(Int32(4 * x) - px) + MotionSearch.bitsSE(Int32(4 * y) - py))
+            let mvCost = lam &* MotionSearch.bitsMVD(4 &* x, 4 &* y, px, py)
             return MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, stoppingAt: best &- mvCost) + mvCost
         }
         var bestX = 0, bestY = 0, bestCost = intCost(0, 0, below: Int32.max)
@@ -822,8 +822,8 @@ struct MacroblockEncoder {
         var qx = 4 * bestX, qy = 4 * bestY
         // As intCost, the SATD may stop once the cost reaches the best so far.
         @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
-            let bits = MotionSearch.bitsSE(Int32(x) - px) + MotionSearch.bitsSE(Int32(y) - py)
-            let mvCost = lam * bits, limit = best &- mvCost
+            let bits = MotionSearch.bitsMVD(x, y, px, py)
+            let mvCost = lam &* bits, limit = best &- mvCost
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)

@@ -14,6 +14,11 @@ enum MotionSearch {
         return Int32(truncatingIfNeeded: 2 &* (31 &- codeNum.leadingZeroBitCount) &+ 1)
     }
 
+    /// Length of the two se(v) of the vector difference (x, y) − (px, py), quarter samples.
+    @inline(__always) static func bitsMVD(_ x: Int, _ y: Int, _ px: Int32, _ py: Int32) -> Int32 {
+        bitsSE(Int32(truncatingIfNeeded: x) &- px) &+ bitsSE(Int32(truncatingIfNeeded: y) &- py)
+    }
+
     @inline(__always) static func bitsUE(_ v: Int) -> Int32 {
         let codeNum = UInt32(v) + 1
         return Int32(2 * (31 - codeNum.leadingZeroBitCount) + 1)
