@@ -50,6 +50,10 @@ public struct H264PictureEncoder {
     /// wavefront (``MacroblockRowWavefront``), when the process may run on two processors at least. The
     /// output is the same for any value; 1 codes everything on the caller's thread.
     public var sliceConcurrency: Int
+    /// Whether the stream has B pictures (VA: the sequence's ip_period > 1). P macroblocks refine both 16x8 and
+    /// 8x16 then, for the vectors the B pictures predict from; without B pictures, only a shape whose whole-sample
+    /// cost is within 1/64 of the lower one's.
+    public var streamHasBPictures = true
 
     public init(sliceConcurrency: Int = 2) {
         self.sliceConcurrency = sliceConcurrency
@@ -264,7 +268,7 @@ public struct H264PictureEncoder {
                     constrainedIntraPred: pps.constrainedIntraPredFlag,
                     cbQPOffset: pps.chromaQpIndexOffset, crQPOffset: pps.secondChromaQpIndexOffset,
                     colocatedZero: colocated, transform8x8Mode: pps.transform8x8ModeFlag,
-                    direct8x8Inference: sps.direct8x8InferenceFlag)
+                    direct8x8Inference: sps.direct8x8InferenceFlag, bPicturesFollow: streamHasBPictures)
                 /// Codes the slices `range` with its own scratch and macroblock state; nil when the scratch is missing.
                 func codeSlices(_ range: Range<Int>, state: UnsafeMutablePointer<MacroblockState>,
                                 wavefront: (threads: Int, syntaxes: UnsafeMutablePointer<MacroblockSyntax>)? = nil) -> [[UInt8]]? {

@@ -82,12 +82,19 @@ enum InterPrediction {
     /// Fills b, h and j over the padded area where their 6-tap windows fit, 16 samples at a time.
     /// `scratch` holds (stride · rows) Int16 for the unrounded b1 values: per 16-column step its 8 even
     /// then 8 odd columns, steps 16 apart (the steps of a row fit its stride, a multiple of 16 less 5).
+    ///
+    /// The padding rows repeat the first or last row (``PaddedPlane/replicateEdges()``), and so do their b
+    /// rows; an h or j row whose six taps all lie there is the full-sample row (32·G) or b row (32·b1)
+    /// rounded back: those rows are copied, not filtered.
     static func buildHalfPel(_ r: ReferencePlanes, scratch: UnsafeMutablePointer<Int16>) {
         let pad = r.padding, s = r.full.stride
         let x0 = -pad + 2, x1 = r.width + pad - 3  // b and j columns [x0, x1)
         let y0 = -pad, y1 = r.height + pad
         let pitch = 16 * ((x1 - x0 + 15) / 16)  // b1 scratch row
-        for y in y0..<y1 {
+        // Rows filtered: b (and b1) where the h and j rows filtered below read them; h and j where their taps
+        // reach both a padding row's value and another.
+        let filteredB = max(y0, -4)..<min(y1, r.height + 4), filteredHJ = max(y0 + 2, -2)..<min(y1 - 3, r.height + 1)
+        for y in filteredB {
             let src = UnsafePointer(r.full.at(0, y))
             let hb = r.halfH.at(0, y)
             let b1 = scratch + (y - y0) * pitch
@@ -98,7 +105,16 @@ enum InterPrediction {
                 storeRounded(v, hb + x)
             }
         }
-        for y in (y0 + 2)..<(y1 - 3) {
+        for y in y0..<y1 where !filteredB.contains(y) {
+            let edge = y < 0 ? 0 : r.height - 1
+            r.halfH.at(x0, y).update(from: r.halfH.at(x0, edge), count: x1 - x0)
+        }
+        for y in (y0 + 2)..<(y1 - 3) where !filteredHJ.contains(y) {
+            let edge = y < 0 ? 0 : r.height - 1
+            r.halfV.at(-pad, y).update(from: r.full.at(-pad, edge), count: r.width + 2 * pad)
+            r.halfHV.at(x0, y).update(from: r.halfH.at(x0, edge), count: x1 - x0)
+        }
+        for y in filteredHJ {
             let src = UnsafePointer(r.full.at(0, y))
             let hv = r.halfV.at(0, y)
             for (x, _) in ColumnSteps(-pad, r.width + pad) { storeRounded(tap6x16(src + x, s), hv + x) }

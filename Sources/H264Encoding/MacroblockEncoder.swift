@@ -18,6 +18,8 @@ struct PictureContext {
     var transform8x8Mode = false
     /// SPS direct_8x8_inference_flag: B_Direct_16x16 may then use the 8x8 transform (7.3.5).
     var direct8x8Inference = false
+    /// B pictures may predict from this one (``H264PictureEncoder/streamHasBPictures``).
+    var bPicturesFollow = true
 }
 
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
@@ -691,6 +693,21 @@ struct MacroblockEncoder {
         @inline(__always) func bits(_ mv: SIMD2<Int16>, _ mvp: SIMD2<Int16>) -> Int32 {
             MotionSearch.bitsSE(Int32(mv.x - mvp.x)) + MotionSearch.bitsSE(Int32(mv.y - mvp.y))
         }
+        // The SATD of the bi-prediction with `mv` on `ref` and the other list's prediction `held`; with default
+        // weights read from the planes as it is costed, else predicted and weighted into candY first.
+        @inline(__always) func biSATD(_ ref: ReferencePlanes, _ mv: SIMD2<Int16>, held: UnsafeMutablePointer<UInt8>, list0: Bool,
+                                      stoppingAt limit: Int32) -> Int32 {
+            let mx = Int(mv.x), my = Int(mv.y), x = 16 * mbx + (mx >> 2), y = 16 * mby + (my >> 2)
+            if weights.mode == .none && InterPrediction.fitsFastPath(ref, x: x, y: y, w: 16, h: 16) {
+                let (a, b) = InterPrediction.sources(ref, x: x, y: y, fx: mx & 3, fy: my & 3)
+                let p = MotionSearch.BiPrediction(single: MotionSearch.AveragedPrediction(a: a, b: b ?? a, stride: ref.full.stride),
+                                                  other: held)
+                return MotionSearch.satd(srcY, ss, p, w: 16, h: 16, stoppingAt: limit)
+            }
+            predict(ref, mv, s.candY)
+            weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list0)
+            return MotionSearch.satd16x16(srcY, ss, s.candY, 16, stoppingAt: limit)
+        }
         predict(ref0, r0.mv, s.predY)
         predict(ref1, r1.mv, s.tmpY)
         s.candY.update(from: s.predY, count: 256)
@@ -709,10 +726,8 @@ struct MacroblockEncoder {
                 for dy in Int16(-1)...1 {
                     for dx in Int16(-1)...1 where dx != 0 || dy != 0 {
                         let mv = centre &+ SIMD2(dx, dy)
-                        predict(ref, mv, s.candY)
-                        weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list == 0)
                         let b = bits(mv, mvp)
-                        let satd = MotionSearch.satd16x16(srcY, ss, s.candY, 16, stoppingAt: bestCost &- lambda * (b + fixedBits))
+                        let satd = biSATD(ref, mv, held: held, list0: list == 0, stoppingAt: bestCost &- lambda * (b + fixedBits))
                         if satd + lambda * (b + fixedBits) < bestCost { bestCost = satd + lambda * (b + fixedBits); best = satd; r.mv = mv; r.bits = b }
                     }
                 }
@@ -760,7 +775,7 @@ struct MacroblockEncoder {
         let px = Int32(mvp.x), py = Int32(mvp.y)
         // A cost at or above the best so far never wins (strict <): its SAD may stop there.
         @inline(__always) func intCost(_ x: Int, _ y: Int, below best: Int32) -> Int32 {
-            let mvCost = lam * (MotionSearch.bitsSE(Int32(4 * x) - px) + MotionSearch.bitsSE(Int32(4 * y) - py))
+            let mvCost = lam &* MotionSearch.bitsMVD(4 &* x, 4 &* y, px, py)
             return MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, stoppingAt: best &- mvCost) + mvCost
         }
         var bestX = 0, bestY = 0, bestCost = intCost(0, 0, below: Int32.max)
@@ -807,12 +822,14 @@ struct MacroblockEncoder {
         var qx = 4 * bestX, qy = 4 * bestY
         // As intCost, the SATD may stop once the cost reaches the best so far.
         @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
-            let bits = MotionSearch.bitsSE(Int32(x) - px) + MotionSearch.bitsSE(Int32(y) - py)
-            let mvCost = lam * bits, limit = best &- mvCost
+            let bits = MotionSearch.bitsMVD(x, y, px, py)
+            let mvCost = lam &* bits, limit = best &- mvCost
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                if b == nil { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride, stoppingAt: limit) + mvCost, bits) }
+                guard let b else { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride, stoppingAt: limit) + mvCost, bits) }
+                let averaged = MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)
+                return (MotionSearch.satd(src, ss, averaged, w: 16, h: 16, stoppingAt: limit) + mvCost, bits)
             }
             InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             return (MotionSearch.satd16x16(src, ss, s.candY, 16, stoppingAt: limit) + mvCost, bits)

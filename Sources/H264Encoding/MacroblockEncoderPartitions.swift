@@ -43,7 +43,11 @@ extension MacroblockEncoder {
         }
         let horizontal = integerStage(true), vertical = integerStage(false)
         var best: (wide: Bool, parts: (PartitionChoice, PartitionChoice), cost: Int32)? = nil
-        for wide in [true, false] {
+        // Without B pictures a shape well behind the other at whole samples is not refined (1/64: 5.5% fewer
+        // instructions for P-only streams at +0.1 to +0.3% BD-rate; make roundtrip's pattern kept its PSNR to 1/64, lost 0.12 dB
+        // Y when only the lower shape was refined).
+        let closer = min(horizontal.total, vertical.total)
+        for wide in [true, false] where ctx.bPicturesFollow || (wide ? horizontal : vertical).total <= closer + closer >> 6 {
             let stage = wide ? horizontal : vertical
             guard stage.total < whole + whole >> 3 else { continue }
             let (x0, y0, w, h) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)

@@ -8,10 +8,15 @@ enum MotionSearch {
         return Int32(max(1, (v + 0.5).rounded(.down)))
     }
 
-    /// Length of se(v) (9.1.1).
+    /// Length of se(v) (9.1.1), for |v| < 2^30 (any vector difference): wrapping arithmetic, no overflow checks.
     @inline(__always) static func bitsSE(_ v: Int32) -> Int32 {
-        let codeNum = UInt32(v > 0 ? 2 * v - 1 : -2 * v) + 1
-        return Int32(2 * (31 - codeNum.leadingZeroBitCount) + 1)
+        let codeNum = UInt32(bitPattern: v > 0 ? 2 &* v &- 1 : 0 &- 2 &* v) &+ 1
+        return Int32(truncatingIfNeeded: 2 &* (31 &- codeNum.leadingZeroBitCount) &+ 1)
+    }
+
+    /// Length of the two se(v) of the vector difference (x, y) − (px, py), quarter samples.
+    @inline(__always) static func bitsMVD(_ x: Int, _ y: Int, _ px: Int32, _ py: Int32) -> Int32 {
+        bitsSE(Int32(truncatingIfNeeded: x) &- px) &+ bitsSE(Int32(truncatingIfNeeded: y) &- py)
     }
 
     @inline(__always) static func bitsUE(_ v: Int) -> Int32 {
@@ -61,7 +66,11 @@ enum MotionSearch {
     /// The differences a − b of 16 samples, even and odd columns apart, read as 8 little-endian 16-bit
     /// lanes and split by masks: no widening conversion (the generic SIMD init is not always inlined).
     @inline(__always) static func diff16(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-        let va = UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), vb = UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self)
+        diff(UnsafeRawPointer(a).loadUnaligned(as: SIMD8<Int16>.self), UnsafeRawPointer(b).loadUnaligned(as: SIMD8<Int16>.self))
+    }
+
+    /// ``diff16(_:_:)`` of 16 samples already loaded (as 8 little-endian 16-bit lanes).
+    @inline(__always) static func diff(_ va: SIMD8<Int16>, _ vb: SIMD8<Int16>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
         let low = SIMD8<Int16>(repeating: 0xFF)
         return ((va & low) &- (vb & low), ((va &>> 8) & low) &- ((vb &>> 8) & low))
     }
@@ -119,14 +128,92 @@ enum MotionSearch {
     @inline(__always) static func satdBlock8x8(_ pa: UnsafePointer<UInt8>, _ aStride: Int, _ pb: UnsafePointer<UInt8>, _ bStride: Int) -> SIMD8<Int16> {
         @inline(__always) func diff(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
             let a = pa + r &* aStride, b = pb + r &* bStride
-            let va = unsafeBitCast(SIMD2(UnsafeRawPointer(a).loadUnaligned(as: UInt64.self),
-                                         UnsafeRawPointer(a + 4 &* aStride).loadUnaligned(as: UInt64.self)), to: SIMD8<Int16>.self)
-            let vb = unsafeBitCast(SIMD2(UnsafeRawPointer(b).loadUnaligned(as: UInt64.self),
-                                         UnsafeRawPointer(b + 4 &* bStride).loadUnaligned(as: UInt64.self)), to: SIMD8<Int16>.self)
-            let low = SIMD8<Int16>(repeating: 0xFF)
-            return ((va & low) &- (vb & low), ((va &>> 8) & low) &- ((vb &>> 8) & low))
+            return Self.diff(rowPair(a, aStride), rowPair(b, bStride))
         }
         return satdRows(diff(0), diff(1), diff(2), diff(3))
+    }
+
+    /// 8 samples of a row beside the 8 of the row four below, as 8 16-bit lanes (``satdBlock8x8(_:_:_:_:)``).
+    @inline(__always) static func rowPair(_ p: UnsafePointer<UInt8>, _ stride: Int) -> SIMD8<Int16> {
+        unsafeBitCast(SIMD2(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self), UnsafeRawPointer(p + 4 &* stride).loadUnaligned(as: UInt64.self)),
+                      to: SIMD8<Int16>.self)
+    }
+
+    /// A luma prediction read where it lies, never written out, 16 samples (or two rows of 8) at a time.
+    protocol PredictionRows {
+        /// The 16 samples of row `r`, as 8 16-bit lanes.
+        func row16(_ r: Int) -> SIMD8<Int16>
+        /// The first 8 samples of row `r` beside those of row `r` + 4 (``rowPair(_:_:)``).
+        func rowPair8(_ r: Int) -> SIMD8<Int16>
+    }
+
+    /// A quarter-sample luma prediction: the rounded average of two planes' samples (Table 8-12), rows
+    /// `stride` apart in both.
+    struct AveragedPrediction: PredictionRows {
+        var a: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>, stride: Int
+
+        /// The 16 samples of row `r`, as 8 16-bit lanes.
+        @inline(__always) func row16(_ r: Int) -> SIMD8<Int16> {
+            let va = UnsafeRawPointer(a + r &* stride).loadUnaligned(as: SIMD16<UInt8>.self)
+            let vb = UnsafeRawPointer(b + r &* stride).loadUnaligned(as: SIMD16<UInt8>.self)
+            return unsafeBitCast(InterPrediction.roundedAverage(va, vb), to: SIMD8<Int16>.self)
+        }
+
+        /// The first 8 samples of row `r` beside those of row `r` + 4 (``rowPair(_:_:)``).
+        @inline(__always) func rowPair8(_ r: Int) -> SIMD8<Int16> {
+            let va = unsafeBitCast(MotionSearch.rowPair(a + r &* stride, stride), to: SIMD16<UInt8>.self)
+            let vb = unsafeBitCast(MotionSearch.rowPair(b + r &* stride, stride), to: SIMD16<UInt8>.self)
+            return unsafeBitCast(InterPrediction.roundedAverage(va, vb), to: SIMD8<Int16>.self)
+        }
+    }
+
+    /// The default bi-prediction (8.4.2.3.1) of a 16x16 block: the rounded average of list 0's and list 1's
+    /// samples, one list's at a sample position (`a` = `b`: `a` itself) or a quarter-sample one (as
+    /// ``AveragedPrediction``), the other list's written out in `other` (stride 16).
+    struct BiPrediction: PredictionRows {
+        var single: AveragedPrediction, other: UnsafePointer<UInt8>
+
+        @inline(__always) func row16(_ r: Int) -> SIMD8<Int16> {
+            let v = unsafeBitCast(single.row16(r), to: SIMD16<UInt8>.self)
+            let o = UnsafeRawPointer(other + 16 &* r).loadUnaligned(as: SIMD16<UInt8>.self)
+            return unsafeBitCast(InterPrediction.roundedAverage(v, o), to: SIMD8<Int16>.self)
+        }
+
+        /// Unused: bi-predicted blocks are costed 16 wide.
+        @inline(__always) func rowPair8(_ r: Int) -> SIMD8<Int16> { .zero }
+    }
+
+    /// The SATD of the w x h block at `a` (w 16, or 8 with h a multiple of 8) against a prediction read as it
+    /// lies, as ``satd16x16(_:_:_:_:stoppingAt:)`` and ``satd8xN(_:_:_:_:h:stoppingAt:)`` give it against that
+    /// prediction written out: the same sums, by the same groups, the same partial sum (≥ limit) once they reach
+    /// `limit`.
+    @inline(__always) static func satd<Prediction: PredictionRows>(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ p: Prediction,
+                                                                   w: Int, h: Int, stoppingAt limit: Int32) -> Int32 {
+        var acc = SIMD8<Int16>.zero
+        var partial: Int32 = 0
+        var y = 0
+        if w == 16 {
+            while y < h {
+                @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+                    diff(UnsafeRawPointer(a + (y &+ r) &* aStride).loadUnaligned(as: SIMD8<Int16>.self), p.row16(y &+ r))
+                }
+                acc &+= satdRows(d(0), d(1), d(2), d(3))
+                partial = pairSum(acc)
+                if partial >= limit { break }
+                y &+= 4
+            }
+        } else {
+            while y < h {
+                @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+                    diff(rowPair(a + (y &+ r) &* aStride, aStride), p.rowPair8(y &+ r))
+                }
+                acc &+= satdRows(d(0), d(1), d(2), d(3))
+                partial = pairSum(acc)
+                if partial >= limit { break }
+                y &+= 8
+            }
+        }
+        return partial
     }
 
     /// SATD of an 8-wide block, h a multiple of 8, by ``satdBlock8x8(_:_:_:_:)``; once the 8x8 blocks summed

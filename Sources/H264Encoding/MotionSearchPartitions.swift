@@ -58,7 +58,7 @@ extension MacroblockEncoder {
         let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
         let lam = lambda, pvx = Int32(mvp.x), pvy = Int32(mvp.y)
         @inline(__always) func intCost(_ x: Int, _ y: Int) -> Int32 {
-            lam * (MotionSearch.bitsSE(Int32(4 * x) - pvx) + MotionSearch.bitsSE(Int32(4 * y) - pvy))
+            lam &* MotionSearch.bitsMVD(4 &* x, 4 &* y, pvx, pvy)
                 + Self.partitionSAD(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, w: w, h: h)
         }
         @inline(__always) func clampedInt(_ v: SIMD2<Int16>) -> (Int, Int) {
@@ -108,17 +108,18 @@ extension MacroblockEncoder {
         let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
         let lam = lambda, pvx = Int32(mvp.x), pvy = Int32(mvp.y)
         let bestX = integer.x, bestY = integer.y
-        // Sub-sample positions: full and half samples straight from the reference planes; quarter samples
-        // averaged 16 wide (an 8-wide partition ignores the right half).
+        // Sub-sample positions straight from the reference planes: full and half samples as they are, quarter
+        // samples averaged as they are read.
         // `best`: what a candidate must beat (strictly); its SATD may stop early once it cannot.
         @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
-            let bits = MotionSearch.bitsSE(Int32(x) - pvx) + MotionSearch.bitsSE(Int32(y) - pvy)
-            let mvCost = lam * bits, limit = best == .max ? .max : best &- mvCost
+            let bits = MotionSearch.bitsMVD(x, y, pvx, pvy)
+            let mvCost = lam &* bits, limit = best == .max ? .max : best &- mvCost
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: h) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                if b == nil { return (Self.partitionSATD(src, ss, a, ref.full.stride, w: w, h: h, stoppingAt: limit) + mvCost, bits) }
-                InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: h, dst: s.candY, dstStride: 16)
+                guard let b else { return (Self.partitionSATD(src, ss, a, ref.full.stride, w: w, h: h, stoppingAt: limit) + mvCost, bits) }
+                let averaged = MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)
+                return (MotionSearch.satd(src, ss, averaged, w: w, h: h, stoppingAt: limit) + mvCost, bits)
             } else {
                 predictPartitionLuma(ref, mv: SIMD2(Int16(x), Int16(y)), px: px, py: py, w: w, h: h, into: s.candY)
             }

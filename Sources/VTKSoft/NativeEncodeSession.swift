@@ -66,6 +66,8 @@ final class NativeEncodeSession {
         let derivedPPS: PictureParameterSet
         let slices: [SliceRequest]
         let picOrderCnt: Int
+        /// The sequence's ip_period > 1: the stream has B pictures (``H264PictureEncoder/streamHasBPictures``).
+        let streamHasBPictures: Bool
         let widthInMbs: Int
         let heightInMbs: Int
         let coding: PreparedPicture
@@ -143,7 +145,7 @@ final class NativeEncodeSession {
                                      packedHeaders: buffers.packedHeaders, writeParameterSets: pic.pic_fields.bits.idr_pic_flag != 0 && !packedSPSorPPS,
                                      violations: log.messages)
         return Prepared(sps: sps, pps: pps, derivedSPS: derivedSPS, derivedPPS: derivedPPS, slices: requestSlices,
-                        picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt), widthInMbs: widthInMbs, heightInMbs: heightInMbs, coding: coding)
+                        picOrderCnt: Int(pic.CurrPic.TopFieldOrderCnt), streamHasBPictures: seq.ip_period > 1, widthInMbs: widthInMbs, heightInMbs: heightInMbs, coding: coding)
     }
 
     /// The worker's part: codes the prepared picture into the access unit bytes and writes the
@@ -155,6 +157,7 @@ final class NativeEncodeSession {
         let violation = log.record
         let (sps, pps) = (p.sps, p.pps)
         let crop = sps.cropRectangle
+        engine.streamHasBPictures = p.streamHasBPictures
         let lists = p.references.map { list in
             list.map { entry in
                 let picture = entry.picture(entry.surface.reconstruction, listName: "RefPicList", violation: violation) {
