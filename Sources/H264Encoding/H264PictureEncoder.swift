@@ -59,7 +59,7 @@ public struct H264PictureEncoder {
         self.sliceConcurrency = sliceConcurrency
     }
 
-    /// The processors this process may run on (tests set it to see the wavefront run on one).
+    /// The processors this process may run on (tests set 2 to run the wavefront on any machine).
     var usableProcessors = UsableProcessors.count
 
     /// Threads for a picture of one slice group: 2 for a wavefront, 1 for the serial loop.
@@ -206,7 +206,8 @@ public struct H264PictureEncoder {
                                     offsetB: pps.deblockingFilterControlPresentFlag ? 2 * s.header.sliceBetaOffsetDiv2 : 0)
         }
         let pad = Self.padding
-        // One slice group on two processors: its slices' macroblock rows as a wavefront, each macroblock into a syntax of its own.
+        // One slice on two processors (several slices go in two groups instead): its macroblock rows as a wavefront,
+        // each macroblock into a syntax of its own (about 2 KB a macroblock, kept for the next picture).
         let groups = SliceGroups(request.slices.map(\.macroblockCount), concurrency: sliceConcurrency)
         let wavefrontThreads = groups.ranges.count < 2 && h > 1 ? self.wavefrontThreads : 1
         let deblockingThreads = self.wavefrontThreads

@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// How many processors this process may run on: its CPU affinity (`taskset`, a cgroup's cpuset), not the
-/// machine's count. Work split between threads only pays with at least two.
+/// How many processors this process may run on: its CPU affinity (`taskset`, a cgroup's cpuset) as it was
+/// at the first use, never more than are online; not the machine's count. Work split between threads only
+/// pays with at least two. (A CPU-time quota, cgroup v2's cpu.max, is not read.)
 public enum UsableProcessors {
     /// The bits of `Cpus_allowed` in /proc/self/status (Swift's Glibc has no sched_getaffinity); the
     /// online processors when it cannot be read.
@@ -19,7 +20,8 @@ public enum UsableProcessors {
             if n <= 0 { break }
             text += chunk[0..<n]
         }
-        return allowed(inStatus: text) ?? online
+        // The mask may name possible processors that are offline: never more than are online.
+        return min(allowed(inStatus: text) ?? online, online)
     }()
 
     /// The processors the `Cpus_allowed:` line of a /proc/PID/status text allows (a hexadecimal mask in

@@ -51,8 +51,8 @@ struct EngineWavefrontTests {
         }
     }
 
-    @Test("A wavefront on one processor's worth of threads still gives the same stream (rows taken in order never wait on a later one)")
-    func onePictureManyTimes() throws {
+    @Test("The wavefront gives the same stream run after run, whatever the threads' timing")
+    func sameStreamEveryRun() throws {
         let frames = Self.moving
         guard !frames.isEmpty else { try Test.cancel("no ffmpeg") }
         var c = Self.config(cavlc: false, references: 1)
