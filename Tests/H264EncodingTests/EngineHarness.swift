@@ -10,6 +10,18 @@ enum EngineHarness {
         var y: [UInt8], cb: [UInt8], cr: [UInt8]
     }
 
+    /// `frames` frames of FFmpeg's testsrc2 at `width`x`height` (through `filter` when given), made now; none without FFmpeg.
+    static func testsrc2(width: Int, height: Int, frames: Int, filter: String? = nil) -> [Frame] {
+        guard ProcessRunner.hasFFmpeg else { return [] }
+        let url = TestPaths.scratch.appendingPathComponent("testsrc2-\(width)x\(height)-\(UUID().uuidString).yuv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        guard let r = try? ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=30"]
+                                             + (filter.map { ["-vf", $0] } ?? [])
+                                             + ["-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", url.path]),
+              r.status == 0 else { return [] }
+        return (try? readI420(url, width: width, height: height, frames: frames)) ?? []
+    }
+
     /// Reads I420 frames from a raw file.
     static func readI420(_ url: URL, width: Int, height: Int, frames: Int) throws -> [Frame] {
         let data = try Data(contentsOf: url)

@@ -13,15 +13,7 @@ import VTKTestSupport
 @Suite("Encoder engine: macroblock rows as a wavefront")
 struct EngineWavefrontTests {
     /// Content made here (FFmpeg's testsrc2 moving, 176x144: 11 macroblocks a row, 9 rows).
-    static let moving: [EngineHarness.Frame] = {
-        guard ProcessRunner.hasFFmpeg else { return [] }
-        let url = TestPaths.scratch.appendingPathComponent("wavefront-testsrc2-176x144-\(UUID().uuidString).yuv")
-        defer { try? FileManager.default.removeItem(at: url) }
-        guard let r = try? ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=176x144:rate=30",
-                                                       "-frames:v", "5", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", url.path]),
-              r.status == 0 else { return [] }
-        return (try? EngineHarness.readI420(url, width: 176, height: 144, frames: 5)) ?? []
-    }()
+    static let moving = EngineHarness.testsrc2(width: 176, height: 144, frames: 5)
 
     static func config(cavlc: Bool, references: Int) -> EngineHarness.Config {
         var c = EngineHarness.Config()

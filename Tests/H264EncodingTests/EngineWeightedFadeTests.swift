@@ -9,15 +9,7 @@ import VTKTestSupport
 /// distances from grey) cost fewer bits than the default prediction at as good a PSNR, and stay bit-exact.
 @Suite("Encoder engine: explicit weights on a fade")
 struct EngineWeightedFadeTests {
-    static let frames: [EngineHarness.Frame] = {
-        guard ProcessRunner.hasFFmpeg else { return [] }
-        let url = TestPaths.scratch.appendingPathComponent("fade-testsrc2-160x96-\(UUID().uuidString).yuv")
-        defer { try? FileManager.default.removeItem(at: url) }
-        guard let r = try? ProcessRunner.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=30", "-vf", "fade=t=out:s=0:n=8",
-                                                       "-frames:v", "8", "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", url.path]),
-              r.status == 0 else { return [] }
-        return (try? EngineHarness.readI420(url, width: 160, height: 96, frames: 8)) ?? []
-    }()
+    static let frames = EngineHarness.testsrc2(width: 160, height: 96, frames: 8, filter: "fade=t=out:s=0:n=8")
 
     /// The scale k of picture `n` against picture `n − 1` (luma above 16, chroma around 128), as weights with
     /// denominators 6 and the offsets that keep black and grey where they are.
