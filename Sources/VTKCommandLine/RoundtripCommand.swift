@@ -32,11 +32,13 @@ enum RoundtripCommand {
         PSNR of a plane is 10*log10(255^2/MSE) with the MSE averaged over all frames, as FFmpeg's psnr filter
         reports it; identical planes give 100 dB (the cap), never infinity. The average is weighted 6:1:1
         (Y:U:V). SSIM is libyuv's, on the luma plane, averaged over frames.
-        Speed: each stage is timed from submitting a picture until its data is back from the driver (the
-        coded data for encode, the decoded frame for decode), with one picture in flight; the two stages
-        overlap, each on a thread and a VA display of its own, and PSNR/SSIM runs on a third thread. A
-        decoder that holds decoded pictures for reordering finishes them out of sight: then no decode speed
-        is given, and the report says why. 'vtk encode' reports the wall time of a whole run instead.
+        Speed: each stage is timed while it has a picture with the driver, from submitting it until its
+        data is back: the coded data for encode, two pictures in flight (as FFmpeg's async depth; time they
+        overlap counts once), the decoded frame for decode, one picture in flight. The stages overlap, each on
+        a thread and a VA display of its own; PSNR/SSIM runs on a third thread, and the input is read (or the
+        clip drawn) on a fourth, up to two frames ahead of the encoder. A decoder that holds decoded pictures
+        for reordering finishes them out of sight: then no decode speed is given, and the report says why.
+        'vtk encode' reports the wall time of a whole run instead.
         --plot writes SVG only (a FILE not named .svg is refused before any work: exit 2).
         """
 
@@ -81,9 +83,10 @@ enum RoundtripCommand {
             }
         }
         options.properties.expectedFrameRate = Double(source.frameRate.0) / Double(source.frameRate.1)
-        // One picture in flight: each encode call returns with its pictures' coded data, so the time of the
-        // calls is the time the encoder took (the stream is the same; the VA driver codes in order anyway).
-        options.properties.framesInFlight = 1
+        // Two pictures in flight (FFmpeg's async depth): the driver codes one while the next is uploaded and
+        // the last one's data goes to the decoder. The encode stage's time is the wall time while a picture was
+        // with the driver (``BusyClock``); the stream is the same (the VA driver codes in order anyway).
+        options.properties.framesInFlight = 2
 
         let connection: VADisplayConnection
         let decodeConnection: VADisplayConnection
@@ -116,26 +119,33 @@ enum RoundtripCommand {
 
         let progress = ProgressLine(label: "roundtrip", quiet: quiet)
         var encodeSpeed = StageSpeed()
+        var encodeClock = BusyClock()
         var sourceFrames = 0
-        while sourceFrames < frameLimit ?? Int.max, let frame = try source.next() {
+        // The next pictures are read (or drawn) on a thread of their own while this one encodes.
+        let readAhead = FrameReadAhead(source, limit: frameLimit)
+        defer { readAhead.stop() }
+        while let frame = try readAhead.next() {
             if let failure = stages.failure { throw failure }
             stages.encoded(frame, at: frame.presentationTime)
             sourceFrames += 1
             let samples: [SampleBuffer]
+            encodeClock.willSubmit()
             do {
-                samples = try encodeSpeed.time { () throws(CompressionError) -> [SampleBuffer] in
-                    try encoder.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(sourceFrames - 1))
-                }
+                samples = try encoder.encodeFrame(frame, forceKeyFrame: options.forcedKeyFrames.contains(sourceFrames - 1))
             } catch {
                 throw CommandFailure(error.isDeviceProblem ? .device : .input, "vtk roundtrip: encoding frame \(sourceFrames - 1): \(error)")
             }
             encodeSpeed.frames += samples.count
+            // Frames given to the session and not back yet (B-frames it holds count: an upper bound, never less).
+            encodeClock.collected(inFlight: encoder.framesSubmitted - encodeSpeed.frames, into: &encodeSpeed)
             stages.decode(samples)
-            progress.update(frames: sourceFrames, fraction: source.fractionDone)
+            progress.update(frames: sourceFrames, fraction: readAhead.fractionDone)
         }
         do {
-            let rest = try encodeSpeed.time { () throws(CompressionError) -> [SampleBuffer] in try encoder.completeFrames() }
+            encodeClock.willSubmit()
+            let rest = try encoder.completeFrames()
             encodeSpeed.frames += rest.count
+            encodeClock.collected(inFlight: 0, into: &encodeSpeed)
             stages.decode(rest)
         } catch {
             throw CommandFailure(.device, "vtk roundtrip: \(error)")
@@ -149,8 +159,8 @@ enum RoundtripCommand {
         }
 
         var warnings: [String] = []
-        if source.partialFrameBytes > 0 && sourceFrames < frameLimit ?? Int.max {
-            warnings.append("\(source.displayName) ends with a partial frame of \(source.partialFrameBytes) bytes "
+        if readAhead.partialFrameBytes > 0 && sourceFrames < frameLimit ?? Int.max {
+            warnings.append("\(source.displayName) ends with a partial frame of \(readAhead.partialFrameBytes) bytes "
                             + "after \(sourceFrames) whole frame(s), which were measured")
         }
         var report = RoundtripReport(source: source, device: encoder.deviceDescription, entrypoint: encoder.entrypointName,

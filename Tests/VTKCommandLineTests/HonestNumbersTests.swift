@@ -60,7 +60,7 @@ struct HonestNumbersTests {
         let result = try VTKBinary.run(["roundtrip", "--size", "64x48", "-n", "3", "--device", "soft"])
         #expect(result.status == 0, "\(result.stderrText)")
         #expect(result.stdoutText.contains("speed:      encode "), "\(result.stdoutText)")
-        #expect(result.stdoutText.contains("(wall time from submit until the data is back, one picture in flight)"), "\(result.stdoutText)")
+        #expect(result.stdoutText.contains("(wall time from submit until the data is back; encode 2 pictures in flight, decode 1)"), "\(result.stdoutText)")
     }
 
     // MARK: 2, 3. suite encode
