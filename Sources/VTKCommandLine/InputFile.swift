@@ -59,19 +59,26 @@ final class InputFile {
     }
 
     private func readFromFile(upTo count: Int) throws(CommandFailure) -> [UInt8] {
-        var chunk = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let n = chunk.withUnsafeMutableBytes { raw in raw.baseAddress.map { Glibc.read(fd, $0 + filled, count - filled) } ?? 0 }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure(.input, "vtk: reading \(displayName) failed at byte \(bytesRead + filled): \(String(cString: strerror(errno)))")
+        // Read straight into uninitialised storage: no zero fill, and the pages a short read never reaches
+        // are never touched (the last read of a file, or a small file, costs no page faults for the rest).
+        var failure: CommandFailure?
+        let chunk = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var filled = 0
+            defer { initialized = filled }
+            guard let base = buffer.baseAddress else { return }
+            while filled < count {
+                let n = Glibc.read(fd, base + filled, count - filled)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = CommandFailure(.input, "vtk: reading \(displayName) failed at byte \(bytesRead + filled): \(String(cString: strerror(errno)))")
+                    return
+                }
+                if n == 0 { break }
+                filled += n
             }
-            if n == 0 { break }
-            filled += n
         }
-        bytesRead += filled
-        chunk.removeSubrange(filled...)
+        if let failure { throw failure }
+        bytesRead += chunk.count
         return chunk
     }
 
