@@ -1,6 +1,6 @@
 import DecompressionSession
 import Dispatch
-import Foundation
+import FoundationEssentials
 import H264Bitstream
 import PixelConversion
 import Y4M

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// GStreamer's default I420 layout (gst_video_info_set_format): every plane's stride is rounded up to 4
 /// bytes and the chroma planes start after the rows rounded up to even; filesink writes it all, padding included.
@@ -38,7 +38,7 @@ enum GStreamerI420 {
         var found: (Int, Int)?
         for line in text.split(separator: "\n") where line.contains("video/x-raw") && line.contains("format=(string)I420") {
             func field(_ name: String) -> Int? {
-                guard let range = line.range(of: "\(name)=(int)") else { return nil }
+                guard let range = line.firstRange(of: "\(name)=(int)") else { return nil }
                 return Int(line[range.upperBound...].prefix { $0.isNumber })
             }
             if let width = field("width"), let height = field("height") { found = (width, height) }

@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 import ProcessTools
 import VideoAcceleration
 import VTKMedia
@@ -234,7 +237,7 @@ final class SuiteDecoderHost: Sendable {
                         "vaapi\(gstCodec)dec", "!", "videoconvert", "dither=none", "!", "video/x-raw,format=\(format)", "!"] + sink
         let result: TimedProcess.Result
         do { result = try TimedProcess.run("gst-launch-1.0", pipeline, environment: environment, timeout: timeout) } catch {
-            return .init(status: .error, detail: error.description, seconds: 0)
+            return .init(status: .error, detail: String(describing: error), seconds: 0)
         }
         if let verdict = Self.failureVerdict(result, timeout: timeout) { return verdict }
         guard var bytes = FileManager.default.contents(atPath: output.path) else {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import JSONText
 
 /// One test of a decode conformance suite: a stream and the MD5 of its decoded frames.
 struct SuiteTestVector: Sendable {
@@ -24,11 +28,11 @@ struct TestSuite: Sendable {
     /// Reads SUITE: a directory holding reference.tsv, or a fluster JSON file. `resources` is where
     /// fluster's streams are (default: beside the JSON), as DIR/SUITE/VECTOR/FILE, DIR/VECTOR/FILE or DIR/FILE.
     static func load(_ path: String, resources: String?, command: String) throws(CommandFailure) -> TestSuite {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             throw CommandFailure(.input, "vtk \(command): suite '\(path)' does not exist")
         }
-        return isDirectory.boolValue ? try referenceFolder(path, command: command)
+        return status.st_mode & S_IFMT == S_IFDIR ? try referenceFolder(path, command: command)
             : try fluster(path, resources: resources, command: command)
     }
 
@@ -60,17 +64,17 @@ struct TestSuite: Sendable {
     static func fluster(_ path: String, resources: String?, command: String) throws(CommandFailure) -> TestSuite {
         let fail = { (why: String) in CommandFailure(.input, "vtk \(command): \(path): \(why)") }
         guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch { throw fail("not JSON: \(error.localizedDescription)") }
-        guard let root = object as? [String: Any], let name = root["name"] as? String else {
+        let root: JSONValue
+        do { root = try JSONValue.parse(data) } catch { throw fail("not JSON: \(error)") }
+        guard let name = root["name"]?.stringValue else {
             throw fail("not a fluster test suite (no \"name\")")
         }
-        guard let list = root["test_vectors"] as? [[String: Any]] else { throw fail("not a fluster test suite (no \"test_vectors\" list)") }
+        guard let list = root["test_vectors"]?.objectsValue else { throw fail("not a fluster test suite (no \"test_vectors\" list)") }
         let base = resources.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: path).deletingLastPathComponent()
         var vectors: [SuiteTestVector] = []
         for (index, entry) in list.enumerated() {
-            guard let vectorName = entry["name"] as? String, let file = entry["input_file"] as? String,
-                  let md5 = entry["result"] as? String else {
+            guard let vectorName = entry["name"]?.stringValue, let file = entry["input_file"]?.stringValue,
+                  let md5 = entry["result"]?.stringValue else {
                 throw fail("test_vectors[\(index)] needs \"name\", \"input_file\" and \"result\"")
             }
             // An absolute input_file is the stream itself (vtk-bench writes such suites); a relative one is
@@ -80,10 +84,10 @@ struct TestSuite: Sendable {
                    base.appendingPathComponent(vectorName).appendingPathComponent(file),
                    base.appendingPathComponent(file)].map(\.path)
             let input = candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
-            vectors.append(SuiteTestVector(name: vectorName, input: input, outputFormat: entry["output_format"] as? String ?? "yuv420p",
+            vectors.append(SuiteTestVector(name: vectorName, input: input, outputFormat: entry["output_format"]?.stringValue ?? "yuv420p",
                                            md5: md5.lowercased(), frameMD5s: frameMD5s(besides: input)))
         }
-        return TestSuite(name: name, codec: root["codec"] as? String ?? "H.264", vectors: vectors)
+        return TestSuite(name: name, codec: root["codec"]?.stringValue ?? "H.264", vectors: vectors)
     }
 
     /// framemd5/<file>.tsv beside a stream: lines of "index<TAB>md5".

@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 import VTKMedia
 
 /// Reads a YUV4MPEG2 stream frame by frame, from a file or a pipe (stdin), a chunk at a time: only one
@@ -18,7 +21,7 @@ public final class Y4MReader {
         try self.init(fileDescriptor: fd, closeOnDeinit: true)
     }
 
-    /// Reads from an open descriptor, e.g. `FileHandle.standardInput.fileDescriptor`.
+    /// Reads from an open descriptor, e.g. STDIN_FILENO.
     public init(fileDescriptor: Int32, closeOnDeinit: Bool = false) throws(Y4MError) {
         input = ByteInput(descriptor: fileDescriptor, closeOnDeinit: closeOnDeinit)
         guard let line = try input.readLine(limit: Self.lineLimit) else { throw .notY4M(byteOffset: 0) }

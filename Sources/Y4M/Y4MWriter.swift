@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
 import VTKMedia
 
 /// Writes a YUV4MPEG2 stream to a file or to a descriptor (stdout, a pipe into FFmpeg or x264).
@@ -69,7 +72,7 @@ public final class Y4MWriter {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             while done < raw.count {
-                let n = Foundation.write(descriptor, base + done, raw.count - done)
+                let n = Glibc.write(descriptor, base + done, raw.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = errno
