@@ -39,7 +39,7 @@ let package = Package(
         // MARK: Pure Swift layers
         .target(name: "VTKMedia", dependencies: ["CLibAVUtil"]),
         .target(name: "JSONText"),
-        .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
+        .target(name: "ProcessTools", dependencies: ["VTKMedia"]),  // child processes with time limits, PATH lookup, a private Xvfb
         // The codec-neutral bitstream: NAL units, Annex B and length-prefix framing, emulation prevention, bit I/O.
         .target(name: "NALStream", dependencies: ["VTKMedia"]),
         .target(name: "H264Bitstream", dependencies: ["NALStream", "VTKMedia"]),

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VTKMedia
 
 /// A private X server (Xvfb) for running third-party VA clients (ffmpeg, vainfo) on vtksoft without a GPU:
 /// they reach a driver through an X11 display. One per process, on a display number nobody uses, stopped

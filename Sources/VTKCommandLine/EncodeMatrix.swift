@@ -1,5 +1,5 @@
-import FoundationEssentials
 import JSONText
+import VTKMedia
 
 /// One case of an encode matrix: what to encode and how, turned into a `vtk roundtrip` command line.
 struct EncodeCase: Sendable {
@@ -19,7 +19,7 @@ struct EncodeCase: Sendable {
     /// Reads MATRIX.json: a list of cases, or {"cases": [...]}.
     static func load(_ path: String, command: String) throws(CommandFailure) -> [EncodeCase] {
         let fail = { (why: String) in CommandFailure(.input, "vtk \(command): \(path): \(why)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
+        guard let data = FileBytes.read(path: path) else { throw fail("cannot read the file") }
         let object: JSONValue
         do { object = try JSONValue.parse(data) } catch { throw fail("not JSON: \(error)") }
         guard let list = object.objectsValue ?? object["cases"]?.objectsValue else {

@@ -1,5 +1,5 @@
-import FoundationEssentials
 import JSONText
+import VTKMedia
 import ProcessTools
 
 /// `vtk suite encode`: each case of a matrix through `vtk roundtrip` (a child process, so one case's crash
@@ -102,7 +102,7 @@ enum EncodeMatrixCommand {
 
     /// A saved report: its cases' numbers by case name.
     static func readBaseline(_ path: String, command: String) throws(CommandFailure) -> [String: EncodeMetrics] {
-        guard let data = FileManager.default.contents(atPath: path),
+        guard let data = FileBytes.read(path: path),
               let cases = (try? JSONValue.parse(data))?["cases"]?.objectsValue else {
             throw CommandFailure(.input, "vtk \(command): \(path) is not a baseline written by --save-baseline (no \"cases\" list)")
         }

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
 import VTKMedia
 import Y4M
 
@@ -96,7 +95,7 @@ final class Y4MFrameSource: FrameSource {
     init(path: String, command: String) throws(CommandFailure) {
         displayName = path == "-" ? "standard input" : path
         do {
-            reader = path == "-" ? try Y4MReader.standardInput() : try Y4MReader(url: URL(fileURLWithPath: path))
+            reader = path == "-" ? try Y4MReader.standardInput() : try Y4MReader(path: path)
         } catch {
             throw CommandFailure(.input, "vtk \(command): \(displayName): \(error)")
         }

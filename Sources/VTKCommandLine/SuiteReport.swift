@@ -1,5 +1,5 @@
-import FoundationEssentials
 import JSONText
+import VTKMedia
 
 /// The results of `vtk suite run` (or of merged shards): the JSON CI keeps, a summary table like fluster's
 /// (one column per decoder, a totals row), Markdown, and JUnit XML.
@@ -42,7 +42,7 @@ struct SuiteReport {
 
     static func read(_ path: String, command: String) throws(CommandFailure) -> SuiteReport {
         let fail = { (why: String) in CommandFailure(.input, "vtk \(command): \(path): \(why)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
+        guard let data = FileBytes.read(path: path) else { throw fail("cannot read the file") }
         let root: JSONValue
         do { root = try JSONValue.parse(data) } catch { throw fail("not JSON: \(error)") }
         guard let suite = root["suite"]?.stringValue, let list = root["results"]?.objectsValue else {

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
 import VTKMedia
 
 /// Reads a YUV4MPEG2 stream frame by frame, from a file or a pipe (stdin), a chunk at a time: only one
@@ -15,9 +14,9 @@ public final class Y4MReader {
     /// Longest header or FRAME line accepted.
     static let lineLimit = 4096
 
-    public convenience init(url: URL) throws(Y4MError) {
-        let fd = open(url.path, O_RDONLY)
-        guard fd >= 0 else { throw .io(operation: "open \(url.path)", errno: errno) }
+    public convenience init(path: String) throws(Y4MError) {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw .io(operation: "open \(path)", errno: errno) }
         try self.init(fileDescriptor: fd, closeOnDeinit: true)
     }
 

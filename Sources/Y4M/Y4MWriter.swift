@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
 import VTKMedia
 
 /// Writes a YUV4MPEG2 stream to a file or to a descriptor (stdout, a pipe into FFmpeg or x264).
@@ -12,9 +11,9 @@ public final class Y4MWriter {
     private let closeWhenDone: Bool
     private static let frameLine = Array("FRAME\n".utf8)
 
-    public convenience init(url: URL, header: Y4MHeader) throws(Y4MError) {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw .io(operation: "create \(url.path)", errno: errno) }
+    public convenience init(path: String, header: Y4MHeader) throws(Y4MError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw .io(operation: "create \(path)", errno: errno) }
         try self.init(fileDescriptor: fd, header: header, closeWhenDone: true)
     }
 

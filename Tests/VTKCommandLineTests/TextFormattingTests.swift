@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import VTKCommandLine
-import VTKTestSupport
 
 /// vtk's number text without Foundation, against Foundation's String(format:), which it replaced.
 @Suite("Number text")
@@ -23,34 +22,5 @@ struct TextFormattingTests {
         #expect("::".trimming { $0 == ":" }.isEmpty)
         #expect("".trimming { _ in true }.isEmpty)
         #expect("a".trimming { _ in false } == "a")
-    }
-}
-
-/// What the built `vtk` loads before its first instruction: not Foundation proper, whose libraries
-/// (libFoundation, its internationalization and ICU) cost ~10M instructions and ~7 ms a process.
-@Suite("vtk start-up libraries")
-struct StartupLibrariesTests {
-    static let foundation = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so",
-                             "libFoundationNetworking.so", "libFoundationXML.so"]
-
-    /// The libraries the dynamic loader maps for `path` (ldd, which every glibc system has), by file name.
-    static func loadedLibraries(_ path: String) throws -> [String] {
-        let result = try ProcessRunner.run("ldd", [path])
-        #expect(result.status == 0, "ldd \(path): \(result.stderrText)")
-        return result.stdoutText.split(separator: "\n").compactMap { line in
-            line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map { String($0.split(separator: "/").last ?? $0) }
-        }
-    }
-
-    // Not skipped when the binary is missing: `make test` builds it, and a check that does not run checks nothing.
-    @Test("vtk and vtksoft load no part of Foundation beyond FoundationEssentials")
-    func noFoundation() throws {
-        let vtk = try #require(VTKBinary.url, VTKBinary.missing)
-        let driver = try #require(VTKSoftDriverLocation.library, Comment(rawValue: VTKSoftDriverLocation.missingMessage))
-        for path in [vtk.path, driver.path] {
-            let libraries = try Self.loadedLibraries(path)
-            #expect(libraries.contains("libswiftCore.so"), "ldd's list was read: \(libraries)")
-            #expect(libraries.filter(Self.foundation.contains).isEmpty, "\(path) loads \(libraries.filter(Self.foundation.contains))")
-        }
     }
 }
