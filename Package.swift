@@ -39,7 +39,7 @@ let package = Package(
         // MARK: Pure Swift layers
         .target(name: "VTKMedia", dependencies: ["CLibAVUtil"]),
         .target(name: "JSONText"),
-        .target(name: "ProcessTools"),  // child processes with time limits, PATH lookup, a private Xvfb
+        .target(name: "ProcessTools", dependencies: ["VTKMedia"]),  // child processes with time limits, PATH lookup, a private Xvfb
         // The codec-neutral bitstream: NAL units, Annex B and length-prefix framing, emulation prevention, bit I/O.
         .target(name: "NALStream", dependencies: ["VTKMedia"]),
         .target(name: "H264Bitstream", dependencies: ["NALStream", "VTKMedia"]),
@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "H265BitstreamTests", dependencies: ["H265Bitstream", "NALStream", "VTKTestSupport"]),
         .testTarget(name: "VideoDecodingTests", dependencies: ["VideoDecoding"]),
         .testTarget(name: "H265DecodingTests", dependencies: ["H265Decoding", "H265Bitstream", "H264Bitstream", "VideoDecoding", "VTKTestSupport"]),
-        .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "H265Bitstream", "H265Decoding", "RTP", "PixelConversion", "VTKMedia"]),
+        .testTarget(name: "VTKCommandLineTests", dependencies: ["VTKCommandLine", "VTKTestSupport", "H264Bitstream", "H265Bitstream", "H265Decoding", "RTP", "PixelConversion", "VTKMedia", "JSONText"]),
         .testTarget(name: "DecompressionSessionTests", dependencies: ["DecompressionSession", "VTKTestSupport", "NALStream", "H264Bitstream", "H264Decoding", "H265Bitstream"]),
         .testTarget(name: "CompressionSessionTests",
                     dependencies: ["CompressionSession", "VTKTestSupport", "H264Bitstream", "H264Decoding", "H265Bitstream", "H265Decoding",

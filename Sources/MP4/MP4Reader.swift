@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import H264Bitstream
 import H265Bitstream
 import NALStream
@@ -38,10 +40,6 @@ public final class MP4Reader {
     private var scanOffset: UInt64 = 0
     private var nextDecodeTime: Int64 = 0
     private var samplesRead = 0
-
-    public convenience init(url: URL) throws(MP4Error) {
-        try self.init(path: url.path)
-    }
 
     public init(path: String) throws(MP4Error) {
         self.path = path

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import NALStream
 import VTKMedia
 
@@ -39,10 +41,6 @@ public final class MP4Writer {
     /// Samples per chunk and bytes per chunk before a new chunk starts.
     static let chunkSampleLimit: UInt32 = 64
     static let chunkByteLimit: UInt64 = 1 << 20
-
-    public convenience init(url: URL, format: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {
-        try self.init(path: url.path, format: format, timescale: timescale, faststart: faststart)
-    }
 
     /// A track of `format`'s codec: `avc1` (H.264) or `hvc1` (H.265), whose parameter sets are in its record.
     public init(path: String, format: FormatDescription, timescale: Int32, faststart: Bool = false) throws(MP4Error) {

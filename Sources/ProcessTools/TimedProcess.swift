@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,8 +7,8 @@ import Glibc
 public enum TimedProcess {
     public struct Result: Sendable {
         public let status: Int32
-        public let stdout: Data
-        public let stderr: Data
+        public let stdout: [UInt8]
+        public let stderr: [UInt8]
         /// The limit ran out and the process was killed.
         public let timedOut: Bool
         public let seconds: Double
@@ -33,50 +32,30 @@ public enum TimedProcess {
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                            timeout: Double? = nil) throws(Failure) -> Result {
         guard let path = ProgramPath.which(executable) else { throw .notFound(executable) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-process-\(getpid())-\(UUID().uuidString)")
-        let outURL = base.appendingPathExtension("out"), errURL = base.appendingPathExtension("err")
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let finished = DispatchSemaphore(value: 0)
-        let started = Date()
+        let started = monotonicSeconds()
+        let out: TemporaryFile, err: TemporaryFile, child: ChildProcess
         do {
-            FileManager.default.createFile(atPath: outURL.path, contents: nil)
-            FileManager.default.createFile(atPath: errURL.path, contents: nil)
-            let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-            defer {
-                try? out.close()
-                try? err.close()
-            }
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            process.terminationHandler = { _ in finished.signal() }
-            try process.run()
+            out = try TemporaryFile(prefix: "vtk-process")
+            err = try TemporaryFile(prefix: "vtk-process")
+            child = try ChildProcess(path, arguments, environment: environment,
+                                     standardOutput: .descriptor(out.descriptor), standardError: .descriptor(err.descriptor))
         } catch {
-            throw .cannotStart(executable, "\(error)")
+            throw .cannotStart(executable, error.description)
         }
         var timedOut = false
-        if let timeout {
-            if finished.wait(timeout: .now() + timeout) == .timedOut {
-                timedOut = true
-                process.terminate()
-                if finished.wait(timeout: .now() + 2) == .timedOut {
-                    kill(process.processIdentifier, SIGKILL)
-                    finished.wait()
-                }
-            }
-        } else {
-            finished.wait()
+        if let timeout, !child.wait(timeout: timeout) {
+            timedOut = true
+            child.send(SIGTERM)
+            if !child.wait(timeout: 2) { child.send(SIGKILL) }
         }
-        process.waitUntilExit()
-        let seconds = Date().timeIntervalSince(started)
-        return Result(status: process.terminationStatus, stdout: (try? Data(contentsOf: outURL)) ?? Data(),
-                      stderr: (try? Data(contentsOf: errURL)) ?? Data(), timedOut: timedOut, seconds: seconds)
+        let status = child.terminationStatus
+        return Result(status: status, stdout: out.contents(), stderr: err.contents(), timedOut: timedOut,
+                      seconds: monotonicSeconds() - started)
+    }
+
+    static func monotonicSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
     }
 }

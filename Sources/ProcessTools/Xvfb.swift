@@ -1,14 +1,17 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import VTKMedia
 
 /// A private X server (Xvfb) for running third-party VA clients (ffmpeg, vainfo) on vtksoft without a GPU:
 /// they reach a driver through an X11 display. One per process, on a display number nobody uses, stopped
 /// at exit. Used by the tests and by `vtk suite` (decoder ffmpeg-vaapi).
-public final class Xvfb: @unchecked Sendable {
+public final class Xvfb: Sendable {
     public let displayNumber: Int
     public var display: String { ":\(displayNumber)" }
-    private let process: Process
+    private let process: ChildProcess
 
-    private init(displayNumber: Int, process: Process) {
+    private init(displayNumber: Int, process: ChildProcess) {
         self.displayNumber = displayNumber
         self.process = process
     }
@@ -25,33 +28,27 @@ public final class Xvfb: @unchecked Sendable {
     /// cleanup only ever removes the socket and lock of its own server.
     private static func start() -> Xvfb? {
         guard let path = ProgramPath.which("Xvfb") else { return nil }
-        let numberFile = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-xvfb-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let numberFile = "\(TemporaryFile.directory)/vtk-xvfb-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         // SIGKILL because the server inherits the test runner's signal mask, which may block SIGTERM; so the
         // watchdog removes the server's socket and lock itself, for the number the server wrote.
-        let f = "'\(numberFile.path)'"
+        let f = "'\(numberFile)'"
         let cleanup = "kill -KILL $x 2>/dev/null; wait $x 2>/dev/null; n=$(cat \(f) 2>/dev/null); "
             + "[ -n \"$n\" ] && rm -f /tmp/.X$n-lock /tmp/.X11-unix/X$n; rm -f \(f)"
         // -noreset: the server would otherwise reset each time its last client goes, refusing whoever connects then.
         // +bs: a covered window keeps its pixels, so that reading it back shows it whatever lies on top.
         let watchdog = "\(path) -displayfd 3 -nolisten tcp -noreset +bs -screen 0 320x240x24 3>\(f) & x=$!; trap '\(cleanup); exit 0' TERM; "
             + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $x 2>/dev/null; do sleep 0.5; done; \(cleanup)"
-        process.arguments = ["-c", watchdog]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
+        guard let process = try? ChildProcess("/bin/sh", ["-c", watchdog], standardOutput: .discard, standardError: .discard) else { return nil }
         // The number arrives, newline-terminated, once the server is ready: up to 120 s on a loaded machine.
         for _ in 0..<2400 {
-            if let text = try? String(contentsOf: numberFile, encoding: .utf8), text.hasSuffix("\n"),
-               let n = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let bytes = FileBytes.read(path: numberFile), bytes.last == UInt8(ascii: "\n"),
+               let n = Int(String(decoding: bytes.dropLast(), as: UTF8.self)) {
                 return Xvfb(displayNumber: n, process: process)
             }
             if !process.isRunning { return nil }
             usleep(50_000)
         }
-        if process.isRunning { process.terminate() }
+        process.send(SIGTERM)
         return nil
     }
 
@@ -62,8 +59,8 @@ public final class Xvfb: @unchecked Sendable {
     /// Stops the server now (the watchdog otherwise stops it when this process exits).
     public func stop() {
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            process.send(SIGTERM)
+            process.wait()
         }
     }
 }

@@ -1,6 +1,5 @@
 import DecompressionSession
 import Dispatch
-import Foundation
 import NALStream
 import RTP
 import VideoAcceleration
@@ -58,14 +57,19 @@ public final class LiveRTPFeed: Sendable {
         let work = Reception(feed: self, port: port, description: description, settings: settings, device: device, outputFormat: outputFormat) {
             bound.signal()
         }
-        Thread.detachNewThread { [self] in
-            var outcome = (try? RTPCodecs.run(work, for: codec)) ?? Outcome()
-            outcome.command = command
-            state.withLock { $0.outcome = outcome }
+        let started = DetachedThread.start { [self] in
+            finish(try? RTPCodecs.run(work, for: codec))
             bound.signal()
-            ended.signal()
         }
-        bound.wait()
+        if started { bound.wait() } else { finish(nil) }
+    }
+
+    /// The receiver's outcome (an empty one when it never ran), for ``stop()``.
+    private func finish(_ result: Outcome?) {
+        var outcome = result ?? Outcome()
+        outcome.command = command
+        state.withLock { $0.outcome = outcome }
+        ended.signal()
     }
 
     /// The UDP port RTP arrives on (RTCP on the next); nil when the receiver could not listen.

@@ -92,7 +92,7 @@ enum DeviceName {
     /// "vtksoft" of "vtksoft (vtksoft: software VA-API driver ...)": the device once, not its driver's
     /// whole description.
     static func short(_ description: String) -> String {
-        description.range(of: " (").map { String(description[..<$0.lowerBound]) } ?? description
+        description.firstRange(of: " (").map { String(description[..<$0.lowerBound]) } ?? description
     }
 }
 

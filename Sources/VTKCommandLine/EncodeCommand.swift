@@ -1,5 +1,5 @@
 import CompressionSession
-import Foundation
+import Glibc
 import H264Bitstream
 import H265Bitstream
 import MP4

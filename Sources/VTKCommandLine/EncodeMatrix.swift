@@ -1,5 +1,5 @@
-import Foundation
 import JSONText
+import VTKMedia
 
 /// One case of an encode matrix: what to encode and how, turned into a `vtk roundtrip` command line.
 struct EncodeCase: Sendable {
@@ -19,10 +19,10 @@ struct EncodeCase: Sendable {
     /// Reads MATRIX.json: a list of cases, or {"cases": [...]}.
     static func load(_ path: String, command: String) throws(CommandFailure) -> [EncodeCase] {
         let fail = { (why: String) in CommandFailure(.input, "vtk \(command): \(path): \(why)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch { throw fail("not JSON: \(error.localizedDescription)") }
-        guard let list = object as? [[String: Any]] ?? (object as? [String: Any])?["cases"] as? [[String: Any]] else {
+        guard let data = FileBytes.read(path: path) else { throw fail("cannot read the file") }
+        let object: JSONValue
+        do { object = try JSONValue.parse(data) } catch { throw fail("not JSON: \(error)") }
+        guard let list = object.objectsValue ?? object["cases"]?.objectsValue else {
             throw fail("an encode matrix is a JSON list of cases, or an object with a \"cases\" list")
         }
         guard !list.isEmpty else { throw fail("no cases") }
@@ -35,16 +35,17 @@ struct EncodeCase: Sendable {
         return cases
     }
 
-    init(_ entry: [String: Any], index: Int, fail: (String) -> CommandFailure) throws(CommandFailure) {
-        let label = (entry["name"] as? String).map { "case '\($0)'" } ?? "cases[\(index)]"
-        if let unknown = entry.keys.sorted().first(where: { !Self.keys.contains($0) }) {
+    init(_ entry: JSONValue, index: Int, fail: (String) -> CommandFailure) throws(CommandFailure) {
+        let label = entry["name"]?.stringValue.map { "case '\($0)'" } ?? "cases[\(index)]"
+        if let unknown = (entry.objectValue ?? []).map(\.0).sorted().first(where: { !Self.keys.contains($0) }) {
             throw fail("\(label): unknown key '\(unknown)' (known: \(Self.keys.sorted().joined(separator: ", ")))")
         }
-        guard let name = entry["name"] as? String, !name.isEmpty else { throw fail("\(label) needs a \"name\"") }
+        guard let name = entry["name"]?.stringValue, !name.isEmpty else { throw fail("\(label) needs a \"name\"") }
         func text(_ key: String) throws(CommandFailure) -> String? {
             guard let value = entry[key] else { return nil }
-            if let string = value as? String { return string }
-            if let number = value as? NSNumber { return number.stringValue }
+            if let string = value.stringValue { return string }
+            if let integer = value.intValue { return String(integer) }
+            if let number = value.doubleValue { return "\(number)" }
             throw fail("\(label): \"\(key)\" must be a string or a number")
         }
         var arguments: [String] = []
@@ -111,20 +112,19 @@ struct EncodeMetrics: Sendable {
     }
 
     /// From a roundtrip report or a baseline case (same keys, except fps: speed.encode_fps in the former).
-    init?(_ object: [String: Any], targetBitRate: Int?) {
-        guard let psnr = object["psnr"] as? [String: Any], let y = (psnr["y"] as? NSNumber)?.doubleValue,
-              let u = (psnr["u"] as? NSNumber)?.doubleValue, let v = (psnr["v"] as? NSNumber)?.doubleValue,
-              let bitRate = (object["bitrate"] as? NSNumber)?.doubleValue else { return nil }
+    init?(_ object: JSONValue, targetBitRate: Int?) {
+        guard let psnr = object["psnr"], let y = psnr["y"]?.doubleValue, let u = psnr["u"]?.doubleValue, let v = psnr["v"]?.doubleValue,
+              let bitRate = object["bitrate"]?.doubleValue else { return nil }
         self.psnr = [y, u, v]
-        ssim = (object["ssim"] as? NSNumber)?.doubleValue ?? ((object["ssim"] as? [String: Any])?["y"] as? NSNumber)?.doubleValue
+        ssim = object["ssim"]?.doubleValue ?? object["ssim"]?["y"]?.doubleValue
         self.bitRate = bitRate
-        fps = (object["fps"] as? NSNumber)?.doubleValue ?? ((object["speed"] as? [String: Any])?["encode_fps"] as? NSNumber)?.doubleValue ?? 0
+        fps = object["fps"]?.doubleValue ?? object["speed"]?["encode_fps"]?.doubleValue ?? 0
         if let target = targetBitRate, target > 0 {
             bitRateError = (bitRate - Double(target)) / Double(target) * 100
         } else {
-            bitRateError = (object["bitrate_error"] as? NSNumber)?.doubleValue
+            bitRateError = object["bitrate_error"]?.doubleValue
         }
-        idrFrames = object["idr_frames"] as? [Int] ?? []
+        idrFrames = object["idr_frames"]?.intsValue ?? []
     }
 }
 

@@ -1,5 +1,5 @@
-import Foundation
 import JSONText
+import VTKMedia
 import ProcessTools
 
 /// `vtk suite encode`: each case of a matrix through `vtk roundtrip` (a child process, so one case's crash
@@ -85,15 +85,15 @@ enum EncodeMatrixCommand {
             return CaseResult(name: item.name, status: result.status == 2 || result.status == 4 ? .notSupported : .error, seconds: result.seconds,
                               detail: why + message + " (vtk roundtrip \(item.arguments.joined(separator: " ")))")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
+        guard let object = try? JSONValue.parse(result.stdout), object.objectValue != nil,
               let metrics = EncodeMetrics(object, targetBitRate: item.targetBitRate) else {
             return CaseResult(name: item.name, status: .error, seconds: result.seconds, detail: "vtk roundtrip --json printed no report")
         }
         // An encoder that quietly does less than asked (B-frames turned into P pictures on a driver without
         // list-1 references) would give a pass with another case's numbers: that case is not supported.
-        let used = object["b_frames"] as? Int ?? 0
+        let used = object["b_frames"]?.intValue ?? 0
         if item.bFrames > used {
-            let why = (object["encoder_warnings"] as? [String])?.joined(separator: "; ") ?? ""
+            let why = object["encoder_warnings"]?.stringsValue?.joined(separator: "; ") ?? ""
             return CaseResult(name: item.name, status: .notSupported, seconds: result.seconds,
                               detail: "asked for \(item.bFrames) B-frame(s), the encoder used \(used)" + (why.isEmpty ? "" : ": \(why)"))
         }
@@ -102,13 +102,13 @@ enum EncodeMatrixCommand {
 
     /// A saved report: its cases' numbers by case name.
     static func readBaseline(_ path: String, command: String) throws(CommandFailure) -> [String: EncodeMetrics] {
-        guard let data = FileManager.default.contents(atPath: path),
-              let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let cases = root["cases"] as? [[String: Any]] else {
+        guard let data = FileBytes.read(path: path),
+              let cases = (try? JSONValue.parse(data))?["cases"]?.objectsValue else {
             throw CommandFailure(.input, "vtk \(command): \(path) is not a baseline written by --save-baseline (no \"cases\" list)")
         }
         var out: [String: EncodeMetrics] = [:]
         for entry in cases {
-            if let name = entry["case"] as? String, let metrics = EncodeMetrics(entry, targetBitRate: nil) { out[name] = metrics }
+            if let name = entry["case"]?.stringValue, let metrics = EncodeMetrics(entry, targetBitRate: nil) { out[name] = metrics }
         }
         return out
     }
@@ -119,7 +119,7 @@ enum EncodeMatrixCommand {
         for r in results {
             out += r.name.padding(width) + SuiteReport.word(r.status).padding(8)
             if let m = r.metrics {
-                out += m.psnr.map { String(format2: $0).padding(8) }.joined() + (m.ssim.map { String(format: "%.4f", $0) } ?? "-").padding(8)
+                out += m.psnr.map { String(format2: $0).padding(8) }.joined() + (m.ssim.map { String(decimals: 4, $0) } ?? "-").padding(8)
                     + String(format1: m.bitRate / 1000).padding(10) + String(format1: m.fps).padding(8)
                     + (m.bitRateError.map { MetricComparison.signed($0) + "%" } ?? "-").padding(10) + m.idrFrames.map(String.init).joined(separator: " ")
             }
@@ -151,7 +151,7 @@ enum EncodeMatrixCommand {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"\(name)\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\">\n"
         out += "  <testsuite name=\"\(name)\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\">\n"
         for r in results {
-            out += "    <testcase classname=\"\(name)\" name=\"\(SuiteReport.xml(r.name))\" time=\"\(String(format: "%.3f", r.seconds))\""
+            out += "    <testcase classname=\"\(name)\" name=\"\(SuiteReport.xml(r.name))\" time=\"\(String(decimals: 3, r.seconds))\""
             let message = SuiteReport.xml(r.detail ?? r.status.rawValue)
             switch r.status {
             case .pass: out += "/>\n"

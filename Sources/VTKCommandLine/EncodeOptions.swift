@@ -1,5 +1,5 @@
 import CompressionSession
-import Foundation
+import Glibc
 import H264Bitstream
 import VideoAcceleration
 import VTKMedia
@@ -107,7 +107,7 @@ struct EncodeOptions {
         }
         properties.allowOpenGOP = parsed.has("open-gop")
         if let text = parsed["force-idr"] {
-            let numbers = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let numbers = text.split(separator: ",").map { Int($0.trimming { $0.isWhitespace && !$0.isNewline }) }
             guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? -1) >= 0 }) else {
                 throw CommandFailure(.usage, "vtk \(command): --force-idr takes frame numbers from 0 separated by commas (e.g. 30,90), not '\(text)'")
             }

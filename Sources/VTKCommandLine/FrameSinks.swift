@@ -1,6 +1,5 @@
 import DecompressionSession
 import Dispatch
-import Foundation
 import H264Bitstream
 import PixelConversion
 import Y4M
@@ -175,7 +174,7 @@ final class Y4MFrameSink: FrameSink {
         var header = Y4MHeader(width: frame.width, height: frame.height, frameRate: rate, sampleAspectRatio: sar, interlace: interlace)
         if frame.format.is10Bit { header.colorspace = .c420p10 }
         do {
-            writer = path == "-" ? try Y4MWriter.standardOutput(header: header) : try Y4MWriter(url: URL(fileURLWithPath: path), header: header)
+            writer = path == "-" ? try Y4MWriter.standardOutput(header: header) : try Y4MWriter(path: path, header: header)
         } catch {
             throw CommandFailure(.output, "vtk \(command): cannot write '\(path)': \(error)")
         }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import VTKMedia
 import Y4M
 
@@ -93,7 +95,7 @@ final class Y4MFrameSource: FrameSource {
     init(path: String, command: String) throws(CommandFailure) {
         displayName = path == "-" ? "standard input" : path
         do {
-            reader = path == "-" ? try Y4MReader.standardInput() : try Y4MReader(url: URL(fileURLWithPath: path))
+            reader = path == "-" ? try Y4MReader.standardInput() : try Y4MReader(path: path)
         } catch {
             throw CommandFailure(.input, "vtk \(command): \(displayName): \(error)")
         }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// GStreamer's default I420 layout (gst_video_info_set_format): every plane's stride is rounded up to 4
 /// bytes and the chroma planes start after the rows rounded up to even; filesink writes it all, padding included.
 enum GStreamerI420 {
@@ -16,17 +14,17 @@ enum GStreamerI420 {
     }
 
     /// The frames of `bytes` (padded I420 of width x height) without their padding; a partial last frame is dropped.
-    static func unpadded(_ bytes: Data, width: Int, height: Int) -> Data {
+    static func unpadded(_ bytes: [UInt8], width: Int, height: Int) -> [UInt8] {
         let (frameSize, planes) = layout(width: width, height: height)
-        guard frameSize > 0 else { return Data() }
-        var out = Data()
+        guard frameSize > 0 else { return [] }
+        var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         let base = bytes.startIndex
         for frame in stride(from: 0, to: bytes.count - frameSize + 1, by: frameSize) {
             for plane in planes {
                 for row in 0..<plane.rows {
                     let start = base + frame + plane.offset + row * plane.stride
-                    out.append(bytes[start..<(start + plane.width)])
+                    out.append(contentsOf: bytes[start..<(start + plane.width)])
                 }
             }
         }
@@ -38,7 +36,7 @@ enum GStreamerI420 {
         var found: (Int, Int)?
         for line in text.split(separator: "\n") where line.contains("video/x-raw") && line.contains("format=(string)I420") {
             func field(_ name: String) -> Int? {
-                guard let range = line.range(of: "\(name)=(int)") else { return nil }
+                guard let range = line.firstRange(of: "\(name)=(int)") else { return nil }
                 return Int(line[range.upperBound...].prefix { $0.isNumber })
             }
             if let width = field("width"), let height = field("height") { found = (width, height) }

@@ -1,5 +1,5 @@
 import CLibVA
-import Foundation
+import Glibc
 import JSONText
 import VideoAcceleration
 
@@ -202,7 +202,7 @@ enum InfoCommand {
             guard let vendor else { return "\(path): \(jobs)" }
             var described = vendor
             if described.hasPrefix(path) {
-                described = String(described.dropFirst(path.count)).trimmingCharacters(in: CharacterSet(charactersIn: ": "))
+                described = String(described.dropFirst(path.count).trimming { $0 == ":" || $0 == " " })
             }
             return "\(path): \(described.isEmpty ? "" : described + "; ")\(jobs == "nothing vtk uses" ? jobs : "can " + jobs)"
         }

@@ -1,7 +1,7 @@
 import CompressionSession
 import H264Bitstream
 import DecompressionSession
-import Foundation
+import Glibc
 import JSONText
 import VideoAcceleration
 import VTKMedia

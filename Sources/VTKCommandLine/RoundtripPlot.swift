@@ -44,7 +44,7 @@ struct RoundtripPlot {
         lo -= pad
         hi += pad
         func y(_ v: Double) -> Double { top + Self.panelHeight - (v - lo) / max(hi - lo, 1e-12) * Self.panelHeight }
-        let format = { (v: Double) in String(format: "%.\(digits)f", v) + (unit.isEmpty ? "" : " \(unit)") }
+        let format = { (v: Double) in String(decimals: digits, v) + (unit.isEmpty ? "" : " \(unit)") }
         var out = "<rect x=\"\(Self.left)\" y=\"\(top)\" width=\"\(plotWidth)\" height=\"\(Self.panelHeight)\" fill=\"none\" stroke=\"#888\"/>\n"
         for i in 0...4 {
             let v = lo + (hi - lo) * Double(i) / 4
@@ -106,6 +106,6 @@ struct RoundtripPlot {
     }
 
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }

@@ -47,7 +47,7 @@ struct RoundtripReport {
     var failures: [String] {
         var out: [String] = []
         if let minPSNR, psnr[0] < minPSNR { out.append("Y-PSNR \(String(format2: psnr[0])) dB is below --min-psnr \(String(format2: minPSNR))") }
-        if let minSSIM, let value = meanSSIM, value < minSSIM { out.append("Y-SSIM \(String(format: "%.4f", value)) is below --min-ssim \(minSSIM)") }
+        if let minSSIM, let value = meanSSIM, value < minSSIM { out.append("Y-SSIM \(String(decimals: 4, value)) is below --min-ssim \(minSSIM)") }
         return out
     }
 
@@ -70,7 +70,7 @@ struct RoundtripReport {
         out += "frames:     \(frames)\n"
         out += "bit rate:   \(String(format1: bitRate / 1000)) kbit/s (\(totalBytes) bytes)\n"
         out += "PSNR:       Y \(String(format2: p[0])) dB  U \(String(format2: p[1])) dB  V \(String(format2: p[2])) dB  avg(6:1:1) \(String(format2: weightedPSNR)) dB\n"
-        if let s = meanSSIM { out += "SSIM:       Y \(String(format: "%.4f", s))\n" }
+        if let s = meanSSIM { out += "SSIM:       Y \(String(decimals: 4, s))\n" }
         out += "speed:      encode \(speedText(encodeSpeed)), decode \(speedText(decodeSpeed))\n"
         out += "            (\(StageSpeed.roundtripShortMethod))\n"
         out += "result:     " + (exitCode == .success ? "pass" : "FAIL (" + (failures + warnings).joined(separator: "; ") + ")") + "\n"

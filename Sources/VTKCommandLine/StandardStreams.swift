@@ -97,29 +97,3 @@ enum Clock {
 
     static func seconds(_ t: timespec) -> Double { Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9 }
 }
-
-extension String {
-    /// A number with one decimal.
-    init(format1 value: Double) {
-        guard value.isFinite else { self = "\(value)"; return }
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths / 10).\(abs(tenths % 10))"
-    }
-
-    /// A number with two decimals.
-    init(format2 value: Double) {
-        guard value.isFinite else { self = value > 0 ? "inf" : "\(value)"; return }
-        let hundredths = Int((value * 100).rounded())
-        let sign = hundredths < 0 ? "-" : ""
-        let magnitude = abs(hundredths)
-        self = "\(sign)\(magnitude / 100).\(magnitude % 100 < 10 ? "0" : "")\(magnitude % 100)"
-    }
-
-    /// A number with three decimals (seconds to the millisecond).
-    init(format3 value: Double) {
-        guard value.isFinite else { self = "\(value)"; return }
-        let thousandths = Int((value * 1000).rounded())
-        let fraction = String(abs(thousandths % 1000))
-        self = "\(thousandths < 0 ? "-" : "")\(abs(thousandths) / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
-    }
-}

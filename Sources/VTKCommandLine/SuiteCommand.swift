@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// `vtk suite`: decode conformance suites on several decoders side by side (`run`), join CI shards'
 /// reports (`merge`), and encode regression matrices against a baseline (`encode`).

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ProcessTools
 import VideoAcceleration
 import VTKMedia
@@ -90,7 +92,7 @@ final class SuiteDecoderHost: Sendable {
         case .vtk(let device, let persona):
             vtkExecutable = ProgramPath.currentExecutable
             if vtkExecutable == nil { unavailable = "cannot find vtk's own executable (/proc/self/exe)" }
-            if device.hasPrefix("/"), !FileManager.default.fileExists(atPath: device) { unavailable = "\(device) does not exist" }
+            if device.hasPrefix("/"), access(device, F_OK) != 0 { unavailable = "\(device) does not exist" }
             if device.hasPrefix("soft"), (try? SoftwareDriverLocation.directory()) == nil {
                 unavailable = "no vtksoft driver (\(SoftwareDriverLocation.fileName)) beside vtk"
             }
@@ -136,12 +138,12 @@ final class SuiteDecoderHost: Sendable {
     /// clients reach through an X11 display (a private Xvfb, else $DISPLAY).
     static func vaDevice(_ node: String?) -> Result<(device: String, environment: [String: String]), Unavailable> {
         if let node {
-            return FileManager.default.fileExists(atPath: node) ? .success((node, [:])) : .failure(Unavailable(reason: "\(node) does not exist"))
+            return access(node, F_OK) == 0 ? .success((node, [:])) : .failure(Unavailable(reason: "\(node) does not exist"))
         }
         guard let driver = try? SoftwareDriverLocation.directory() else {
             return .failure(Unavailable(reason: "no /dev/dri/renderD* and no vtksoft driver (\(SoftwareDriverLocation.fileName)) beside vtk"))
         }
-        guard let display = Xvfb.shared?.display ?? ProcessInfo.processInfo.environment["DISPLAY"] else {
+        guard let display = Xvfb.shared?.display ?? getenv("DISPLAY").map({ String(cString: $0) }) else {
             return .failure(Unavailable(reason: "no /dev/dri/renderD* and no X display for vtksoft (install Xvfb)"))
         }
         return .success((display, ["LIBVA_DRIVER_NAME": SoftwareDriverLocation.driverName, "LIBVA_DRIVERS_PATH": driver,
@@ -157,7 +159,7 @@ final class SuiteDecoderHost: Sendable {
         guard !vector.md5.isEmpty else {
             return .init(status: .notSupported, detail: "the suite gives no MD5 for this test (fluster's pixel comparison is not done here)", seconds: 0)
         }
-        guard FileManager.default.fileExists(atPath: vector.input) else {
+        guard access(vector.input, F_OK) == 0 else {
             return .init(status: .error, detail: "input file \(vector.input) not found", seconds: 0)
         }
         if case .gstVAAPI = decoder { return gstDecode(vector, codec: codec, timeout: timeout) }
@@ -227,17 +229,17 @@ final class SuiteDecoderHost: Sendable {
             return .init(status: .notSupported, detail: "gst-vaapi: output format \(vector.outputFormat) is not supported here", seconds: 0)
         }
         let gstCodec = CodecDetection.option(named: codec) ?? "h264"
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("vtk-suite-\(getpid())-\(UUID().uuidString).yuv")
-        defer { try? FileManager.default.removeItem(at: output) }
-        let sink = gstTestSink ? ["videocodectestsink", "location=\(output.path)"] : ["filesink", "location=\(output.path)"]
+        let output = "\(TemporaryFile.directory)/vtk-suite-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16)).yuv"
+        defer { unlink(output) }
+        let sink = gstTestSink ? ["videocodectestsink", "location=\(output)"] : ["filesink", "location=\(output)"]
         let pipeline = [gstTestSink ? "-q" : "-v", "filesrc", "location=\(vector.input)", "!", "\(gstCodec)parse", "!",
                         "vaapi\(gstCodec)dec", "!", "videoconvert", "dither=none", "!", "video/x-raw,format=\(format)", "!"] + sink
         let result: TimedProcess.Result
         do { result = try TimedProcess.run("gst-launch-1.0", pipeline, environment: environment, timeout: timeout) } catch {
-            return .init(status: .error, detail: error.description, seconds: 0)
+            return .init(status: .error, detail: String(describing: error), seconds: 0)
         }
         if let verdict = Self.failureVerdict(result, timeout: timeout) { return verdict }
-        guard var bytes = FileManager.default.contents(atPath: output.path) else {
+        guard var bytes = FileBytes.read(path: output) else {
             return .init(status: .error, detail: "gst-launch-1.0 wrote no output", seconds: result.seconds)
         }
         if !gstTestSink {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSONText
+import VTKMedia
 
 /// One test of a decode conformance suite: a stream and the MD5 of its decoded frames.
 struct SuiteTestVector: Sendable {
@@ -24,73 +28,73 @@ struct TestSuite: Sendable {
     /// Reads SUITE: a directory holding reference.tsv, or a fluster JSON file. `resources` is where
     /// fluster's streams are (default: beside the JSON), as DIR/SUITE/VECTOR/FILE, DIR/VECTOR/FILE or DIR/FILE.
     static func load(_ path: String, resources: String?, command: String) throws(CommandFailure) -> TestSuite {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             throw CommandFailure(.input, "vtk \(command): suite '\(path)' does not exist")
         }
-        return isDirectory.boolValue ? try referenceFolder(path, command: command)
+        return status.st_mode & S_IFMT == S_IFDIR ? try referenceFolder(path, command: command)
             : try fluster(path, resources: resources, command: command)
     }
 
     /// A vtk reference folder: reference.tsv (file, profile, width, height, frames, md5_i420) and framemd5/.
     static func referenceFolder(_ directory: String, command: String) throws(CommandFailure) -> TestSuite {
-        let url = URL(fileURLWithPath: directory).standardizedFileURL
-        let table = url.appendingPathComponent("reference.tsv")
-        guard let text = try? String(contentsOf: table, encoding: .utf8) else {
+        let folderPath = PathName.standardized(directory)
+        let table = PathName.appending(folderPath, "reference.tsv")
+        guard let text = FileBytes.text(path: table) else {
             throw CommandFailure(.input, "vtk \(command): \(directory) has no readable reference.tsv")
         }
         var vectors: [SuiteTestVector] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where number > 0 && !line.isEmpty {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count >= 6, fields[5].count == 32 else {
-                throw CommandFailure(.input, "vtk \(command): \(table.path) line \(number + 1): expected 6 tab-separated fields ending in an MD5")
+                throw CommandFailure(.input, "vtk \(command): \(table) line \(number + 1): expected 6 tab-separated fields ending in an MD5")
             }
-            let input = url.appendingPathComponent(fields[0]).path
+            let input = PathName.appending(folderPath, fields[0])
             // The MD5 is of the decoder's own bit depth: 16-bit little-endian samples for 10-bit profiles (Main 10, High 10).
             let format = fields[1].contains("10") ? "yuv420p10le" : "yuv420p"
             vectors.append(SuiteTestVector(name: fields[0], input: input, outputFormat: format, md5: fields[5].lowercased(),
                                            frameMD5s: frameMD5s(besides: input)))
         }
-        let folder = url.lastPathComponent
+        let folder = PathName.lastComponent(folderPath)
         let codec = folder.contains("265") || folder.contains("hevc") ? "H.265" : "H.264"
-        return TestSuite(name: "\(url.deletingLastPathComponent().lastPathComponent)/\(folder)", codec: codec, vectors: vectors)
+        return TestSuite(name: "\(PathName.lastComponent(PathName.parent(folderPath)))/\(folder)", codec: codec, vectors: vectors)
     }
 
     /// fluster's test-suite JSON: name, codec, test_vectors[] with name, input_file, output_format, result.
     static func fluster(_ path: String, resources: String?, command: String) throws(CommandFailure) -> TestSuite {
         let fail = { (why: String) in CommandFailure(.input, "vtk \(command): \(path): \(why)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch { throw fail("not JSON: \(error.localizedDescription)") }
-        guard let root = object as? [String: Any], let name = root["name"] as? String else {
+        guard let data = FileBytes.read(path: path) else { throw fail("cannot read the file") }
+        let root: JSONValue
+        do { root = try JSONValue.parse(data) } catch { throw fail("not JSON: \(error)") }
+        guard let name = root["name"]?.stringValue else {
             throw fail("not a fluster test suite (no \"name\")")
         }
-        guard let list = root["test_vectors"] as? [[String: Any]] else { throw fail("not a fluster test suite (no \"test_vectors\" list)") }
-        let base = resources.map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: path).deletingLastPathComponent()
+        guard let list = root["test_vectors"]?.objectsValue else { throw fail("not a fluster test suite (no \"test_vectors\" list)") }
+        let base = resources.map(PathName.absolute) ?? PathName.parent(PathName.absolute(path))
         var vectors: [SuiteTestVector] = []
         for (index, entry) in list.enumerated() {
-            guard let vectorName = entry["name"] as? String, let file = entry["input_file"] as? String,
-                  let md5 = entry["result"] as? String else {
+            guard let vectorName = entry["name"]?.stringValue, let file = entry["input_file"]?.stringValue,
+                  let md5 = entry["result"]?.stringValue else {
                 throw fail("test_vectors[\(index)] needs \"name\", \"input_file\" and \"result\"")
             }
             // An absolute input_file is the stream itself (vtk-bench writes such suites); a relative one is
             // looked for under the resources as fluster lays them out.
             let candidates = file.hasPrefix("/") ? [file]
-                : [base.appendingPathComponent(name).appendingPathComponent(vectorName).appendingPathComponent(file),
-                   base.appendingPathComponent(vectorName).appendingPathComponent(file),
-                   base.appendingPathComponent(file)].map(\.path)
-            let input = candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
-            vectors.append(SuiteTestVector(name: vectorName, input: input, outputFormat: entry["output_format"] as? String ?? "yuv420p",
+                : [PathName.appending(PathName.appending(PathName.appending(base, name), vectorName), file),
+                   PathName.appending(PathName.appending(base, vectorName), file),
+                   PathName.appending(base, file)]
+            let input = candidates.first { access($0, F_OK) == 0 } ?? candidates[0]
+            vectors.append(SuiteTestVector(name: vectorName, input: input, outputFormat: entry["output_format"]?.stringValue ?? "yuv420p",
                                            md5: md5.lowercased(), frameMD5s: frameMD5s(besides: input)))
         }
-        return TestSuite(name: name, codec: root["codec"] as? String ?? "H.264", vectors: vectors)
+        return TestSuite(name: name, codec: root["codec"]?.stringValue ?? "H.264", vectors: vectors)
     }
 
     /// framemd5/<file>.tsv beside a stream: lines of "index<TAB>md5".
     static func frameMD5s(besides input: String) -> [String]? {
-        let url = URL(fileURLWithPath: input)
-        let table = url.deletingLastPathComponent().appendingPathComponent("framemd5/\(url.lastPathComponent).tsv")
-        guard let text = try? String(contentsOf: table, encoding: .utf8) else { return nil }
+        let stream = PathName.absolute(input)
+        let table = PathName.appending(PathName.parent(stream), "framemd5/\(PathName.lastComponent(stream)).tsv")
+        guard let text = FileBytes.text(path: table) else { return nil }
         let md5s = text.split(separator: "\n").compactMap { line -> String? in
             let f = line.split(separator: "\t")
             return f.count >= 2 && Int(f[0]) != nil ? String(f[1]) : nil

@@ -1,5 +1,5 @@
-import Foundation
 import JSONText
+import VTKMedia
 
 /// The results of `vtk suite run` (or of merged shards): the JSON CI keeps, a summary table like fluster's
 /// (one column per decoder, a totals row), Markdown, and JUnit XML.
@@ -42,27 +42,27 @@ struct SuiteReport {
 
     static func read(_ path: String, command: String) throws(CommandFailure) -> SuiteReport {
         let fail = { (why: String) in CommandFailure(.input, "vtk \(command): \(path): \(why)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch { throw fail("not JSON: \(error.localizedDescription)") }
-        guard let root = object as? [String: Any], let suite = root["suite"] as? String, let list = root["results"] as? [[String: Any]] else {
+        guard let data = FileBytes.read(path: path) else { throw fail("cannot read the file") }
+        let root: JSONValue
+        do { root = try JSONValue.parse(data) } catch { throw fail("not JSON: \(error)") }
+        guard let suite = root["suite"]?.stringValue, let list = root["results"]?.objectsValue else {
             throw fail("not a vtk suite report (needs \"suite\" and \"results\")")
         }
         var results: [SuiteResult] = []
         for (index, entry) in list.enumerated() {
-            guard let test = entry["test"] as? String, let decoder = entry["decoder"] as? String,
-                  let statusText = entry["status"] as? String, let status = SuiteStatus(rawValue: statusText) else {
+            guard let test = entry["test"]?.stringValue, let decoder = entry["decoder"]?.stringValue,
+                  let statusText = entry["status"]?.stringValue, let status = SuiteStatus(rawValue: statusText) else {
                 throw fail("results[\(index)] needs \"test\", \"decoder\" and a \"status\" of \(SuiteStatus.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            results.append(SuiteResult(suite: entry["suite"] as? String ?? suite, test: test, decoder: decoder, status: status,
-                                       seconds: (entry["seconds"] as? NSNumber)?.doubleValue ?? 0, md5: entry["md5"] as? String,
-                                       expectedMD5: entry["expected_md5"] as? String, firstBadFrame: entry["first_bad_frame"] as? Int,
-                                       detail: entry["detail"] as? String))
+            results.append(SuiteResult(suite: entry["suite"]?.stringValue ?? suite, test: test, decoder: decoder, status: status,
+                                       seconds: entry["seconds"]?.doubleValue ?? 0, md5: entry["md5"]?.stringValue,
+                                       expectedMD5: entry["expected_md5"]?.stringValue, firstBadFrame: entry["first_bad_frame"]?.intValue,
+                                       detail: entry["detail"]?.stringValue))
         }
-        var decoders = root["decoders"] as? [String] ?? []
+        var decoders = root["decoders"]?.stringsValue ?? []
         for r in results where !decoders.contains(r.decoder) { decoders.append(r.decoder) }
-        return SuiteReport(suite: suite, decoders: decoders, shard: root["shard"] as? String,
-                           suiteTests: root["suite_tests"] as? Int ?? Set(results.map { "\($0.suite)/\($0.test)" }).count, results: results)
+        return SuiteReport(suite: suite, decoders: decoders, shard: root["shard"]?.stringValue,
+                           suiteTests: root["suite_tests"]?.intValue ?? Set(results.map { "\($0.suite)/\($0.test)" }).count, results: results)
     }
 
     /// Shard reports joined: every test of the suite exactly once per decoder, or an error naming what is
@@ -195,7 +195,7 @@ struct SuiteReport {
             out += "  <testsuite name=\"\(name)\" tests=\"\(mine.count)\" failures=\"\(count(mine, [.fail, .timeout]))\" "
                 + "errors=\"\(count(mine, [.error]))\" skipped=\"\(count(mine, [.notSupported]))\" time=\"\(seconds(mine))\">\n"
             for r in mine {
-                out += "    <testcase classname=\"\(name)\" name=\"\(Self.xml(r.test))\" time=\"\(String(format: "%.3f", r.seconds))\""
+                out += "    <testcase classname=\"\(name)\" name=\"\(Self.xml(r.test))\" time=\"\(String(decimals: 3, r.seconds))\""
                 let message = Self.xml(r.detail ?? (r.md5.map { "MD5 \($0), expected \(r.expectedMD5 ?? "?")" } ?? r.status.rawValue))
                 switch r.status {
                 case .pass: out += "/>\n"
@@ -211,7 +211,7 @@ struct SuiteReport {
     }
 
     private func count(_ list: [SuiteResult], _ statuses: [SuiteStatus]) -> Int { list.filter { statuses.contains($0.status) }.count }
-    private func seconds(_ list: [SuiteResult]) -> String { String(format: "%.3f", list.reduce(0) { $0 + $1.seconds }) }
+    private func seconds(_ list: [SuiteResult]) -> String { String(decimals: 3, list.reduce(0) { $0 + $1.seconds }) }
 
     /// Text as XML attribute or character data.
     static func xml(_ text: String) -> String {

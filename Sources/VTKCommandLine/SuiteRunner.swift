@@ -1,5 +1,5 @@
 import VTKMedia
-import Foundation
+import Dispatch
 
 /// One test of a run: a stream of a suite, on one decoder.
 struct SuiteResult: Sendable {
@@ -96,10 +96,11 @@ enum SuiteRunner {
         let group = DispatchGroup()
         for _ in 0..<max(1, min(jobs, count)) {
             group.enter()
-            Thread.detachNewThread {
+            let started = DetachedThread.start {
                 while let index = box.take() { box.store(body(index), at: index) }
                 group.leave()
             }
+            if !started { group.leave() }
         }
         group.wait()
         return box.values

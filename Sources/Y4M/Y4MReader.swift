@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import VTKMedia
 
 /// Reads a YUV4MPEG2 stream frame by frame, from a file or a pipe (stdin), a chunk at a time: only one
@@ -12,13 +14,13 @@ public final class Y4MReader {
     /// Longest header or FRAME line accepted.
     static let lineLimit = 4096
 
-    public convenience init(url: URL) throws(Y4MError) {
-        let fd = open(url.path, O_RDONLY)
-        guard fd >= 0 else { throw .io(operation: "open \(url.path)", errno: errno) }
+    public convenience init(path: String) throws(Y4MError) {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw .io(operation: "open \(path)", errno: errno) }
         try self.init(fileDescriptor: fd, closeOnDeinit: true)
     }
 
-    /// Reads from an open descriptor, e.g. `FileHandle.standardInput.fileDescriptor`.
+    /// Reads from an open descriptor, e.g. STDIN_FILENO.
     public init(fileDescriptor: Int32, closeOnDeinit: Bool = false) throws(Y4MError) {
         input = ByteInput(descriptor: fileDescriptor, closeOnDeinit: closeOnDeinit)
         guard let line = try input.readLine(limit: Self.lineLimit) else { throw .notY4M(byteOffset: 0) }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import VTKMedia
 
 /// Writes a YUV4MPEG2 stream to a file or to a descriptor (stdout, a pipe into FFmpeg or x264).
@@ -9,9 +11,9 @@ public final class Y4MWriter {
     private let closeWhenDone: Bool
     private static let frameLine = Array("FRAME\n".utf8)
 
-    public convenience init(url: URL, header: Y4MHeader) throws(Y4MError) {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw .io(operation: "create \(url.path)", errno: errno) }
+    public convenience init(path: String, header: Y4MHeader) throws(Y4MError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw .io(operation: "create \(path)", errno: errno) }
         try self.init(fileDescriptor: fd, header: header, closeWhenDone: true)
     }
 
@@ -69,7 +71,7 @@ public final class Y4MWriter {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             while done < raw.count {
-                let n = Foundation.write(descriptor, base + done, raw.count - done)
+                let n = Glibc.write(descriptor, base + done, raw.count - done)
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = errno

@@ -50,3 +50,41 @@ struct ProcessToolsTests {
         }
     }
 }
+
+/// ChildProcess (posix_spawn) keeps what Foundation's Process gave the children vtk starts.
+@Suite("ChildProcess")
+struct ChildProcessTests {
+    @Test("The child inherits no descriptor of this process beyond the standard three")
+    func noInheritedDescriptors() throws {
+        // Descriptor 100, open here without close-on-exec, must be closed in the child.
+        let fd = open("/dev/null", O_RDONLY)
+        #expect(fd >= 0)
+        #expect(dup2(fd, 100) == 100)
+        defer {
+            close(100)
+            close(fd)
+        }
+        let result = try TimedProcess.run("sh", ["-c", "if [ -e /proc/$$/fd/100 ]; then echo open; else echo closed; fi"], timeout: 60)
+        #expect(result.stdoutText == "closed\n")
+    }
+
+    @Test("The child leads a process group of its own, reads /dev/null as input, and ends with its exit status")
+    func processGroupAndInput() throws {
+        let result = try TimedProcess.run("sh", ["-c", "read -r pid comm state ppid pgrp rest < /proc/$$/stat; [ \"$pid\" = \"$pgrp\" ] && echo leader; cat; exit 7"],
+                                          timeout: 60)
+        #expect(result.stdoutText == "leader\n")
+        #expect(result.status == 7 && !result.timedOut)
+    }
+
+    @Test("A child ended by a signal reports the signal's number, as Process.terminationStatus did")
+    func signalled() throws {
+        let result = try TimedProcess.run("sh", ["-c", "kill -KILL $$"], timeout: 60)
+        #expect(result.status == SIGKILL)
+    }
+
+    @Test("An added variable joins the environment; the rest is inherited")
+    func environment() throws {
+        let result = try TimedProcess.run("sh", ["-c", "printf '%s %s' \"$VTK_CHILD_TEST\" \"$PATH\""], environment: ["VTK_CHILD_TEST": "x y"], timeout: 60)
+        #expect(result.stdoutText == "x y \(ProcessInfo.processInfo.environment["PATH"] ?? "")")
+    }
+}

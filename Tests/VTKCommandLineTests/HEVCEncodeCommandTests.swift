@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Testing
 import VTKTestSupport
 @testable import VTKCommandLine
@@ -70,10 +71,10 @@ struct HEVCEncodeCommandTests {
     @Test("The codec key of an encode matrix case")
     func matrixCodec() throws {
         let fail = { (why: String) in CommandFailure(.input, why) }
-        let hevc = try EncodeCase(["name": "a", "codec": "h265"], index: 0, fail: fail)
+        let hevc = try EncodeCase(.object([("name", .string("a")), ("codec", .string("h265"))]), index: 0, fail: fail)
         #expect(hevc.arguments.contains("--codec") && hevc.arguments.contains("h265"))
-        let avc = try EncodeCase(["name": "b"], index: 0, fail: fail)
+        let avc = try EncodeCase(.object([("name", .string("b"))]), index: 0, fail: fail)
         #expect(!avc.arguments.contains("--codec"))
-        #expect(throws: CommandFailure.self) { try EncodeCase(["name": "c", "codec": "vp9"], index: 0, fail: fail) }
+        #expect(throws: CommandFailure.self) { try EncodeCase(.object([("name", .string("c")), ("codec", .string("vp9"))]), index: 0, fail: fail) }
     }
 }

@@ -158,13 +158,13 @@ struct HonestNumbersTests {
         let hasTestSink = try ProcessRunner.run("gst-inspect-1.0", ["videocodectestsink"]).status == 0
         let parsed = try #require(GStreamerI420.lastSize(inVerboseOutput: verbose.stdoutText))
         #expect(parsed.width == width && parsed.height == height)
-        let bytes = try Data(contentsOf: padded)
+        let bytes = [UInt8](try Data(contentsOf: padded))
         #expect(bytes.count == 3 * GStreamerI420.layout(width: width, height: height).frameSize)
         let unpadded = GStreamerI420.unpadded(bytes, width: width, height: height)
         #expect(unpadded.count == 3 * (width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)))
         if hasTestSink {
             try #require(try ProcessRunner.run("gst-launch-1.0", ["-q"] + source + ["videocodectestsink", "location=\(plain.path)"]).status == 0)
-            #expect(unpadded == (try Data(contentsOf: plain)))
+            #expect(unpadded == [UInt8](try Data(contentsOf: plain)))
         }
     }
 
