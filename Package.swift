@@ -109,6 +109,8 @@ let package = Package(
         .target(name: "BenchSupport", dependencies: ["COpenH264"], path: "Tools/BenchSupport"),
         .executableTarget(name: "vtk-bench", dependencies: ["BenchSupport", "VTKTestSupport", "VTKMedia", "CLibAVCodec", "COpenH264", "CLibYUV"],
                           path: "Tools/Bench"),
+        // The floor vtk-bench measures against: libavcodec and openh264 called directly, without Foundation.
+        .executableTarget(name: "codec-floor", dependencies: ["BenchSupport", "CLibAVCodec", "COpenH264"], path: "Tools/CodecFloor"),
         .executableTarget(name: "encode-bench", dependencies: ["BenchSupport", "CompressionSession", "H264Bitstream", "VTKTestSupport", "VideoAcceleration", "VTKMedia"],
                           path: "Tools/EncodeBench"),
         .executableTarget(name: "h265-engine-bench", dependencies: ["H265Encoding", "H265Bitstream"], path: "Tools/H265EngineBench"),

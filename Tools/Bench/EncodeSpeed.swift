@@ -8,7 +8,7 @@ import VTKTestSupport
 struct EncodeSpeedInput {
     let vtk: String
     let ffmpeg: String
-    /// vtk-bench itself, whose `--openh264-encode` runs openh264 directly.
+    /// codec-floor, whose `--openh264-encode` runs openh264 directly.
     let bench: String
     /// The 300 decoded frames of VID_1280x720_cavlc_temporal_direct.264, as NV12 (vtk, x264) and I420 (openh264).
     let nv12: String

@@ -65,7 +65,7 @@ func encoderTableEntries(keyint: Int) -> [EncoderTableEntry] {
                    "--qp", "\(qp)", "--refs", "3"] + (bFrames ? ["--bframes", "3", "--b-pyramid"] : []) + ["-o", output, "-q"], ["VTKSOFT_ENCODER": "native"])
         },
         EncoderTableEntry(name: "openh264", hasBFrames: false) { content, qp, _, output in
-            (selfPath, ["--openh264-encode", content.raw, "\(content.width)", "\(content.height)", "\(content.frames)", "qp=\(qp)", "\(keyint)", output], [:])
+            (codecFloor, ["--openh264-encode", content.raw, "\(content.width)", "\(content.height)", "\(content.frames)", "qp=\(qp)", "\(keyint)", output], [:])
         },
         x264("ultrafast"), x264("veryfast"), x264("medium"),
     ]

@@ -34,16 +34,6 @@ if argv.contains("--help") || argv.contains("-h") {
         """)
     exit(0)
 }
-if argv.first == "--libavcodec-decode", argv.count == 2 { exit(Harness.libavcodecDecode(argv[1])) }
-if argv.first == "--openh264-encode", argv.count == 8 {
-    // FILE W H FRAMES qp=N|bps=N KEYINT OUTPUT
-    let mode = argv[5]
-    let qp = mode.hasPrefix("qp=") ? Int32(mode.dropFirst(3)) : nil
-    let bps = mode.hasPrefix("bps=") ? Int32(mode.dropFirst(4)) : nil
-    exit(Harness.openh264Encode(argv[1], width: Int(argv[2])!, height: Int(argv[3])!, frames: Int(argv[4])!, qp: qp, bitRate: bps,
-                                keyint: UInt32(argv[6])!, output: argv[7]))
-}
-
 // MARK: Set-up
 
 /// Why a command or a section could not run; the section is reported as failed and the next one runs.
@@ -97,6 +87,8 @@ if let selectedSections, selectedSections.isEmpty || selectedSections.contains("
 let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 let binDir = URL(fileURLWithPath: selfPath).deletingLastPathComponent()
 let vtk = binDir.appendingPathComponent("vtk").path
+/// libavcodec and openh264 called directly, a process without Foundation (as `vtk` is): the floor.
+let codecFloor = binDir.appendingPathComponent("codec-floor").path
 guard FileManager.default.isExecutableFile(atPath: vtk) else { fail("no vtk beside vtk-bench (\(vtk)); build with swift build -c release") }
 guard let ffmpeg = ProcessRunner.which("ffmpeg") else { fail("ffmpeg not found") }
 let work = TestPaths.scratch
@@ -368,7 +360,7 @@ let streams = section("inputs") { () throws -> (main: BenchStream, cif: BenchStr
     try makeRawInputs(streams.main)
     return streams
 }
-let speedInput = EncodeSpeedInput(vtk: vtk, ffmpeg: ffmpeg, bench: selfPath, nv12: rawNV12, i420: rawI420,
+let speedInput = EncodeSpeedInput(vtk: vtk, ffmpeg: ffmpeg, bench: codecFloor, nv12: rawNV12, i420: rawI420,
                                   output: work.appendingPathComponent("speed.h264").path,
                                   width: width, height: height, frames: frames, keyint: keyint, qp: qp)
 if onlySection == "h265-engine" {  // H265EngineCompression.swift
@@ -411,7 +403,7 @@ func decodeGroup(_ title: String, _ stream: String) throws -> [Row] {
         command("vtk", vtk, ["decode", stream, "--pix-fmt", "nv12", "-o", "/dev/null", "-q"]),
         command("ffmpeg VA-API", ffmpeg, ["-nostdin", "-v", "error", "-threads", "1"] + va
                 + ["-i", stream, "-vf", "hwdownload,format=nv12", "-f", "null", "-"], va: true),
-        command("libavcodec direct", selfPath, ["--libavcodec-decode", stream]),
+        command("libavcodec direct", codecFloor, ["--libavcodec-decode", stream]),
         command("ffmpeg software", ffmpeg, ["-nostdin", "-v", "error", "-threads", "1", "-i", stream, "-f", "null", "-"]),
         command("vtk --md5", vtk, ["decode", stream, "--md5", "-q"]),
     ])
@@ -482,7 +474,7 @@ func encodeGroup(_ title: String, qp: Int?, bitRate: Int?) throws -> [Row] {
                                               "-filter_hw_device", "va"] + rawIn
                 + ["-vf", "hwupload", "-c:v", "h264_vaapi", "-profile:v", "high", "-bf", "0", "-g", "\(keyint)"] + ffRC + ["-f", "h264", out],
                 va: true, environment: openh264),
-        command("openh264 direct", selfPath, ["--openh264-encode", rawI420, "\(width)", "\(height)", "\(frames)",
+        command("openh264 direct", codecFloor, ["--openh264-encode", rawI420, "\(width)", "\(height)", "\(frames)",
                                               qp.map { "qp=\($0)" } ?? "bps=\(rate)", "\(keyint)", out]),
         command("x264 ultrafast", ffmpeg, ["-nostdin", "-v", "error", "-y", "-threads", "1"] + rawIn
                 + ["-c:v", "libx264", "-preset", "ultrafast", "-threads", "1", "-bf", "0", "-g", "\(keyint)"] + x264RC + ["-f", "h264", out]),

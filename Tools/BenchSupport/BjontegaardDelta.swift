@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One point of a rate-distortion curve: a bit rate (any unit, the same for both curves) and a PSNR in dB.
 public struct RatePoint: Sendable, Equatable {

@@ -1,5 +1,7 @@
 import COpenH264
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// openh264 called directly, with the settings vtksoft gives it (Sources/VTKSoft/OpenH264Encoder.swift):
 /// High, CABAC, one reference, single slice, no frame skipping; CQP (`qp`) or CBR (`bitRate`); an IDR

@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// codec-floor: the codecs vtksoft wraps, called directly, one process per run: the floor that `make bench`
+// measures vtk's decode and openh264 encode against (whole processes, start-up included). No Foundation.
+//   codec-floor --libavcodec-decode FILE
+//   codec-floor --openh264-encode FILE W H FRAMES qp=N|bps=N KEYINT OUTPUT
+let argv = Array(CommandLine.arguments.dropFirst())
+if argv.first == "--libavcodec-decode", argv.count == 2 { exit(Harness.libavcodecDecode(argv[1])) }
+if argv.first == "--openh264-encode", argv.count == 8 {
+    let mode = argv[5]
+    let qp = mode.hasPrefix("qp=") ? Int32(mode.dropFirst(3)) : nil
+    let bps = mode.hasPrefix("bps=") ? Int32(mode.dropFirst(4)) : nil
+    if let width = Int(argv[2]), let height = Int(argv[3]), let frames = Int(argv[4]), let keyint = UInt32(argv[6]), qp != nil || bps != nil {
+        exit(Harness.openh264Encode(argv[1], width: width, height: height, frames: frames, qp: qp, bitRate: bps, keyint: keyint, output: argv[7]))
+    }
+}
+fputs("""
+    usage: codec-floor --libavcodec-decode FILE
+           codec-floor --openh264-encode FILE W H FRAMES qp=N|bps=N KEYINT OUTPUT
+
+    """, stderr)
+exit(2)
