@@ -303,7 +303,7 @@ public struct H264DecodingProcess: Sendable {
         // More references than allowed can only come from a damaged stream: apply the sliding window.
         let currentID = current.id
         while dpb.pictures.reduce(0, { $1.isReference && $1.id != currentID ? $0 + 1 : $0 }) + 1 > max(sps.maxNumRefFrames, 1),
-              let oldest = dpb.shortTermStores.filter({ $0.id != currentID }).min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
+              let oldest = dpb.oldestShortTermStore(excluding: currentID) {
             dpb.update(oldest.id) { $0.topReference = .unused; $0.bottomReference = .unused }
         }
         prevRefFrameNum = current.hadMMCO5 ? 0 : header.frameNum
