@@ -58,16 +58,20 @@ final class InputFile {
         return try readFromFile(upTo: count)
     }
 
-    /// Read straight into the new array's storage: read() fills it, so it is not zero-filled first (a megabyte a chunk).
     private func readFromFile(upTo count: Int) throws(CommandFailure) -> [UInt8] {
-        var failure: CommandFailure?
-        let chunk = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            do throws(CommandFailure) { initialized = try read(into: UnsafeMutableRawBufferPointer(buffer)) } catch {
-                failure = error
-                initialized = 0
+        var chunk = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = chunk.withUnsafeMutableBytes { raw in raw.baseAddress.map { Glibc.read(fd, $0 + filled, count - filled) } ?? 0 }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(.input, "vtk: reading \(displayName) failed at byte \(bytesRead + filled): \(String(cString: strerror(errno)))")
             }
+            if n == 0 { break }
+            filled += n
         }
-        if let failure { throw failure }
+        bytesRead += filled
+        chunk.removeSubrange(filled...)
         return chunk
     }
 
