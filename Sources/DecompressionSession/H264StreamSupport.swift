@@ -25,7 +25,8 @@ public enum H264StreamSupport {
         let idc = Int(sps.profileIdc)
         if let multiLayer = multiLayerName(profileIdc: idc) { return multiLayerReason(multiLayer, profileIdc: idc) }
         let depth = max(sps.bitDepthLuma, sps.bitDepthChroma)
-        let what = "H.264 \(H264Profile(sps: sps).name) (profile_idc \(idc), \(chromaName(sps.chromaFormatIdc)), \(depth)-bit)"
+        // The name is written only for a refusal: this runs for every access unit.
+        var what: String { "H.264 \(H264Profile(sps: sps).name) (profile_idc \(idc), \(chromaName(sps.chromaFormatIdc)), \(depth)-bit)" }
         if sps.chromaFormatIdc == 3 || idc == 244 || idc == 44 {
             return "\(what): VA-API (\(libva)) has no H.264 4:4:4 decode profile"
         }

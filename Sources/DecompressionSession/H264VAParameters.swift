@@ -119,16 +119,17 @@ enum H264VAParameters {
     static func iqMatrix(sps: SequenceParameterSet, pps: PictureParameterSet) -> VAIQMatrixBufferH264 {
         let matrices = ScalingMatrices(sps: sps, pps: pps)
         var iq = VAIQMatrixBufferH264()
+        // Each zig-zag list straight into its raster places (Tables 8-12, 8-13), with no array per list.
         withUnsafeMutableBytes(of: &iq.ScalingList4x4) { raw in
             for i in 0..<6 {
-                let list = ScalingMatrices.raster(matrices.list4x4[i])
-                for j in 0..<16 { raw[i * 16 + j] = list[j] }
+                let list = matrices.list4x4[i]
+                for j in 0..<16 { raw[i * 16 + ScalingMatrices.zigzag4x4[j]] = list[j] }
             }
         }
         withUnsafeMutableBytes(of: &iq.ScalingList8x8) { raw in
             for i in 0..<2 {  // Intra Y, Inter Y
-                let list = ScalingMatrices.raster(matrices.list8x8[i])
-                for j in 0..<64 { raw[i * 64 + j] = list[j] }
+                let list = matrices.list8x8[i]
+                for j in 0..<64 { raw[i * 64 + ScalingMatrices.zigzag8x8[j]] = list[j] }
             }
         }
         return iq
@@ -170,20 +171,17 @@ enum H264VAParameters {
     static func fillWeights(_ sp: inout VASliceParameterBufferH264, header h: SliceHeader, pps: PictureParameterSet) {
         let type = h.sliceType
         guard !type.isIntra else { return }
-        let table: PredWeightTable
-        if let explicit = h.predWeightTable {
-            table = explicit
-        } else {
+        guard let table = h.predWeightTable else {
+            // The neutral table, written in place (no table built per slice): weight 1 << denominator, offsets 0
+            // (the buffer starts zeroed), no explicit flags.
             let denominator = type == .b && pps.weightedBipredIdc == 2 ? 5 : 0
-            var neutral = PredWeightTable()
-            neutral.lumaLog2WeightDenom = denominator
-            neutral.chromaLog2WeightDenom = denominator
-            var entry = PredWeightTable.Entry()
-            entry.lumaWeight = 1 << denominator
-            entry.chromaWeight = [1 << denominator, 1 << denominator]
-            neutral.l0 = Array(repeating: entry, count: h.numRefIdxL0ActiveMinus1 + 1)
-            if type == .b { neutral.l1 = Array(repeating: entry, count: h.numRefIdxL1ActiveMinus1 + 1) }
-            table = neutral
+            sp.luma_log2_weight_denom = UInt8(denominator)
+            sp.chroma_log2_weight_denom = UInt8(denominator)
+            writeNeutral(count: h.numRefIdxL0ActiveMinus1 + 1, weight: 1 << denominator, luma: &sp.luma_weight_l0, chroma: &sp.chroma_weight_l0)
+            if type == .b {
+                writeNeutral(count: h.numRefIdxL1ActiveMinus1 + 1, weight: 1 << denominator, luma: &sp.luma_weight_l1, chroma: &sp.chroma_weight_l1)
+            }
+            return
         }
         sp.luma_log2_weight_denom = UInt8(table.lumaLog2WeightDenom)
         sp.chroma_log2_weight_denom = UInt8(table.chromaLog2WeightDenom)
@@ -192,6 +190,20 @@ enum H264VAParameters {
         guard type == .b else { return }
         (sp.luma_weight_l1_flag, sp.chroma_weight_l1_flag) = write(table.l1, lumaWeight: &sp.luma_weight_l1, lumaOffset: &sp.luma_offset_l1,
                                                                    chromaWeight: &sp.chroma_weight_l1, chromaOffset: &sp.chroma_offset_l1)
+    }
+
+    /// The neutral weights of one list's first `count` entries: `weight` for luma and both chroma components.
+    static func writeNeutral<Luma, Chroma>(count: Int, weight: Int, luma: inout Luma, chroma: inout Chroma) {
+        withUnsafeMutableBytes(of: &luma) { lumaRaw in
+            withUnsafeMutableBytes(of: &chroma) { chromaRaw in
+                let lw = lumaRaw.bindMemory(to: Int16.self), cw = chromaRaw.bindMemory(to: Int16.self)
+                for i in 0..<min(count, lw.count) {
+                    lw[i] = Int16(weight)
+                    cw[i * 2] = Int16(weight)
+                    cw[i * 2 + 1] = Int16(weight)
+                }
+            }
+        }
     }
 
     /// Writes one list's weights into VA's fixed arrays (imported as tuples: 32 luma, 32x2 chroma entries);

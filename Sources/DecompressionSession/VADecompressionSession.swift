@@ -100,6 +100,10 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
     public var deviceDescription: String { "\(connection.devicePath) (\(connection.vendor))" }
 
     /// Decodes one sample (one access unit) and returns the frames it made ready, in display order.
+    // Specialised for each codec: the caller (`vtk decode`, a player) holds the codec only as a generic parameter, and
+    // unspecialised, every picture would pay for generic metadata look-ups, Set<ID> and event copies through witnesses.
+    @_specialize(where Codec == H264Codec)
+    @_specialize(where Codec == H265Codec)
     public func decode(_ sample: SampleBuffer) throws -> [DecodedFrame] {
         try lock.withLock { try decodeLocked(sample) }
     }
@@ -123,6 +127,8 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
     }
 
     /// Decodes one access unit (from the codec's assembler, e.g. for an Annex B stream).
+    @_specialize(where Codec == H264Codec)
+    @_specialize(where Codec == H265Codec)
     public func decode(accessUnit: AccessUnit, presentationTime: MediaTime = .invalid) throws -> [DecodedFrame] {
         try lock.withLock { try decodeLocked(accessUnit: accessUnit, presentationTime: presentationTime) }
     }
@@ -139,6 +145,8 @@ public final class VADecompressionSession<Codec: DecompressionCodec>: @unchecked
 
     /// Outputs the frames still held for reordering (end of stream), like
     /// VTDecompressionSessionFinishDelayedFrames.
+    @_specialize(where Codec == H264Codec)
+    @_specialize(where Codec == H265Codec)
     public func finishDelayedFrames() throws -> [DecodedFrame] {
         try lock.withLock {
             guard !isInvalidated else { return [] }

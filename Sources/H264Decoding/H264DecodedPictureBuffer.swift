@@ -38,12 +38,12 @@ public struct H264BufferRules: DecodedPictureBufferRules {
 
     public func requiresOutput(_ buffer: H264DecodedPictureBuffer) -> Bool {
         guard let reorder = maxNumReorderFrames else { return false }
-        return buffer.readyForOutput.count > reorder
+        return buffer.readyForOutputCount > reorder
     }
 
     /// The oldest short-term reference.
     public func evictionCandidate(_ buffer: H264DecodedPictureBuffer) -> PictureID? {
-        buffer.shortTermStores.min(by: { $0.frameNumWrap < $1.frameNumWrap })?.id
+        buffer.oldestShortTermStore()?.id
     }
 
     public mutating func bufferEmptied() { awaitingSecondField = nil }
@@ -78,6 +78,16 @@ extension DecodedPictureBuffer where Rules == H264BufferRules {
     public var longTermFrames: [DecodedPicture] { pictures.filter { $0.reference == .longTerm } }
     /// Stores with at least one short-term (long-term) reference field: the entries of 8.2.4.2.2 and 8.2.5.3.
     public var shortTermStores: [DecodedPicture] { pictures.filter(\.hasShortTermField) }
+    /// The store with a short-term field of smallest FrameNumWrap (the first of equals), other than `excluded`:
+    /// what the sliding window and a full DPB give up (8.2.5.3), found without making the list of stores.
+    public func oldestShortTermStore(excluding excluded: PictureID? = nil) -> DecodedPicture? {
+        var oldest: DecodedPicture?
+        for store in pictures where store.hasShortTermField && store.id != excluded {
+            if let found = oldest, found.frameNumWrap <= store.frameNumWrap { continue }
+            oldest = store
+        }
+        return oldest
+    }
     public var longTermStores: [DecodedPicture] { pictures.filter(\.hasLongTermField) }
 
     /// Stores a decoded frame or first field after bumping as C.4.5.1/C.4.5.2 require; returns outputs and

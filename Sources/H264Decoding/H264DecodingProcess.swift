@@ -97,11 +97,13 @@ public struct H264DecodingProcess: Sendable {
         // A new sequence: new format, possibly a new decoder.
         if header.idrPicFlag || format == nil {
             if let newFormat = try? H264FormatDescription(parameterSets: unit.parameterSets) {
-                if format.map({ newFormat.requiresNewDecoder(comparedTo: $0) }) ?? true {
+                // The DPB size follows the active SPS (A.3.1 item h): a new level_idc alone may change it, and the
+                // session then needs a surface pool of the new size, as for a new decoder.
+                let capacity = H264DecodedPictureBuffer.capacity(for: sps)
+                if format.map({ newFormat.requiresNewDecoder(comparedTo: $0) }) ?? true || capacity != dpb.capacity {
                     // C.4.4 with a size change: prior pictures are output (vtk keeps every decoded picture).
                     events += translate(dpb.flush(output: true))
-                    dpb = H264DecodedPictureBuffer(capacity: H264DecodedPictureBuffer.capacity(for: sps),
-                                                   maxNumReorderFrames: H264BufferRules.maxNumReorderFrames(for: sps))
+                    dpb = H264DecodedPictureBuffer(capacity: capacity, maxNumReorderFrames: H264BufferRules.maxNumReorderFrames(for: sps))
                     events.append(.newSequence(newFormat, dpbCapacity: dpb.capacity))
                 }
                 format = newFormat
@@ -205,7 +207,9 @@ public struct H264DecodingProcess: Sendable {
         for slice in unit.slices {
             let lists = ReferencePictureLists(slice: slice.header, currentPOC: currentPOC, dpb: dpb, maxFrameNum: sps.maxFrameNum)
             // Damage spreads through prediction: a picture is only as right as the pictures it refers to.
-            if (lists.list0 + lists.list1).contains(where: { $0.map { ($0.isDamaged || $0.nonExisting) && $0.decodeIndex >= cleanSince } ?? false }) {
+            let cleanSince = cleanSince
+            let spreadsDamage: (DecodedPicture?) -> Bool = { $0.map { ($0.isDamaged || $0.nonExisting) && $0.decodeIndex >= cleanSince } ?? false }
+            if lists.list0.contains(where: spreadsDamage) || lists.list1.contains(where: spreadsDamage) {
                 current.isDamaged = true
             }
             if !lists.problems.isEmpty {
@@ -298,8 +302,8 @@ public struct H264DecodingProcess: Sendable {
         }
         // More references than allowed can only come from a damaged stream: apply the sliding window.
         let currentID = current.id
-        while dpb.referenceFrames.filter({ $0.id != currentID }).count + 1 > max(sps.maxNumRefFrames, 1),
-              let oldest = dpb.shortTermStores.filter({ $0.id != currentID }).min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
+        while dpb.pictures.reduce(0, { $1.isReference && $1.id != currentID ? $0 + 1 : $0 }) + 1 > max(sps.maxNumRefFrames, 1),
+              let oldest = dpb.oldestShortTermStore(excluding: currentID) {
             dpb.update(oldest.id) { $0.topReference = .unused; $0.bottomReference = .unused }
         }
         prevRefFrameNum = current.hadMMCO5 ? 0 : header.frameNum

@@ -16,9 +16,8 @@ enum ReferencePictureMarking {
     /// short-term frame, field pair or lone field with the smallest FrameNumWrap is no longer a reference
     /// (both its fields). `current` (the store of a first field being completed) is not a candidate.
     static func slidingWindow(_ dpb: inout H264DecodedPictureBuffer, maxNumRefFrames: Int, excluding current: PictureID? = nil) {
-        let references = dpb.referenceFrames
-        guard references.count >= max(maxNumRefFrames, 1) else { return }
-        if let oldest = dpb.shortTermStores.filter({ $0.id != current }).min(by: { $0.frameNumWrap < $1.frameNumWrap }) {
+        guard dpb.referencePictureCount >= max(maxNumRefFrames, 1) else { return }
+        if let oldest = dpb.oldestShortTermStore(excluding: current) {
             dpb.update(oldest.id) { $0.topReference = .unused; $0.bottomReference = .unused }
         }
     }

@@ -63,8 +63,11 @@ public enum AnnexBScanner {
     }
 
     /// Writes NAL units as an Annex B byte stream with 4-byte start codes.
-    public static func byteStream<S: Sequence>(_ units: S) -> [UInt8] where S.Element == NALUnit {
+    /// Inlinable, and sized before it is filled: vtksoft builds every picture's access unit with it.
+    @inlinable
+    public static func byteStream<C: Collection>(_ units: C) -> [UInt8] where C.Element == NALUnit {
         var out: [UInt8] = []
+        out.reserveCapacity(units.reduce(0) { $0 + 4 + $1.bytes.count })
         for unit in units {
             out.append(contentsOf: [0, 0, 0, 1])
             out.append(contentsOf: unit.bytes)

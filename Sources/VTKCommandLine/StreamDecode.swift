@@ -13,6 +13,10 @@ enum StreamDecode<Codec: StreamDecodingCodec> {
     static var name: String { DecodeCommand.name }
     static var codecName: String { Codec.videoCodec.name }
 
+    // Specialised per codec: `vtk decode` opens the codec type at run time, and its per-frame work would otherwise run as
+    // unspecialised generic code.
+    @_specialize(where Codec == H264Codec)
+    @_specialize(where Codec == H265Codec)
     static func run(_ options: DecodeOptions, input: InputFile) throws(CommandFailure) -> ExitCode {
         let parsed = options.parsed
         if let message = input.signature?.notMessage(input.displayName, codec: Codec.videoCodec) {

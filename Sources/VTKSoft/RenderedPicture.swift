@@ -21,7 +21,9 @@ struct RenderedPicture<PictureParameters, Matrix, SliceParameters: VASliceDataLo
     init(_ buffers: [RenderedBuffer], headerSize: Int) throws(VAError) {
         var picture: PictureParameters?
         var slices: [(parameters: SliceParameters, nalUnit: ArraySlice<UInt8>)] = []
-        var waiting: [SliceParameters] = []
+        // Slice parameters waiting for their data buffer, as (buffer, element): each (3 KB for H.264) is loaded once,
+        // when its slice is made.
+        var waiting: [(buffer: RenderedBuffer, element: Int)] = []
         for buffer in buffers {
             switch buffer.type {
             case VAPictureParameterBufferType:
@@ -29,11 +31,12 @@ struct RenderedPicture<PictureParameters, Matrix, SliceParameters: VASliceDataLo
             case VAIQMatrixBufferType:
                 matrix = buffer.element(as: Matrix.self)
             case VASliceParameterBufferType:
-                waiting += (0..<buffer.elementCount).map { buffer.element($0, as: SliceParameters.self) }
+                for element in 0..<buffer.elementCount { waiting.append((buffer, element)) }
             case VASliceDataBufferType:
                 // Slice parameters describe the slice data buffer rendered after them.
                 guard !waiting.isEmpty else { throw .invalidParameter }
-                for parameters in waiting {
+                for entry in waiting {
+                    let parameters = entry.buffer.element(entry.element, as: SliceParameters.self)
                     let start = Int(parameters.slice_data_offset), size = Int(parameters.slice_data_size)
                     // Partial slices (VA_SLICE_DATA_FLAG_BEGIN/MIDDLE/END) are not reassembled.
                     guard parameters.slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > headerSize,

@@ -21,7 +21,7 @@ public struct VAError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Throws unless `status` is VA_STATUS_SUCCESS.
-    @inline(__always)
+    @inline(__always) @usableFromInline
     static func check(_ status: VAStatus, _ function: @autoclosure () -> String) throws(VAError) {
         if status != VA_STATUS_SUCCESS { throw VAError(function(), status) }
     }

@@ -29,6 +29,18 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
     @inlinable public var waitingForOutput: [Picture] { stored.filter { $0.neededForOutput } }
     /// Pictures waiting for output that may be output now.
     @inlinable public var readyForOutput: [Picture] { stored.filter { $0.neededForOutput && !rules.holdsBack($0) } }
+    /// How many pictures ``readyForOutput`` holds, counted without making the array (rules ask it for every picture).
+    @inlinable public var readyForOutputCount: Int {
+        var count = 0
+        for picture in stored where picture.neededForOutput && !rules.holdsBack(picture) { count += 1 }
+        return count
+    }
+    /// How many pictures are references, counted without making the array.
+    @inlinable public var referencePictureCount: Int {
+        var count = 0
+        for picture in stored where picture.isReference { count += 1 }
+        return count
+    }
 
     @inlinable public func picture(_ id: PictureID) -> Picture? { stored.first { $0.id == id } }
 
@@ -48,6 +60,8 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
 
     /// Empties the buffers of pictures that are neither references nor waiting for output.
     @inlinable public mutating func removeUnused() -> [Event] {
+        // Usually none: then no array is made.
+        guard stored.contains(where: { !$0.isReference && !$0.neededForOutput }) else { return [] }
         let gone = stored.filter { !$0.isReference && !$0.neededForOutput }
         stored.removeAll { !$0.isReference && !$0.neededForOutput }
         return gone.map { .removed($0.id) }
@@ -56,8 +70,13 @@ public struct DecodedPictureBuffer<Rules: DecodedPictureBufferRules>: Sendable {
     /// One step of the bumping process (C.4.5.3, C.5.2.4): outputs the ready picture with the smallest
     /// PicOrderCnt and removes it when it is no reference. Returns nil when none is ready.
     @inlinable public mutating func bump() -> [Event]? {
-        let ready = stored.indices.filter { stored[$0].neededForOutput && !rules.holdsBack(stored[$0]) }
-        guard let i = ready.min(by: { stored[$0].picOrderCnt < stored[$1].picOrderCnt }) else { return nil }
+        // The first ready picture of smallest PicOrderCnt, found without making an array of the ready ones.
+        var smallest: Int?
+        for index in stored.indices where stored[index].neededForOutput && !rules.holdsBack(stored[index]) {
+            if let best = smallest, stored[best].picOrderCnt <= stored[index].picOrderCnt { continue }
+            smallest = index
+        }
+        guard let i = smallest else { return nil }
         stored[i].neededForOutput = false
         let picture = stored[i]
         var events: [Event] = [.output(picture)]

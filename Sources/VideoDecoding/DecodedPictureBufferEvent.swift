@@ -9,7 +9,10 @@ public enum DecodedPictureBufferEvent<Picture: Hashable & Sendable>: Hashable, S
 }
 
 extension DecoderEvent where PictureID == VideoDecoding.PictureID {
-    /// The decoding process's event for a DPB event: a picture that left the DPB is released.
+    /// The decoding process's event for a DPB event: a picture that left the DPB is released. Inlinable: each codec's
+    /// decoding process turns every DPB event through it, and across the module it ran unspecialised (generic metadata
+    /// looked up per event).
+    @inlinable
     public init(_ event: DecodedPictureBufferEvent<Picture>) {
         switch event {
         case .output(let picture): self = .output(picture)

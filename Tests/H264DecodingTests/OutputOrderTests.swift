@@ -99,4 +99,48 @@ struct OutputOrderTests {
         let capacity = H264DecodedPictureBuffer.capacity(for: try #require(run.accessUnits.first?.parameterSets.sps.values.first))
         #expect(run.maxLivePictures <= capacity + 1)
     }
+
+    /// A stream made here from BA1_Sony_D (QCIF, 99 macroblocks, level 1.2, one IDR, I pictures only): the stream,
+    /// then the stream again with its SPS saying level 1.0, then the stream as it was. Only level_idc changes, so no
+    /// new decoder is needed, but the DPB size does (A.3.1 item h, Table A-1: MaxDpbMbs 2376 / 99 = 24, at most 16
+    /// frames, at level 1.2; 396 / 99 = 4 at level 1.0): each IDR starts a sequence with its own DPB size, told to the
+    /// session (which sizes its surfaces from it) in a new-sequence event.
+    @Test("An IDR whose new SPS changes only level_idc re-sizes the DPB and starts a new sequence (A.3.1 h, Table A-1)",
+          .enabled(if: ConformanceStream.all.contains { $0.file == "BA1_Sony_D.jsv" }, Comment(rawValue: TestPaths.sharedMissingMessage)))
+    func levelChangeAtIDR() throws {
+        let stream = try #require(ConformanceStream.all.first { $0.file == "BA1_Sony_D.jsv" })
+        let original = [UInt8](try Data(contentsOf: stream.url))
+        // The SPS NAL unit is the first after the stream's first start code: header byte 0x27 (nal_unit_type 7), then
+        // profile_idc, the constraint flags and level_idc (7.3.2.1.1).
+        #expect(Array(original.prefix(5)) == [0, 0, 0, 1, 0x27])
+        #expect(original[7] == 12, "level 1.2")
+        var relevelled = original
+        relevelled[7] = 10
+        let units = AccessUnitAssembler.accessUnits(in: original + relevelled + original).filter(\.hasPicture)
+        #expect(units.count == 3 * stream.frames)
+        let sps = try #require(units.first?.parameterSets.sps[0])
+        // Preconditions of the hand-worked sizes: no VUI max_dec_frame_buffering, at most 4 reference frames.
+        #expect(!(sps.vuiParametersPresentFlag && sps.vui.bitstreamRestrictionFlag))
+        #expect(sps.maxNumRefFrames <= 4)
+
+        var process = H264DecodingProcess()
+        var capacities: [Int] = [], sequences: [Int] = [], outputs = 0, problems: [DecodingError] = []
+        for unit in units {
+            for event in process.decode(unit) {
+                switch event {
+                case .newSequence(_, let dpbCapacity): sequences.append(dpbCapacity)
+                case .output: outputs += 1
+                case .problem(let problem): problems.append(problem)
+                default: break
+                }
+            }
+            capacities.append(process.dpb.capacity)
+        }
+        for event in process.flush() { if case .output = event { outputs += 1 } }
+        #expect(sequences == [16, 4, 16])
+        let frames = stream.frames
+        #expect(capacities == Array(repeating: 16, count: frames) + Array(repeating: 4, count: frames) + Array(repeating: 16, count: frames))
+        #expect(outputs == 3 * frames)
+        #expect(problems.isEmpty, "\(problems.prefix(3))")
+    }
 }
