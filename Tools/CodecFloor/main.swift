@@ -16,9 +16,10 @@ if argv.first == "--openh264-encode", argv.count == 8 {
         exit(Harness.openh264Encode(argv[1], width: width, height: height, frames: frames, qp: qp, bitRate: bps, keyint: keyint, output: argv[7]))
     }
 }
-fputs("""
+let usage = """
     usage: codec-floor --libavcodec-decode FILE
            codec-floor --openh264-encode FILE W H FRAMES qp=N|bps=N KEYINT OUTPUT
 
-    """, stderr)
+    """
+_ = usage.withCString { write(2, $0, strlen($0)) }
 exit(2)
