@@ -702,7 +702,7 @@ struct MacroblockEncoder {
                 let (a, b) = InterPrediction.sources(ref, x: x, y: y, fx: mx & 3, fy: my & 3)
                 let p = MotionSearch.BiPrediction(single: MotionSearch.AveragedPrediction(a: a, b: b ?? a, stride: ref.full.stride),
                                                   other: held)
-                return MotionSearch.satd(srcY, ss, p, w: 16, h: 16, stoppingAt: limit)
+                return MotionSearch.satd16(srcY, ss, p, h: 16, stoppingAt: limit)
             }
             predict(ref, mv, s.candY)
             weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list0)
