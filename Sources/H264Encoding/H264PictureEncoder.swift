@@ -43,7 +43,8 @@ public struct H264PictureEncoder {
     private var referenceSlots = ReferenceSlots()
     private var halfPelScratch: [Int16] = []
     private var state: [MacroblockState] = []
-    /// One syntax per macroblock for a slice coded as a wavefront (decided on several threads, written after).
+    /// One syntax per macroblock of a band of rows for a slice coded as a wavefront (decided on several threads,
+    /// written after; ``SliceEncoder/wavefrontBandRows``).
     private var wavefrontSyntaxes: [MacroblockSyntax] = []
     /// How many threads code one picture (at most 2). Several slices go in two groups of about equal
     /// macroblock counts, the second on a Dispatch worker; one slice has its macroblock rows shared as a
@@ -67,7 +68,7 @@ public struct H264PictureEncoder {
 
     /// Codes one slice: its header (the client's packed bits verbatim, or written from the header), then its
     /// macroblocks with CABAC or CAVLC as the PPS says; the NAL unit, emulation prevention applied.
-    /// With `wavefront` (threads and one syntax per macroblock of the picture), the slice's rows are decided on
+    /// With `wavefront` (threads and one syntax per macroblock of a band of rows), the slice's rows are decided on
     /// those threads (``SliceEncoder/encodeWavefront(_:header:coding:sliceIndex:macroblockCount:directSpatial:weights:context:threads:syntaxes:)``);
     /// nil when they could not have their scratch.
     private static func codeSlice(_ slice: SliceRequest, index i: Int, sps: SequenceParameterSet, pps: PictureParameterSet,
@@ -93,7 +94,7 @@ public struct H264PictureEncoder {
             constrainedIntraPred: pps.constrainedIntraPredFlag)
         encoder.weights = weights
         if let wavefront {
-            let syntaxes = wavefront.syntaxes + header.firstMbInSlice
+            let syntaxes = wavefront.syntaxes
             let rbsp = pps.entropyCodingModeFlag
                 ? SliceEncoder.encodeWavefront(CABACSliceWriter.self, header: bits, coding: coding, sliceIndex: Int32(i),
                                                macroblockCount: slice.macroblockCount, directSpatial: header.directSpatialMvPredFlag,
@@ -207,12 +208,12 @@ public struct H264PictureEncoder {
         }
         let pad = Self.padding
         // One slice on two processors (several slices go in two groups instead): its macroblock rows as a wavefront,
-        // each macroblock into a syntax of its own (about 2 KB a macroblock, kept for the next picture).
+        // each macroblock of a band of rows into a syntax of its own (about 2 KB a macroblock, kept for the next band and picture).
         let groups = SliceGroups(request.slices.map(\.macroblockCount), concurrency: sliceConcurrency)
         let wavefrontThreads = groups.ranges.count < 2 && h > 1 ? self.wavefrontThreads : 1
         let deblockingThreads = self.wavefrontThreads
-        if wavefrontThreads > 1 && wavefrontSyntaxes.count < w * h {
-            wavefrontSyntaxes = [MacroblockSyntax](repeating: MacroblockSyntax(), count: w * h)
+        if wavefrontThreads > 1 && wavefrontSyntaxes.count < w * min(h, SliceEncoder.wavefrontBandRows) {
+            wavefrontSyntaxes = [MacroblockSyntax](repeating: MacroblockSyntax(), count: w * min(h, SliceEncoder.wavefrontBandRows))
         }
         wavefrontSyntaxes.withUnsafeMutableBufferPointer { syntaxBuf in
         referenceStorage.withUnsafeMutableBufferPointer { refBuf in

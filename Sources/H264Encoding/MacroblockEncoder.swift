@@ -680,9 +680,11 @@ struct MacroblockEncoder {
                  mv: SIMD4(uses0 ? best0.mv.x : 0, uses0 ? best0.mv.y : 0, uses1 ? best1.mv.x : 0, uses1 ? best1.mv.y : 0), nonZero: luma.nonZero)
     }
 
-    /// Refines a bi-predictive pair of vectors: each list's in turn moves by a quarter sample (8 neighbours,
-    /// while it improves) against the average with the other list's prediction held. Returns the pair's
+    /// Refines a bi-predictive pair of vectors: each list's in turn moves by a quarter sample (to the best of its 8
+    /// neighbours, once) against the average with the other list's prediction held. Returns the pair's
     /// SATD + λ·(bits of both mvds); leaves the luma prediction of list 0 in predY, of list 1 in tmpY.
+    /// (Up to 4 rounds while a list's vector moved cost 1.3% more instructions with B-frames for BD-rates within
+    /// 0.1%: VID −0.73% against −0.83% with one round, KristenAndSara −2.36% against −2.25%.)
     func refineBi(_ ref0: ReferencePlanes, _ ref1: ReferencePlanes, _ r0: inout SearchResult, _ r1: inout SearchResult,
                           mvp0: SIMD2<Int16>, mvp1: SIMD2<Int16>) -> Int32 {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
@@ -702,7 +704,7 @@ struct MacroblockEncoder {
                 let (a, b) = InterPrediction.sources(ref, x: x, y: y, fx: mx & 3, fy: my & 3)
                 let p = MotionSearch.BiPrediction(single: MotionSearch.AveragedPrediction(a: a, b: b ?? a, stride: ref.full.stride),
                                                   other: held)
-                return MotionSearch.satd(srcY, ss, p, w: 16, h: 16, stoppingAt: limit)
+                return MotionSearch.satd16(srcY, ss, p, h: 16, stoppingAt: limit)
             }
             predict(ref, mv, s.candY)
             weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list0)
@@ -721,17 +723,14 @@ struct MacroblockEncoder {
             var r = list == 0 ? r0 : r1
             let fixedBits = (list == 0 ? r1 : r0).bits
             var bestCost = best + lambda * (r.bits + fixedBits)
-            for _ in 0..<4 {
-                let centre = r.mv
-                for dy in Int16(-1)...1 {
-                    for dx in Int16(-1)...1 where dx != 0 || dy != 0 {
-                        let mv = centre &+ SIMD2(dx, dy)
-                        let b = bits(mv, mvp)
-                        let satd = biSATD(ref, mv, held: held, list0: list == 0, stoppingAt: bestCost &- lambda * (b + fixedBits))
-                        if satd + lambda * (b + fixedBits) < bestCost { bestCost = satd + lambda * (b + fixedBits); best = satd; r.mv = mv; r.bits = b }
-                    }
+            let centre = r.mv
+            for dy in Int16(-1)...1 {
+                for dx in Int16(-1)...1 where dx != 0 || dy != 0 {
+                    let mv = centre &+ SIMD2(dx, dy)
+                    let b = bits(mv, mvp)
+                    let satd = biSATD(ref, mv, held: held, list0: list == 0, stoppingAt: bestCost &- lambda * (b + fixedBits))
+                    if satd + lambda * (b + fixedBits) < bestCost { bestCost = satd + lambda * (b + fixedBits); best = satd; r.mv = mv; r.bits = b }
                 }
-                if r.mv == centre { break }
             }
             predict(ref, r.mv, own)
             if list == 0 { r0 = r } else { r1 = r }

@@ -139,12 +139,10 @@ enum MotionSearch {
                       to: SIMD8<Int16>.self)
     }
 
-    /// A luma prediction read where it lies, never written out, 16 samples (or two rows of 8) at a time.
+    /// A luma prediction read where it lies, never written out, 16 samples at a time.
     protocol PredictionRows {
         /// The 16 samples of row `r`, as 8 16-bit lanes.
         func row16(_ r: Int) -> SIMD8<Int16>
-        /// The first 8 samples of row `r` beside those of row `r` + 4 (``rowPair(_:_:)``).
-        func rowPair8(_ r: Int) -> SIMD8<Int16>
     }
 
     /// A quarter-sample luma prediction: the rounded average of two planes' samples (Table 8-12), rows
@@ -178,40 +176,45 @@ enum MotionSearch {
             let o = UnsafeRawPointer(other + 16 &* r).loadUnaligned(as: SIMD16<UInt8>.self)
             return unsafeBitCast(InterPrediction.roundedAverage(v, o), to: SIMD8<Int16>.self)
         }
-
-        /// Unused: bi-predicted blocks are costed 16 wide.
-        @inline(__always) func rowPair8(_ r: Int) -> SIMD8<Int16> { .zero }
     }
 
-    /// The SATD of the w x h block at `a` (w 16, or 8 with h a multiple of 8) against a prediction read as it
-    /// lies, as ``satd16x16(_:_:_:_:stoppingAt:)`` and ``satd8xN(_:_:_:_:h:stoppingAt:)`` give it against that
-    /// prediction written out: the same sums, by the same groups, the same partial sum (≥ limit) once they reach
-    /// `limit`.
-    @inline(__always) static func satd<Prediction: PredictionRows>(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ p: Prediction,
-                                                                   w: Int, h: Int, stoppingAt limit: Int32) -> Int32 {
+    /// The SATD of the 16 x h block at `a` (h a multiple of 4) against a prediction read as it lies, as
+    /// ``satd16x16(_:_:_:_:stoppingAt:)`` gives it against that prediction written out: the same sums, by the same
+    /// groups, the same partial sum (≥ limit) once they reach `limit`.
+    @inline(__always) static func satd16<Prediction: PredictionRows>(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ p: Prediction,
+                                                                     h: Int, stoppingAt limit: Int32) -> Int32 {
         var acc = SIMD8<Int16>.zero
         var partial: Int32 = 0
         var y = 0
-        if w == 16 {
-            while y < h {
-                @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-                    diff(UnsafeRawPointer(a + (y &+ r) &* aStride).loadUnaligned(as: SIMD8<Int16>.self), p.row16(y &+ r))
-                }
-                acc &+= satdRows(d(0), d(1), d(2), d(3))
-                partial = pairSum(acc)
-                if partial >= limit { break }
-                y &+= 4
+        while y < h {
+            @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+                diff(UnsafeRawPointer(a + (y &+ r) &* aStride).loadUnaligned(as: SIMD8<Int16>.self), p.row16(y &+ r))
             }
-        } else {
-            while y < h {
-                @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-                    diff(rowPair(a + (y &+ r) &* aStride, aStride), p.rowPair8(y &+ r))
-                }
-                acc &+= satdRows(d(0), d(1), d(2), d(3))
-                partial = pairSum(acc)
-                if partial >= limit { break }
-                y &+= 8
+            acc &+= satdRows(d(0), d(1), d(2), d(3))
+            partial = pairSum(acc)
+            if partial >= limit { break }
+            y &+= 4
+        }
+        return partial
+    }
+
+    /// The SATD of the w x h block at `a` (w 16, or 8 with h a multiple of 8) against a quarter-sample prediction
+    /// read as it lies, as ``satd16x16(_:_:_:_:stoppingAt:)`` and ``satd8xN(_:_:_:_:h:stoppingAt:)`` give it against
+    /// that prediction written out (``satd16(_:_:_:h:stoppingAt:)`` for 16 wide).
+    @inline(__always) static func satd(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ p: AveragedPrediction,
+                                       w: Int, h: Int, stoppingAt limit: Int32) -> Int32 {
+        if w == 16 { return satd16(a, aStride, p, h: h, stoppingAt: limit) }
+        var acc = SIMD8<Int16>.zero
+        var partial: Int32 = 0
+        var y = 0
+        while y < h {
+            @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+                diff(rowPair(a + (y &+ r) &* aStride, aStride), p.rowPair8(y &+ r))
             }
+            acc &+= satdRows(d(0), d(1), d(2), d(3))
+            partial = pairSum(acc)
+            if partial >= limit { break }
+            y &+= 8
         }
         return partial
     }

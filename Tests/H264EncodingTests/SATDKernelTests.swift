@@ -65,7 +65,7 @@ struct SATDKernelTests {
                             let expected = Self.definition(source, stride, bi, w: 16, h: 16)
                             let p = MotionSearch.BiPrediction(single: q, other: hp)
                             for limit in [Int32(0), expected / 2, expected, expected + 1, Int32.max] {
-                                let got = MotionSearch.satd(sp, stride, p, w: 16, h: 16, stoppingAt: limit)
+                                let got = MotionSearch.satd16(sp, stride, p, h: 16, stoppingAt: limit)
                                 if expected < limit { #expect(got == expected) } else { #expect(got >= limit) }
                             }
                         }
