@@ -13,7 +13,10 @@ extension JSONValue {
     /// before a closing bracket or brace is accepted, as Foundation's JSONSerialization accepted it in the
     /// files vtk reads (encode matrices, suites, reports).
     public static func parse(_ text: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(text))
+        var bytes = Array(text)
+        // A UTF-8 byte order mark is skipped, as JSONSerialization skipped it (RFC 8259 8.1 lets a parser ignore it).
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        var parser = JSONParser(bytes: bytes)
         return try parser.document()
     }
 
@@ -261,7 +264,7 @@ private struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if integral, let value = Int(text) { return .int(value) }
-        guard let value = Double(text) else { index = start; throw fail("number out of range") }
+        guard let value = Double(text), value.isFinite else { index = start; throw fail("number out of range") }
         return .double(value)
     }
 }

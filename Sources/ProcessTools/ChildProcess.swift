@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Synchronization
+import VTKMedia
 
 /// Why a child process did not start: posix_spawn's error number.
 public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
@@ -34,23 +35,28 @@ public final class ChildProcess: Sendable {
     public init(_ path: String, _ arguments: [String], environment: [String: String] = [:],
                 standardOutput: Output, standardError: Output) throws(SpawnFailure) {
         var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
+        var attributes = posix_spawnattr_t()
+        try Self.check(posix_spawn_file_actions_init(&actions))
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        try Self.check(posix_spawnattr_init(&attributes))
+        defer { posix_spawnattr_destroy(&attributes) }
+        try Self.check(posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0))
         for (target, output) in [(STDOUT_FILENO, standardOutput), (STDERR_FILENO, standardError)] {
             switch output {
-            case .discard: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
-            case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
+            case .discard: try Self.check(posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0))
+            case .descriptor(let fd): try Self.check(posix_spawn_file_actions_adddup2(&actions, fd, target))
             }
         }
-        // After the copies above: every other descriptor is closed in the child (glibc ignores closing one
-        // that has gone since it was listed).
-        for fd in Self.openDescriptors() where fd > STDERR_FILENO { posix_spawn_file_actions_addclose(&actions, fd) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // After the copies above: every other descriptor is closed in the child, those another thread opens
+        // meanwhile included (glibc 2.34's closefrom action: nothing is listed beforehand). Without it, the
+        // descriptors open now are listed and closed one by one.
+        if let addCloseFrom = Self.addCloseFrom {
+            try Self.check(addCloseFrom(&actions, STDERR_FILENO + 1))
+        } else {
+            for fd in Self.openDescriptors() where fd > STDERR_FILENO { try Self.check(posix_spawn_file_actions_addclose(&actions, fd)) }
+        }
+        try Self.check(posix_spawnattr_setpgroup(&attributes, 0))
+        try Self.check(posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP)))
 
         let argv = CStrings([path] + arguments)
         var pid: pid_t = 0
@@ -64,8 +70,9 @@ public final class ChildProcess: Sendable {
         guard result == 0 else { throw SpawnFailure(errorNumber: result) }
         processIdentifier = pid
         let child = pid
-        // A queue of its own (not the shared pool, whose few threads must never block for long).
-        DispatchQueue(label: "vtk.child.\(child)").async { [self] in
+        // A thread of its own, blocked in waitpid for the child's whole life (a Dispatch worker would be taken
+        // from the pool meanwhile); a Dispatch queue only if no thread can be had.
+        let reap: @Sendable () -> Void = { [self] in
             var raw: Int32 = 0
             while waitpid(child, &raw, 0) == -1 && errno == EINTR {}
             // WIFSIGNALED: the signal number; else WEXITSTATUS, as Process.terminationStatus.
@@ -73,6 +80,12 @@ public final class ChildProcess: Sendable {
             status.store(signal != 0 && signal != 0x7F ? signal : (raw >> 8) & 0xFF, ordering: .sequentiallyConsistent)
             reaped.signal()
         }
+        if !DetachedThread.start(reap) { DispatchQueue(label: "vtk.child.\(child)").async(execute: reap) }
+    }
+
+    /// A posix_spawn set-up call's result: 0, or the error the child would not start for.
+    private static func check(_ result: Int32) throws(SpawnFailure) {
+        guard result == 0 else { throw SpawnFailure(errorNumber: result) }
     }
 
     public var isRunning: Bool { status.load(ordering: .sequentiallyConsistent) == Self.notReaped }
@@ -101,6 +114,13 @@ public final class ChildProcess: Sendable {
         if isRunning { kill(processIdentifier, signal) }
     }
 
+    /// posix_spawn_file_actions_addclosefrom_np (glibc 2.34), which the Glibc module leaves out (a GNU
+    /// extension of <spawn.h>); nil with an older C library.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     /// This process's open descriptors, from /proc/self/fd.
     static func openDescriptors() -> [Int32] {
         guard let directory = opendir("/proc/self/fd") else { return [] }
@@ -113,6 +133,7 @@ public final class ChildProcess: Sendable {
         }
         return found
     }
+
 
     /// This process's environment as NAME=VALUE, with `added` replacing or joining it.
     static func environment(adding added: [String: String]) -> [String] {

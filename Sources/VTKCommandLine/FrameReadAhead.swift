@@ -34,7 +34,9 @@ final class FrameReadAhead: @unchecked Sendable {
     init(_ source: FrameSource, limit: Int?, depth: Int = 2) {
         self.source = source
         self.depth = max(1, depth)
-        DispatchQueue(label: "vtk.read-ahead").async { [self] in read(limit: limit ?? Int.max) }
+        // A thread of its own: a read may block for long (a pipe), which a Dispatch worker must not.
+        let reader: @Sendable () -> Void = { [self] in read(limit: limit ?? Int.max) }
+        if !DetachedThread.start(reader) { DispatchQueue(label: "vtk.read-ahead").async(execute: reader) }
     }
 
     /// The next frame, waiting for the reader if it is behind; nil at the end (or the limit); the read

@@ -7,8 +7,12 @@ import Glibc
 enum PathName {
     /// `path` against the working directory when relative (its "." and ".." then resolved, as a relative
     /// URL's were), without a trailing "/".
+    /// When the working directory cannot be had (removed, or longer than PATH_MAX), a relative path stays
+    /// relative: it names the same file to every later call.
     static func absolute(_ path: String) -> String {
-        guard path.hasPrefix("/") else { return standardized(workingDirectory + "/" + path) }
+        if !path.hasPrefix("/"), let directory = workingDirectory, directory.hasPrefix("/") {
+            return standardized(directory + "/" + path)
+        }
         var trimmed = Substring(path)
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         return String(trimmed)
@@ -16,8 +20,10 @@ enum PathName {
 
     /// ``absolute(_:)`` with every ".", ".." and empty component removed (standardizedFileURL).
     static func standardized(_ path: String) -> String {
+        let full = absolute(path)
+        guard full.hasPrefix("/") else { return full }  // no working directory: left as given
         var parts: [Substring] = []
-        for component in absolute(path).split(separator: "/") where component != "." {
+        for component in full.split(separator: "/") where component != "." {
             if component == ".." { _ = parts.popLast() } else { parts.append(component) }
         }
         return "/" + parts.joined(separator: "/")
@@ -40,9 +46,10 @@ enum PathName {
         path.hasSuffix("/") ? path + component : path + "/" + component
     }
 
-    static var workingDirectory: String {
+    /// The working directory, or nil when getcwd fails.
+    static var workingDirectory: String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -34,7 +34,9 @@ enum RoundtripCommand {
         (Y:U:V). SSIM is libyuv's, on the luma plane, averaged over frames.
         Speed: each stage is timed while it has a picture with the driver, from submitting it until its
         data is back: the coded data for encode, two pictures in flight (as FFmpeg's async depth; time they
-        overlap counts once), the decoded frame for decode, one picture in flight. The stages overlap, each on
+        overlap counts once; a picture counts until vtk collects it, so when decoding or PSNR/SSIM is the
+        slower stage the encode figure is a floor of the encoder's speed), the decoded frame for decode, one
+        picture in flight. The stages overlap, each on
         a thread and a VA display of its own; PSNR/SSIM runs on a third thread, and the input is read (or the
         clip drawn) on a fourth, up to two frames ahead of the encoder. A decoder that holds decoded pictures
         for reordering finishes them out of sight: then no decode speed is given, and the report says why.

@@ -15,7 +15,8 @@ struct StageSpeed {
 
     /// How `vtk roundtrip` measures both stages, as the report names it.
     static let roundtripMethod = "wall time while the stage had a picture with the driver, from submitting it until its data is back "
-        + "(coded data for encode, up to two pictures in flight; the decoded frame for decode, one picture in flight), "
+        + "(coded data for encode, up to two pictures in flight, each counted until vtk collects it; the decoded frame for decode, "
+        + "one picture in flight), "
         + "stages overlapping on VA displays of their own"
 
     /// The same in a few words, for the text report.
@@ -40,8 +41,9 @@ struct StageSpeed {
 
 /// The wall time during which a stage had at least one picture with the driver: started when a picture is
 /// submitted with none in flight, stopped when the last one in flight is back. A picture that waits with the
-/// driver while the client does other work (reading the next frame) counts: the figure is never less than the
-/// driver's own time.
+/// driver while the client does other work (reading the next frame, or waiting for a slower later stage to
+/// take the last picture's data) counts: the figure is never less than the driver's own time, and when a later
+/// stage holds the client back it is a floor of the encoder's speed, not its speed.
 struct BusyClock {
     private var since: Double?
 

@@ -103,6 +103,8 @@ enum SuiteRunner {
             if !started { group.leave() }
         }
         group.wait()
+        // Whatever no thread took (the system refused every thread) runs here: no test goes missing.
+        while let index = box.take() { box.store(body(index), at: index) }
         return box.values
     }
 }

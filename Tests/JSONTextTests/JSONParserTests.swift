@@ -87,4 +87,18 @@ struct JSONParserTests {
         let deep = String(repeating: "[", count: 100_000)
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(deep.utf8)) }
     }
+
+    @Test("A number beyond a Double's range is refused (JSONSerialization refuses it), not read as infinity")
+    func hugeNumber() {
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("[1e400]".utf8)) }
+        #expect((try? Self.oracle("[1e400]")) == nil)
+    }
+
+    @Test("A UTF-8 byte order mark before the value is skipped, as JSONSerialization skips it")
+    func byteOrderMark() throws {
+        let text: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#"{"a": 1}"#.utf8)
+        let ours = try JSONValue.parse(text)
+        #expect(ours["a"]?.doubleValue == 1)
+        #expect(Self.same(ours, try JSONSerialization.jsonObject(with: Data(text))))
+    }
 }
