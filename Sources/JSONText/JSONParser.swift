@@ -141,12 +141,7 @@ private struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             fields.append((key, try value(depth: depth)))
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of text") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
-            index += 1
-            return .object(fields)
+            if try closes(with: "}") { return .object(fields) }
         }
     }
 
@@ -160,13 +155,18 @@ private struct JSONParser {
             skipWhitespace()
             if !items.isEmpty, index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
             items.append(try value(depth: depth))
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of text") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            guard bytes[index] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
-            index += 1
-            return .array(items)
+            if try closes(with: "]") { return .array(items) }
         }
+    }
+
+    /// After a member of an object or array: a comma (false: another member follows) or `close` (true), taken.
+    private mutating func closes(with close: Unicode.Scalar) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of text") }
+        if bytes[index] == UInt8(ascii: ",") { index += 1; return false }
+        guard bytes[index] == UInt8(ascii: close) else { throw fail("expected ',' or '\(close)'") }
+        index += 1
+        return true
     }
 
     /// A string from its opening quote: escapes decoded (\uXXXX with surrogate pairs), raw control characters refused.
