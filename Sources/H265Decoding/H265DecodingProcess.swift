@@ -111,6 +111,9 @@ public struct H265DecodingProcess: Sendable {
             // C.5.2.2: a CRA starting a sequence drops prior pictures; vtk outputs them, as FFmpeg does, since
             // they were decoded before the end of sequence.
             events += translate(dpb.flush(output: !header.noOutputOfPriorPicsFlag || type.isCRA))
+            // C.5.2.2: the new sequence bumps by its own SPS's reorder and latency limits (a new DPB size made a new
+            // DPB above, since it needs a new decoder).
+            dpb.rules = H265BufferRules(maxNumReorder: sps.highestMaxNumReorderPics, maxLatency: sps.maxLatencyPictures)
         } else {
             events += translate(dpb.makeRoom())
         }

@@ -81,4 +81,46 @@ struct H265EndOfSequenceTests {
         // FFmpeg decodes one frame from it.
         #expect(outputs.count == 1)
     }
+
+    /// C.5.2.2: an IRAP picture with NoRaslOutputFlag 1 starts a sequence under its own SPS, and the DPB's output
+    /// rules are that SPS's sps_max_num_reorder_pics and SpsMaxLatencyPictures, even when nothing else changes
+    /// (no new decoder is needed). The stream is libx265's three times over, the middle copy with an SPS whose
+    /// reorder limit is raised to sps_max_dec_pic_buffering_minus1 and whose latency limit changes; the oracle is the
+    /// rewritten SPS itself, and every frame is still output once, in POC order within each sequence.
+    @Test("an IDR whose new SPS changes only the reorder and latency limits applies them to the DPB (C.5.2.2)")
+    func reorderLimitChangeAtIDR() throws {
+        let units = try Self.units()
+        let spsUnit = try #require(units.first?.nalUnits.first { $0.h265Header.type == .sps })
+        let original = try H265SequenceParameterSet(nalUnit: spsUnit)
+        var raised = original
+        let reorder = original.maxDecPicBuffering - 1
+        try #require(reorder > original.highestMaxNumReorderPics, "libx265's SPS leaves no room to raise the reorder limit")
+        raised.maxNumReorderPics = raised.maxNumReorderPics.map { _ in reorder }
+        raised.maxLatencyIncreasePlus1 = raised.maxLatencyIncreasePlus1.map { _ in 3 }
+        #expect(raised.highestMaxNumReorderPics == reorder && raised.maxLatencyPictures == reorder + 2)
+        let rewritten = NALUnit(raised.nalUnit())
+        #expect(try H265SequenceParameterSet(nalUnit: rewritten) == raised)
+        let copy = units.flatMap(\.nalUnits)
+        let middle = copy.map { $0.h265Header.type == .sps ? rewritten : $0 }
+        let bytes = AnnexBScanner.byteStream(copy + middle + copy)
+
+        var process = H265DecodingProcess()
+        var limits: [[Int?]] = [], outputs: [H265DecodedPicture] = []
+        for unit in H265AccessUnitAssembler.accessUnits(in: bytes) {
+            for event in process.decode(unit) { if case .output(let picture) = event { outputs.append(picture) } }
+            limits.append([process.dpb.maxNumReorder, process.dpb.maxLatency])
+        }
+        for event in process.flush() { if case .output(let picture) = event { outputs.append(picture) } }
+        let frames = Self.stream.frames
+        let before: [Int?] = [original.highestMaxNumReorderPics, original.maxLatencyPictures]
+        let after: [Int?] = [reorder, reorder + 2]
+        #expect(limits == Array(repeating: before, count: frames) + Array(repeating: after, count: frames)
+                + Array(repeating: before, count: frames))
+        #expect(outputs.count == 3 * frames)
+        // The limits change when pictures come out, not their order: each copy's pictures come out together, in
+        // the first copy's order, which is increasing POC within each closed GOP (an IDR every 6 frames).
+        let pocs = (0..<3).map { copyIndex in outputs.count == 3 * frames ? outputs[copyIndex * frames ..< (copyIndex + 1) * frames].map(\.poc) : [] }
+        #expect(pocs[1] == pocs[0] && pocs[2] == pocs[0])
+        #expect(pocs[0] == Array(0..<6) + Array(0..<6))
+    }
 }
