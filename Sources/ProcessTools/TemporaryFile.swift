@@ -14,10 +14,17 @@ public final class TemporaryFile {
         return value.hasSuffix("/") ? String(value.dropLast()) : value
     }
 
-    init(prefix: String) throws(SpawnFailure) {
-        var template = Array("\(Self.directory)/\(prefix)-\(getpid())-XXXXXX".utf8CString)
+    /// mkstemp(3) failed: the directory is missing, not writable or full.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public let directory: String
+        public let errorNumber: Int32
+        public var description: String { "cannot make a temporary file in \(directory): \(String(cString: strerror(errorNumber)))" }
+    }
+
+    init(prefix: String, directory: String = TemporaryFile.directory) throws(Failure) {
+        var template = Array("\(directory)/\(prefix)-\(getpid())-XXXXXX".utf8CString)
         let fd = mkstemp(&template)
-        guard fd >= 0 else { throw SpawnFailure(errorNumber: errno) }
+        guard fd >= 0 else { throw Failure(directory: directory, errorNumber: errno) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         unlink(template)
         descriptor = fd

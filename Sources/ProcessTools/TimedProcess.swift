@@ -37,6 +37,10 @@ public enum TimedProcess {
         do {
             out = try TemporaryFile(prefix: "vtk-process")
             err = try TemporaryFile(prefix: "vtk-process")
+        } catch {
+            throw .cannotStart(executable, error.description)
+        }
+        do {
             child = try ChildProcess(path, arguments, environment: environment,
                                      standardOutput: .descriptor(out.descriptor), standardError: .descriptor(err.descriptor))
         } catch {

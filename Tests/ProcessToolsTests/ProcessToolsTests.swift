@@ -1,5 +1,5 @@
 import Foundation
-import ProcessTools
+@testable import ProcessTools
 import Testing
 
 @Suite("ProcessTools")
@@ -86,5 +86,17 @@ struct ChildProcessTests {
     func environment() throws {
         let result = try TimedProcess.run("sh", ["-c", "printf '%s %s' \"$VTK_CHILD_TEST\" \"$PATH\""], environment: ["VTK_CHILD_TEST": "x y"], timeout: 60)
         #expect(result.stdoutText == "x y \(ProcessInfo.processInfo.environment["PATH"] ?? "")")
+    }
+
+    @Test("a temporary file that cannot be made names the directory and the reason, not a failed spawn")
+    func temporaryFileFailure() throws {
+        let directory = "/nonexistent/vtk-\(UUID().uuidString)"
+        #expect {
+            _ = try TemporaryFile(prefix: "vtk-test", directory: directory)
+        } throws: { error in
+            "\(error)" == "cannot make a temporary file in \(directory): No such file or directory"
+        }
+        let file = try TemporaryFile(prefix: "vtk-test", directory: "/tmp")
+        #expect(file.contents().isEmpty)
     }
 }
