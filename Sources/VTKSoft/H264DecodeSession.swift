@@ -102,7 +102,7 @@ final class H264DecodeSession: PictureDecoding {
             }
             accessUnit.append(rewritten ?? unit)
         }
-        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height,
+        return PreparedAccessUnit(nalUnits: accessUnit, width: width, height: height,
                                   structure: bothFields ? .frame : structure, frameNum: frameNum)
     }
 
@@ -118,7 +118,7 @@ final class H264DecodeSession: PictureDecoding {
         let target = unit.structure == .frame
             ? SurfaceFrameAllocator.Target(surface: surface, width: min(unit.width, surface.pitch), height: min(unit.height, surface.allocatedHeight))
             : nil
-        let outcome = decoder.decode(unit.bytes, continuesPicture: pairs, target: target) { decoded in
+        let outcome = decoder.decode(unit.nalUnits, continuesPicture: pairs, target: target) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.pitch)
             let copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             if decoded.planes.0 == surface.luma && unit.structure == .frame {
