@@ -40,7 +40,7 @@ final class H265DecodeSession: PictureDecoding {
             accessUnit += sequence.map { NALUnit($0) }
         }
         var rewritten: [[UInt8]] = []
-        for (parameters, nalUnit) in rendered.slices {
+        for (parameters, nalUnit) in zip(rendered.sliceParameters, rendered.nalUnits) {
             // slice_pic_parameter_set_id: after first_slice_segment_in_pic_flag and, in IRAP pictures, no_output_of_prior_pics_flag.
             let id = Self.pictureParameterSetID(nalUnit)
             guard let id else { throw .invalidParameter }
