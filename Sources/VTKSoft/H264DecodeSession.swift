@@ -32,7 +32,8 @@ final class H264DecodeSession: PictureDecoding {
     func prepare(_ buffers: [RenderedBuffer], for surface: Surface, contextWidth: Int, contextHeight: Int,
                  violations: inout [ParameterViolation]) throws(VAError) -> PreparedAccessUnit {
         let rendered = try RenderedPicture<VAPictureParameterBufferH264, VAIQMatrixBufferH264, VASliceParameterBufferH264>(buffers, headerSize: 1)
-        let picture = rendered.picture, matrix = rendered.matrix, slices = rendered.slices
+        let picture = rendered.picture, matrix = rendered.matrix
+        let sliceParameters = rendered.sliceParameters, nalUnits = rendered.nalUnits
         let seq = picture.seq_fields.bits
         // 4:2:0 and 4:0:0 (into a 4:2:0 surface, chroma 128, as libavcodec gives it), 8 bits: what the
         // reported profiles decode.
@@ -57,9 +58,9 @@ final class H264DecodeSession: PictureDecoding {
             accessUnit.append(typeZeroSPS?.nalUnit() ?? NALUnit(sps))
         }
         var headers: [SliceHeaderPrefix] = []
-        headers.reserveCapacity(slices.count)
-        for index in slices.indices {
-            do { headers.append(try SliceHeaderPrefix(nalUnit: slices[index].nalUnit, picture: picture)) } catch { throw .invalidParameter }
+        headers.reserveCapacity(nalUnits.count)
+        for index in nalUnits.indices {
+            do { headers.append(try SliceHeaderPrefix(nalUnit: nalUnits[index], picture: picture)) } catch { throw .invalidParameter }
         }
         // The first slice's field is the picture's (CurrPic is checked against it). A client that sends both
         // fields of a frame in one picture gets both written: libavcodec decodes the pair from one packet.
@@ -67,13 +68,13 @@ final class H264DecodeSession: PictureDecoding {
         let bothFields = structure.isField && headers.contains { $0.structure == structure.complement }
         violations += FieldParameterCheck.picture(picture, structure: structure)
         // By index: a VASliceParameterBufferH264 is 3 KB, which zip and enumerated would copy per slice.
-        for index in slices.indices {
+        for index in nalUnits.indices {
             let header = headers[index]
             let id = header.pictureParameterSetID
             var defaults = refDefaults[id] ?? (0, 0)
             if !header.overridesRefCounts {
-                if header.isP || header.isB { defaults.0 = Int(slices[index].parameters.num_ref_idx_l0_active_minus1) }
-                if header.isB { defaults.1 = Int(slices[index].parameters.num_ref_idx_l1_active_minus1) }
+                if header.isP || header.isB { defaults.0 = Int(sliceParameters[index].num_ref_idx_l0_active_minus1) }
+                if header.isB { defaults.1 = Int(sliceParameters[index].num_ref_idx_l1_active_minus1) }
             }
             refDefaults[id] = defaults
             let pps = rebuilder.pictureParameterSet(picture, scaling: matrix, id: id, defaults: defaults)
@@ -88,21 +89,21 @@ final class H264DecodeSession: PictureDecoding {
                     accessUnit.append(NALUnit(pps))
                 }
             }
-            if let violation = SliceDataOffsetCheck.violation(slices[index].parameters, index: index, nalUnit: slices[index].nalUnit, parameterSets: parameterSets) {
+            if let violation = SliceDataOffsetCheck.violation(sliceParameters[index], index: index, nalUnit: nalUnits[index], parameterSets: parameterSets) {
                 violations.append(violation)
             }
-            violations += FieldParameterCheck.referenceLists(slices[index].parameters, index: index, sliceType: header.sliceType,
+            violations += FieldParameterCheck.referenceLists(sliceParameters[index], index: index, sliceType: header.sliceType,
                                                              picture: picture, structure: structure)
         }
-        for index in slices.indices {
-            let unit = NALUnit(bytes: slices[index].nalUnit, offset: 0)
+        for index in nalUnits.indices {
+            let unit = NALUnit(bytes: nalUnits[index], offset: 0)
             // A slice the rewrite cannot parse goes as it is: libavcodec conceals or refuses it.
             let rewritten = pocRewrites[headers[index].pictureParameterSetID].flatMap {
                 try? $0.slice(unit, coded: parameterSets, current: picture.CurrPic, structure: structure)
             }
             accessUnit.append(rewritten ?? unit)
         }
-        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height,
+        return PreparedAccessUnit(nalUnits: accessUnit, width: width, height: height,
                                   structure: bothFields ? .frame : structure, frameNum: frameNum)
     }
 
@@ -118,7 +119,7 @@ final class H264DecodeSession: PictureDecoding {
         let target = unit.structure == .frame
             ? SurfaceFrameAllocator.Target(surface: surface, width: min(unit.width, surface.pitch), height: min(unit.height, surface.allocatedHeight))
             : nil
-        let outcome = decoder.decode(unit.bytes, continuesPicture: pairs, target: target) { decoded in
+        let outcome = decoder.decode(unit.nalUnits, continuesPicture: pairs, target: target) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.pitch)
             let copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             if decoded.planes.0 == surface.luma && unit.structure == .frame {

@@ -40,7 +40,7 @@ final class H265DecodeSession: PictureDecoding {
             accessUnit += sequence.map { NALUnit($0) }
         }
         var rewritten: [[UInt8]] = []
-        for (parameters, nalUnit) in rendered.slices {
+        for (parameters, nalUnit) in zip(rendered.sliceParameters, rendered.nalUnits) {
             // slice_pic_parameter_set_id: after first_slice_segment_in_pic_flag and, in IRAP pictures, no_output_of_prior_pics_flag.
             let id = Self.pictureParameterSetID(nalUnit)
             guard let id else { throw .invalidParameter }
@@ -54,7 +54,7 @@ final class H265DecodeSession: PictureDecoding {
             }
         }
         accessUnit += rewritten.map { NALUnit($0) }
-        return PreparedAccessUnit(bytes: AnnexBScanner.byteStream(accessUnit), width: width, height: height)
+        return PreparedAccessUnit(nalUnits: accessUnit, width: width, height: height)
     }
 
     /// The worker's part: libavcodec decodes the access unit into `surface` (P010 for 10-bit surfaces).
@@ -64,7 +64,7 @@ final class H265DecodeSession: PictureDecoding {
         // picture first, before any it generates for missing references: 8.3.3).
         let target = tenBit ? nil
             : SurfaceFrameAllocator.Target(surface: surface, width: min(unit.width, surface.width), height: min(unit.height, surface.allocatedHeight))
-        let outcome = decoder.decode(unit.bytes, target: target) { decoded in
+        let outcome = decoder.decode(unit.nalUnits, target: target) { decoded in
             let copyWidth = min(decoded.width, unit.width, surface.width), copyHeight = min(decoded.height, unit.height, surface.allocatedHeight)
             if decoded.bitDepth == 8 && !tenBit && decoded.planes.0 == surface.luma {
                 PictureStructure.frame.writeNV12Chroma(decoded, into: surface, width: copyWidth, height: copyHeight)

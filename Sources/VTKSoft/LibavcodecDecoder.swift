@@ -1,4 +1,5 @@
 import CLibAVCodec
+import NALStream
 
 /// The planes of the picture libavcodec decoded one access unit into (planar 4:2:0, 8 bits, or 10 bits
 /// in 16-bit little-endian words).
@@ -106,11 +107,11 @@ final class LibavcodecDecoder {
         var hadErrors: Bool
     }
 
-    /// Decodes one access unit (Annex B) and hands `consume` the picture it was decoded into, while
+    /// Decodes one access unit and hands `consume` the picture it was decoded into, while
     /// libavcodec still holds it. `continuesPicture`: the unit is the second field of the picture decoded
     /// last, so when it allocates nothing (libavcodec paired it), that picture is its picture.
     /// `target`: the render target, offered to libavcodec for the picture's luma (see ``SurfaceFrameAllocator``).
-    func decode(_ accessUnit: [UInt8], continuesPicture: Bool = false, target: SurfaceFrameAllocator.Target? = nil,
+    func decode(_ accessUnit: [NALUnit], continuesPicture: Bool = false, target: SurfaceFrameAllocator.Target? = nil,
                 consume: (DecodedPicture) -> Void) -> Outcome {
         guard let context, let packet, let frame, let current else { return Outcome(decoded: false, hadErrors: true) }
         drain(context, frame)
@@ -123,10 +124,7 @@ final class LibavcodecDecoder {
         }
         self.target = target
         defer { self.target = nil }
-        guard av_new_packet(packet, Int32(accessUnit.count)) >= 0 else { return Outcome(decoded: false, hadErrors: true) }
-        accessUnit.withUnsafeBytes { bytes in
-            if let from = bytes.bindMemory(to: UInt8.self).baseAddress { packet.pointee.data.update(from: from, count: accessUnit.count) }
-        }
+        guard Self.write(accessUnit, into: packet) else { return Outcome(decoded: false, hadErrors: true) }
         let status = avcodec_send_packet(context, packet)
         av_packet_unref(packet)
         var picture: DecodedPicture?
@@ -140,6 +138,23 @@ final class LibavcodecDecoder {
         }
         drain(context, frame)
         return Outcome(decoded: picture != nil, hadErrors: status < 0 || errorFlags != 0)
+    }
+
+    /// Writes the NAL units into a new packet as a byte stream (Annex B: each after a four-byte start code),
+    /// the one copy of their bytes. False when the packet cannot be allocated.
+    private static func write(_ units: [NALUnit], into packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        let size = units.reduce(0) { $0 + 4 + $1.bytes.count }
+        guard size <= Int(Int32.max), av_new_packet(packet, Int32(size)) >= 0, var to = packet.pointee.data else { return false }
+        for unit in units {
+            to.update(repeating: 0, count: 3)
+            to[3] = 1
+            to += 4
+            unit.bytes.withUnsafeBufferPointer { bytes in
+                if let from = bytes.baseAddress { to.update(from: from, count: bytes.count) }
+            }
+            to += unit.bytes.count
+        }
+        return true
     }
 
     private func drain(_ context: UnsafeMutablePointer<AVCodecContext>, _ frame: UnsafeMutablePointer<AVFrame>) {

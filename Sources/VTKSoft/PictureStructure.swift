@@ -50,7 +50,8 @@ enum PictureStructure: Equatable {
         if width >= surface.width, whole * 2 <= surface.pitch, whole <= Int(decoded.strides.1), whole <= Int(decoded.strides.2) {
             pairs = whole
         }
+        let rows = (height + 1) / 2
         MergeUVPlane(decoded.planes.1, decoded.strides.1, decoded.planes.2, decoded.strides.2,
-                     surface.chroma, Int32(surface.pitch), Int32(pairs), Int32((height + 1) / 2))
+                     surface.chromaForOverwrite(rows: rows, rowBytes: 2 * pairs), Int32(surface.pitch), Int32(pairs), Int32(rows))
     }
 }

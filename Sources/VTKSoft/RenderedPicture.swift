@@ -12,15 +12,21 @@ extension VASliceParameterBufferHEVC: VASliceDataLocation {}
 
 /// One picture's VA buffers as a decode context received them, gathered: the picture parameters, the
 /// inverse-quantisation matrix, and each slice's parameters with its NAL unit.
+///
+/// The slices' parameters and NAL units are two arrays of the same length, not one of pairs: a slice's
+/// parameters (3 KB for H.264) are then read where they are, rather than copied out with their NAL unit.
 struct RenderedPicture<PictureParameters, Matrix, SliceParameters: VASliceDataLocation> {
     var picture: PictureParameters
     var matrix: Matrix?
-    var slices: [(parameters: SliceParameters, nalUnit: ArraySlice<UInt8>)]
+    var sliceParameters: [SliceParameters]
+    /// Slice `i`'s NAL unit, as `sliceParameters[i]` locates it in its slice data buffer.
+    var nalUnits: [ArraySlice<UInt8>]
 
     /// `headerSize` is the codec's NAL unit header length: a slice must hold more than its header.
     init(_ buffers: [RenderedBuffer], headerSize: Int) throws(VAError) {
         var picture: PictureParameters?
-        var slices: [(parameters: SliceParameters, nalUnit: ArraySlice<UInt8>)] = []
+        var sliceParameters: [SliceParameters] = []
+        var nalUnits: [ArraySlice<UInt8>] = []
         // Slice parameters waiting for their data buffer, as (buffer, element): each (3 KB for H.264) is loaded once,
         // when its slice is made.
         var waiting: [(buffer: RenderedBuffer, element: Int)] = []
@@ -35,21 +41,25 @@ struct RenderedPicture<PictureParameters, Matrix, SliceParameters: VASliceDataLo
             case VASliceDataBufferType:
                 // Slice parameters describe the slice data buffer rendered after them.
                 guard !waiting.isEmpty else { throw .invalidParameter }
+                sliceParameters.reserveCapacity(sliceParameters.count + waiting.count)
+                nalUnits.reserveCapacity(nalUnits.count + waiting.count)
                 for entry in waiting {
-                    let parameters = entry.buffer.element(entry.element, as: SliceParameters.self)
-                    let start = Int(parameters.slice_data_offset), size = Int(parameters.slice_data_size)
+                    sliceParameters.append(entry.buffer.element(entry.element, as: SliceParameters.self))
+                    let last = sliceParameters.count - 1
+                    let start = Int(sliceParameters[last].slice_data_offset), size = Int(sliceParameters[last].slice_data_size)
                     // Partial slices (VA_SLICE_DATA_FLAG_BEGIN/MIDDLE/END) are not reassembled.
-                    guard parameters.slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > headerSize,
+                    guard sliceParameters[last].slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > headerSize,
                           start >= 0, start + size <= buffer.bytes.count else { throw .invalidParameter }
-                    slices.append((parameters, buffer.bytes[start..<start + size]))
+                    nalUnits.append(buffer.bytes[start..<start + size])
                 }
                 waiting = []
             default:
                 throw .invalidBuffer
             }
         }
-        guard let picture, !slices.isEmpty, waiting.isEmpty else { throw .invalidParameter }
+        guard let picture, !nalUnits.isEmpty, waiting.isEmpty else { throw .invalidParameter }
         self.picture = picture
-        self.slices = slices
+        self.sliceParameters = sliceParameters
+        self.nalUnits = nalUnits
     }
 }

@@ -41,7 +41,15 @@ final class Surface {
     let allocatedHeight: Int
     /// The planes. Replaced by a copy when something must write a surface whose memory libavcodec still
     /// refers to (``releaseFromDecoder()``).
-    private(set) var memory: PlaneMemory
+    var memory: PlaneMemory {
+        settleChroma()
+        return planes
+    }
+    private var planes: PlaneMemory
+    /// The chroma plane is still to be made neutral (the surface is black, not green, until written): done
+    /// at the first access to the planes, unless a decoded picture's chroma covers the whole plane first
+    /// (``chromaForOverwrite(rows:rowBytes:)``), which then spares the fill.
+    private var chromaPending = true
     /// libavcodec's hold on `memory`, when it decoded a picture straight into it.
     var decoderLease: DecoderLease?
     /// Macroblocks the decoder could not decode and concealed in the last picture decoded here (0 when
@@ -67,13 +75,31 @@ final class Surface {
         self.format = format
         pitch = (width * format.bytesPerSample + 63) & ~63
         allocatedHeight = (height + 15) & ~15
-        memory = PlaneMemory(size: pitch * allocatedHeight * 3 / 2, mapped: true)
-        // Black, not green, for a surface nobody wrote yet (luma is zero already).
+        planes = PlaneMemory(size: pitch * allocatedHeight * 3 / 2, mapped: true)
+    }
+
+    /// Black, not green, for a surface nobody wrote yet (luma is zero already), once something looks.
+    private func settleChroma() {
+        guard chromaPending else { return }
+        chromaPending = false
         if format == .nv12 {
-            (memory.base + chromaOffset).initializeMemory(as: UInt8.self, repeating: 128, count: pitch * allocatedHeight / 2)
+            (planes.base + chromaOffset).initializeMemory(as: UInt8.self, repeating: 128, count: pitch * allocatedHeight / 2)
         } else {
-            (memory.base + chromaOffset).initializeMemory(as: UInt16.self, repeating: 0x8000, count: pitch * allocatedHeight / 4)
+            (planes.base + chromaOffset).initializeMemory(as: UInt16.self, repeating: 0x8000, count: pitch * allocatedHeight / 4)
         }
+    }
+
+    /// The planes and their luma, for libavcodec to decode a frame's luma into, leaving the chroma plane as
+    /// it is (the picture's chroma is written after, ``chromaForOverwrite(rows:rowBytes:)``).
+    var lumaForDecoding: (memory: PlaneMemory, luma: UnsafeMutablePointer<UInt8>) {
+        (planes, planes.base.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The chroma plane, for a write of `rows` rows of `rowBytes` from its start: when that covers the whole
+    /// plane, a neutral fill still pending is skipped, since nothing would be left of it.
+    func chromaForOverwrite(rows: Int, rowBytes: Int) -> UnsafeMutablePointer<UInt8> {
+        if rows >= allocatedHeight / 2 && rowBytes >= pitch { chromaPending = false }
+        return chroma
     }
 
     deinit { errorRecords?.deallocate() }
@@ -88,7 +114,7 @@ final class Surface {
     func move(to fresh: PlaneMemory, keepingOutside width: Int, _ height: Int) -> PlaneMemory {
         let old = memory
         decoderLease = nil
-        memory = fresh
+        planes = fresh
         func keep(_ offset: Int, rows: Int, written: Int, writtenRows: Int) {
             let from = old.base + offset, to = fresh.base + offset
             if written < pitch {
@@ -109,7 +135,7 @@ final class Surface {
         guard lease.isHeld else { return }
         let copy = PlaneMemory(size: memory.size, mapped: true)
         copy.base.copyMemory(from: memory.base, byteCount: memory.size)
-        memory = copy
+        planes = copy
     }
 
     /// Notes what libavcodec made of a picture decoded here: concealed damage is the client's to ask about

@@ -104,8 +104,9 @@ final class SurfaceFrameAllocator {
             } else {
                 surface.releaseFromDecoder()
             }
-            let lease = DecoderLease(memory: surface.memory)
-            guard let buffer = av_buffer_create(surface.luma, surface.pitch * surface.allocatedHeight, { opaque, _ in
+            let lent = surface.lumaForDecoding
+            let lease = DecoderLease(memory: lent.memory)
+            guard let buffer = av_buffer_create(lent.luma, surface.pitch * surface.allocatedHeight, { opaque, _ in
                 guard let opaque else { return }
                 Unmanaged<DecoderLease>.fromOpaque(opaque).takeRetainedValue().end()
             }, Unmanaged.passRetained(lease).toOpaque(), 0) else {

@@ -252,11 +252,29 @@ public enum SoftwareDriverLocation {
     /// so functions of the driver's libraries that are never called (most of libavcodec's dependencies') are
     /// never looked up: about 8M instructions, 1 ms, of every run's start. False when it could not be loaded
     /// (vaInitialize then loads it, and says why it fails).
+    ///
+    /// The driver's own libraries (libavcodec's ~70) are searched first for the symbols they bind
+    /// (RTLD_DEEPBIND), rather than after the ~40 of the program's, none of which holds them: ~15M
+    /// instructions of ld.so's lookups at start. Not when something interposes on the process's symbols
+    /// (``symbolsInterposed``), which the driver's libraries must then bind to.
     static let loadedLazily: Bool = {
         guard let path = getenv("LIBVA_DRIVERS_PATH").map({ String(cString: $0) }),
               let directory = path.split(separator: ":").map(String.init).first(where: { access($0 + "/" + fileName, R_OK) == 0 }) else { return false }
-        return dlopen(directory + "/" + fileName, RTLD_LAZY | RTLD_GLOBAL) != nil
+        return dlopen(directory + "/" + fileName, RTLD_LAZY | RTLD_GLOBAL | (symbolsInterposed ? 0 : RTLD_DEEPBIND)) != nil
     }()
+
+    /// Libraries preloaded (LD_PRELOAD: a sanitizer's runtime, another allocator) or a sanitizer runtime in the
+    /// program: their definitions (malloc, ...) must win over the driver libraries' own, as without RTLD_DEEPBIND.
+    /// Valgrind's preloads (vgpreload_*) do not count: valgrind redirects the functions it replaces itself,
+    /// whatever the binding.
+    static var symbolsInterposed: Bool {
+        let preloads = getenv("LD_PRELOAD").map { String(cString: $0) }?.split(whereSeparator: { $0 == ":" || $0 == " " }) ?? []
+        if preloads.contains(where: { !($0.split(separator: "/").last ?? "").hasPrefix("vgpreload_") }) { return true }
+        let process = dlopen(nil, RTLD_LAZY)
+        defer { if let process { dlclose(process) } }
+        let runtimes: [String] = ["__asan_init", "__tsan_init", "__msan_init", "__hwasan_init"]
+        return runtimes.contains { dlsym(process, $0) != nil }
+    }
 
     /// Throws unless libva will load vtksoft: ``VADeviceError/driverNotFound(_:)`` when there is none,
     /// ``VADeviceError/driverNotOnSearchPath(directory:current:needed:)`` when LIBVA_DRIVERS_PATH misses it.
