@@ -120,7 +120,11 @@ enum Deblocking {
             let qq = vertical ? 2 &* half &+ edge >> 1 : 2 &* (edge >> 1) &+ half
             return motionStrength(p: p, pq: pq, q: q, qq: qq)
         }
-        let m0 = coded & 3 == 3 ? 0 : motion(0), m1 = coded & 12 == 12 ? 0 : motion(1)
+        // Unpartitioned macroblocks have one motion in all four quadrants (``MacroblockState/setUniform(refIdx:mv:pictures:)``):
+        // the second half of the edge then compares the same motion as the first.
+        let uniform = !p.partitioned && !q.partitioned
+        let m0 = coded & 3 == 3 && !(uniform && coded & 12 != 12) ? 0 : motion(0)
+        let m1 = coded & 12 == 12 ? 0 : (uniform ? m0 : motion(1))
         return SIMD4(coded & 1 != 0 ? 2 : m0, coded & 2 != 0 ? 2 : m0, coded & 4 != 0 ? 2 : m1, coded & 8 != 0 ? 2 : m1)
     }
 

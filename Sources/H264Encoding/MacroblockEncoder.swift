@@ -24,7 +24,8 @@ struct PictureContext {
 
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
-    static let byteCount = 256 * 4 + 64 * 6
+    /// The sample buffers, then room for the split source rows at a 16-byte boundary.
+    static let byteCount = 256 * 4 + 64 * 6 + 16 * MotionSearch.SplitSource.vectorCount + 15
     static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256 + 512 + 32
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
@@ -37,10 +38,14 @@ struct MacroblockScratch {
     var coef8, levels8: UnsafeMutablePointer<Int32>
     /// The filtered edge of an intra 8x8 block (``IntraPrediction/loadEdge8x8(at:stride:_:into:)``).
     var edge8: UnsafeMutablePointer<Int32>
+    /// The current block's source rows split for the motion search (``MotionSearch/SplitSource``).
+    var splitSource: UnsafeMutablePointer<SIMD8<Int16>>
 
     init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
         predCb = b + 1024; predCr = b + 1088; candCb = b + 1152; candCr = b + 1216; tmpCb = b + 1280; tmpCr = b + 1344
+        splitSource = UnsafeMutableRawPointer(b + 1408).alignedUp(for: SIMD8<Int16>.self)
+            .bindMemory(to: SIMD8<Int16>.self, capacity: MotionSearch.SplitSource.vectorCount)
         coef = w; d = w + 16; dcCoef = w + 32; dcLevels = w + 48; dcY = w + 64; edge = w + 80
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
         counts = w + 504
@@ -817,8 +822,9 @@ struct MacroblockEncoder {
                 if c < bestCost { bestCost = c; bestX = x; bestY = y }
             }
         }
-        // Sub-sample refinement on SATD
+        // Sub-sample refinement on SATD, against the source rows split once
         var qx = 4 * bestX, qy = 4 * bestY
+        let split = MotionSearch.SplitSource(src, ss, h: 16, into: s.splitSource)
         // As intCost, the SATD may stop once the cost reaches the best so far.
         @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
             let bits = MotionSearch.bitsMVD(x, y, px, py)
@@ -826,9 +832,12 @@ struct MacroblockEncoder {
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                guard let b else { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride, stoppingAt: limit) + mvCost, bits) }
+                guard let b else {
+                    let plane = MotionSearch.PlanePrediction(a: a, stride: ref.full.stride)
+                    return (MotionSearch.satd16(split, plane, h: 16, stoppingAt: limit) + mvCost, bits)
+                }
                 let averaged = MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)
-                return (MotionSearch.satd(src, ss, averaged, w: 16, h: 16, stoppingAt: limit) + mvCost, bits)
+                return (MotionSearch.satd16(split, averaged, h: 16, stoppingAt: limit) + mvCost, bits)
             }
             InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             return (MotionSearch.satd16x16(src, ss, s.candY, 16, stoppingAt: limit) + mvCost, bits)
