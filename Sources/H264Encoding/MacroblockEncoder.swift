@@ -128,10 +128,12 @@ struct MacroblockEncoder {
         // whenever it is below; otherwise cost16 ≥ interCost either way.
         let worse = interCost <= Int32.max / 2 ? interCost - lambda * 4 : Int32.max
         var best16 = Int32.max, mode16 = 2
+        let split = MotionSearch.SplitSource(srcY, ctx.sourceY.stride, h: 16, into: s.splitSource)
+        let candidate = MotionSearch.PlanePrediction(a: s.candY, stride: 16)
         for mode in 0..<4 where IntraPrediction.isAvailable16x16(mode: mode, n) {
             IntraPrediction.predict16x16(mode: mode, at: recY, stride: ctx.reconY.stride, n, dst: s.candY, dstStride: 16)
             let modeCost = lambda * (mode == 2 ? 2 : 4)
-            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: min(best16, worse) &- modeCost) + modeCost
+            let cost = MotionSearch.satd16(split, candidate, h: 16, stoppingAt: min(best16, worse) &- modeCost) + modeCost
             if cost < best16 { best16 = cost; mode16 = mode; s.predY.update(from: s.candY, count: 256) }
         }
         let cost16 = best16 + lambda * 4
@@ -709,12 +711,13 @@ struct MacroblockEncoder {
                 let (a, b) = InterPrediction.sources(ref, x: x, y: y, fx: mx & 3, fy: my & 3)
                 let p = MotionSearch.BiPrediction(single: MotionSearch.AveragedPrediction(a: a, b: b ?? a, stride: ref.full.stride),
                                                   other: held)
-                return MotionSearch.satd16(srcY, ss, p, h: 16, stoppingAt: limit)
+                return MotionSearch.satd16(split, p, h: 16, stoppingAt: limit)
             }
             predict(ref, mv, s.candY)
             weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list0)
             return MotionSearch.satd16x16(srcY, ss, s.candY, 16, stoppingAt: limit)
         }
+        let split = MotionSearch.SplitSource(srcY, ss, h: 16, into: s.splitSource)
         predict(ref0, r0.mv, s.predY)
         predict(ref1, r1.mv, s.tmpY)
         s.candY.update(from: s.predY, count: 256)
