@@ -118,6 +118,8 @@ enum Deblocking {
             guard motionMatters else { return 0 }
             let pq = vertical ? 2 &* half &+ pLine >> 1 : 2 &* (pLine >> 1) &+ half
             let qq = vertical ? 2 &* half &+ edge >> 1 : 2 &* (edge >> 1) &+ half
+            // The same pictures with the same vectors: bS 0 (a picture is −1 exactly where its refIdx is)
+            if p.motionKey(pq) == q.motionKey(qq) { return 0 }
             return motionStrength(p: p, pq: pq, q: q, qq: qq)
         }
         // Unpartitioned macroblocks have one motion in all four quadrants (``MacroblockState/setUniform(refIdx:mv:pictures:)``):
