@@ -196,6 +196,7 @@ struct MacroblockEncoder {
         var cbp = 0
         var nonZero: UInt16 = 0
         let rs = ctx.reconY.stride, ss = ctx.sourceY.stride
+        let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.intraDeadZone)
         for blk in 0..<16 {
             let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
             var bn = IntraPrediction.Neighbours()
@@ -231,7 +232,7 @@ struct MacroblockEncoder {
             for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
-            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone)
+            let count = quantizer.quantize(s.coef, levels: levels)
             if count > 0 {
                 cbp |= 1 << (blk >> 2)
                 nonZero |= 1 << UInt16(4 * y4 + x4)
@@ -268,12 +269,13 @@ struct MacroblockEncoder {
         let ss = ctx.sourceY.stride, rs = ctx.reconY.stride
         var anyAC = false
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
+        let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.intraDeadZone)
         for blk in 0..<16 {
             let raster = BlockGeometry.raster(blk), coef = s.coefMB + 16 * raster
             s.dcCoef[raster] = coef[0]
             let levels = s.lumaLevels + 16 * blk
             levels[0] = 0
-            let count = Transform.quantize4x4(coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone, first: 1)
+            let count = quantizer.quantize(coef, levels: levels, first: 1)
             s.counts[blk] = Int32(count)
             if count > 0 { anyAC = true }
         }
@@ -348,12 +350,13 @@ struct MacroblockEncoder {
                                 predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
+            let quantizer = Transform.Quantizer(qp: cqp, deadZone: dz)
             for blk in 0..<4 {
                 let coef = s.coefMB + 16 * (4 * c + blk)
                 s.chromaDCCoef[4 * c + blk] = coef[0]
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
                 levels[0] = 0
-                let count = Transform.quantize4x4(coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
+                let count = quantizer.quantize(coef, levels: levels, first: 1)
                 s.counts[16 + 4 * c + blk] = Int32(count)
                 if count > 0 { anyAC = true }
             }
@@ -402,9 +405,10 @@ struct MacroblockEncoder {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
+        let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.interDeadZone)
         for blk in 0..<16 {
             let levels = s.lumaLevels + 16 * blk
-            let count = Transform.quantize4x4(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels, qp: qp, deadZone: Self.interDeadZone)
+            let count = quantizer.quantize(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels)
             s.counts[blk] = Int32(count)
             if count > 0 { scores[blk >> 2] += Self.decimateScore(levels) }
         }

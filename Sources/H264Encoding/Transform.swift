@@ -141,29 +141,46 @@ enum Transform {
 
     /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
     /// (raster) into `levels`, dead zone `deadZone` in 64ths of a step. Returns how many are non-zero.
-    /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
-    /// pmaddwd per four lanes (``pairProduct(_:_:)``).
     @inline(__always) static func quantize4x4(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int,
                                               deadZone: Int32, first: Int = 0) -> Int {
-        let shift = Int32(15 + qp / 6)
-        let f = (Int32(1) << shift) &* deadZone / 64
-        let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
-        let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
-        let magnitude = (c ^ sign) &- sign
-        // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
-        // found without the multiplies (most inter blocks).
-        let below = magnitude &- nonZeroFrom[Int(deadZone)][qp]
-        let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
-        if (four[0] & four[1] & four[2] & four[3]) < 0 {
-            UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
-            return 0
+        Quantizer(qp: qp, deadZone: deadZone).quantize(coef, levels: levels, first: first)
+    }
+
+    /// ``quantize4x4(_:levels:qp:deadZone:first:)`` for one QP and dead zone, its tables read once for many blocks.
+    struct Quantizer {
+        let shift: Int32, f: Int32
+        /// The least |coefficient| that can quantise to a non-zero level (``nonZeroFrom``).
+        let nonZeroFrom: Int32
+        let mf: SIMD16<Int32>
+
+        @inline(__always) init(qp: Int, deadZone: Int32) {
+            shift = Int32(15 + qp / 6)
+            f = (Int32(1) << shift) &* deadZone / 64
+            nonZeroFrom = Transform.nonZeroFrom[Int(deadZone)][qp]
+            mf = quantMFVector[qp]
         }
-        var a = (pairProduct(magnitude, quantMFVector[qp]) &+ f) &>> shift
-        let excess = a &- maxLevel
-        a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
-        if first == 1 { a &= acOnly }
-        UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
-        return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
+
+        /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
+        /// pmaddwd per four lanes (``pairProduct(_:_:)``).
+        @inline(__always) func quantize(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, first: Int = 0) -> Int {
+            let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
+            let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
+            let magnitude = (c ^ sign) &- sign
+            // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
+            // found without the multiplies (most inter blocks).
+            let below = magnitude &- nonZeroFrom
+            let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
+            if (four[0] & four[1] & four[2] & four[3]) < 0 {
+                UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
+                return 0
+            }
+            var a = (pairProduct(magnitude, mf) &+ f) &>> shift
+            let excess = a &- maxLevel
+            a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
+            if first == 1 { a &= acOnly }
+            UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
+            return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
+        }
     }
 
     /// a · b lane by lane for |a| < 2^14 and 0 ≤ b < 2^15 (levels ≤ ``maxLevel``, coefficients ≤ 64 · 255,
