@@ -118,9 +118,15 @@ enum Deblocking {
             guard motionMatters else { return 0 }
             let pq = vertical ? 2 &* half &+ pLine >> 1 : 2 &* (pLine >> 1) &+ half
             let qq = vertical ? 2 &* half &+ edge >> 1 : 2 &* (edge >> 1) &+ half
+            // The same pictures with the same vectors: bS 0 (a picture is −1 exactly where its refIdx is)
+            if p.motionKey(pq) == q.motionKey(qq) { return 0 }
             return motionStrength(p: p, pq: pq, q: q, qq: qq)
         }
-        let m0 = coded & 3 == 3 ? 0 : motion(0), m1 = coded & 12 == 12 ? 0 : motion(1)
+        // Unpartitioned macroblocks have one motion in all four quadrants (``MacroblockState/setUniform(refIdx:mv:pictures:)``):
+        // the second half of the edge then compares the same motion as the first.
+        let uniform = !p.partitioned && !q.partitioned
+        let m0 = coded & 3 == 3 && !(uniform && coded & 12 != 12) ? 0 : motion(0)
+        let m1 = coded & 12 == 12 ? 0 : (uniform ? m0 : motion(1))
         return SIMD4(coded & 1 != 0 ? 2 : m0, coded & 2 != 0 ? 2 : m0, coded & 4 != 0 ? 2 : m1, coded & 8 != 0 ? 2 : m1)
     }
 

@@ -261,6 +261,13 @@ enum InterPrediction {
                               w: Int, h: Int, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         let wA = Int32((8 - fx) * (8 - fy)), wB = Int32(fx * (8 - fy)), wC = Int32((8 - fx) * fy), wD = Int32(fx * fy)
         if x >= -padding && y >= -padding && x + w + 1 <= width + padding && y + h + 1 <= height + padding {
+            if w == 8 && fx == 0 && fy == 0 {  // (64 · A + 32) >> 6 = A: the samples themselves
+                for row in 0..<h {
+                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: UnsafeRawPointer(plane.at(x, y + row)).loadUnaligned(as: UInt64.self),
+                                                                           as: UInt64.self)
+                }
+                return
+            }
             if w == 8 {
                 let a = SIMD8<UInt16>(repeating: UInt16(wA)), b = SIMD8<UInt16>(repeating: UInt16(wB))
                 let c = SIMD8<UInt16>(repeating: UInt16(wC)), d = SIMD8<UInt16>(repeating: UInt16(wD))

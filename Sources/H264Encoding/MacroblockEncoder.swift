@@ -24,7 +24,8 @@ struct PictureContext {
 
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
-    static let byteCount = 256 * 4 + 64 * 6
+    /// The sample buffers, then room for the split source rows at a 16-byte boundary.
+    static let byteCount = 256 * 4 + 64 * 6 + 16 * MotionSearch.SplitSource.vectorCount + 15
     static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256 + 512 + 32
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
@@ -37,10 +38,14 @@ struct MacroblockScratch {
     var coef8, levels8: UnsafeMutablePointer<Int32>
     /// The filtered edge of an intra 8x8 block (``IntraPrediction/loadEdge8x8(at:stride:_:into:)``).
     var edge8: UnsafeMutablePointer<Int32>
+    /// The current block's source rows split for the motion search (``MotionSearch/SplitSource``).
+    var splitSource: UnsafeMutablePointer<SIMD8<Int16>>
 
     init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
         predCb = b + 1024; predCr = b + 1088; candCb = b + 1152; candCr = b + 1216; tmpCb = b + 1280; tmpCr = b + 1344
+        splitSource = UnsafeMutableRawPointer(b + 1408).alignedUp(for: SIMD8<Int16>.self)
+            .bindMemory(to: SIMD8<Int16>.self, capacity: MotionSearch.SplitSource.vectorCount)
         coef = w; d = w + 16; dcCoef = w + 32; dcLevels = w + 48; dcY = w + 64; edge = w + 80
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
         counts = w + 504
@@ -123,10 +128,12 @@ struct MacroblockEncoder {
         // whenever it is below; otherwise cost16 ≥ interCost either way.
         let worse = interCost <= Int32.max / 2 ? interCost - lambda * 4 : Int32.max
         var best16 = Int32.max, mode16 = 2
+        let split = MotionSearch.SplitSource(srcY, ctx.sourceY.stride, h: 16, into: s.splitSource)
+        let candidate = MotionSearch.PlanePrediction(a: s.candY, stride: 16)
         for mode in 0..<4 where IntraPrediction.isAvailable16x16(mode: mode, n) {
             IntraPrediction.predict16x16(mode: mode, at: recY, stride: ctx.reconY.stride, n, dst: s.candY, dstStride: 16)
             let modeCost = lambda * (mode == 2 ? 2 : 4)
-            let cost = MotionSearch.satd16x16(srcY, ctx.sourceY.stride, s.candY, 16, stoppingAt: min(best16, worse) &- modeCost) + modeCost
+            let cost = MotionSearch.satd16(split, candidate, h: 16, stoppingAt: min(best16, worse) &- modeCost) + modeCost
             if cost < best16 { best16 = cost; mode16 = mode; s.predY.update(from: s.candY, count: 256) }
         }
         let cost16 = best16 + lambda * 4
@@ -189,6 +196,7 @@ struct MacroblockEncoder {
         var cbp = 0
         var nonZero: UInt16 = 0
         let rs = ctx.reconY.stride, ss = ctx.sourceY.stride
+        let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.intraDeadZone)
         for blk in 0..<16 {
             let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
             var bn = IntraPrediction.Neighbours()
@@ -224,7 +232,7 @@ struct MacroblockEncoder {
             for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
-            let count = Transform.quantize4x4(s.coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone)
+            let count = quantizer.quantize(s.coef, levels: levels)
             if count > 0 {
                 cbp |= 1 << (blk >> 2)
                 nonZero |= 1 << UInt16(4 * y4 + x4)
@@ -261,12 +269,13 @@ struct MacroblockEncoder {
         let ss = ctx.sourceY.stride, rs = ctx.reconY.stride
         var anyAC = false
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
+        let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.intraDeadZone)
         for blk in 0..<16 {
             let raster = BlockGeometry.raster(blk), coef = s.coefMB + 16 * raster
             s.dcCoef[raster] = coef[0]
             let levels = s.lumaLevels + 16 * blk
             levels[0] = 0
-            let count = Transform.quantize4x4(coef, levels: levels, qp: qp, deadZone: Self.intraDeadZone, first: 1)
+            let count = quantizer.quantize(coef, levels: levels, first: 1)
             s.counts[blk] = Int32(count)
             if count > 0 { anyAC = true }
         }
@@ -341,12 +350,13 @@ struct MacroblockEncoder {
                                 predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
+            let quantizer = Transform.Quantizer(qp: cqp, deadZone: dz)
             for blk in 0..<4 {
                 let coef = s.coefMB + 16 * (4 * c + blk)
                 s.chromaDCCoef[4 * c + blk] = coef[0]
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
                 levels[0] = 0
-                let count = Transform.quantize4x4(coef, levels: levels, qp: cqp, deadZone: dz, first: 1)
+                let count = quantizer.quantize(coef, levels: levels, first: 1)
                 s.counts[16 + 4 * c + blk] = Int32(count)
                 if count > 0 { anyAC = true }
             }
@@ -395,9 +405,10 @@ struct MacroblockEncoder {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
         Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
+        let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.interDeadZone)
         for blk in 0..<16 {
             let levels = s.lumaLevels + 16 * blk
-            let count = Transform.quantize4x4(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels, qp: qp, deadZone: Self.interDeadZone)
+            let count = quantizer.quantize(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels)
             s.counts[blk] = Int32(count)
             if count > 0 { scores[blk >> 2] += Self.decimateScore(levels) }
         }
@@ -704,12 +715,13 @@ struct MacroblockEncoder {
                 let (a, b) = InterPrediction.sources(ref, x: x, y: y, fx: mx & 3, fy: my & 3)
                 let p = MotionSearch.BiPrediction(single: MotionSearch.AveragedPrediction(a: a, b: b ?? a, stride: ref.full.stride),
                                                   other: held)
-                return MotionSearch.satd16(srcY, ss, p, h: 16, stoppingAt: limit)
+                return MotionSearch.satd16(split, p, h: 16, stoppingAt: limit)
             }
             predict(ref, mv, s.candY)
             weights.applyBiLuma(refIdx0: 0, refIdx1: 0, s.candY, other: held, dstIsList0: list0)
             return MotionSearch.satd16x16(srcY, ss, s.candY, 16, stoppingAt: limit)
         }
+        let split = MotionSearch.SplitSource(srcY, ss, h: 16, into: s.splitSource)
         predict(ref0, r0.mv, s.predY)
         predict(ref1, r1.mv, s.tmpY)
         s.candY.update(from: s.predY, count: 256)
@@ -817,8 +829,9 @@ struct MacroblockEncoder {
                 if c < bestCost { bestCost = c; bestX = x; bestY = y }
             }
         }
-        // Sub-sample refinement on SATD
+        // Sub-sample refinement on SATD, against the source rows split once
         var qx = 4 * bestX, qy = 4 * bestY
+        let split = MotionSearch.SplitSource(src, ss, h: 16, into: s.splitSource)
         // As intCost, the SATD may stop once the cost reaches the best so far.
         @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
             let bits = MotionSearch.bitsMVD(x, y, px, py)
@@ -826,9 +839,12 @@ struct MacroblockEncoder {
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                guard let b else { return (MotionSearch.satd16x16(src, ss, a, ref.full.stride, stoppingAt: limit) + mvCost, bits) }
+                guard let b else {
+                    let plane = MotionSearch.PlanePrediction(a: a, stride: ref.full.stride)
+                    return (MotionSearch.satd16(split, plane, h: 16, stoppingAt: limit) + mvCost, bits)
+                }
                 let averaged = MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)
-                return (MotionSearch.satd(src, ss, averaged, w: 16, h: 16, stoppingAt: limit) + mvCost, bits)
+                return (MotionSearch.satd16(split, averaged, h: 16, stoppingAt: limit) + mvCost, bits)
             }
             InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             return (MotionSearch.satd16x16(src, ss, s.candY, 16, stoppingAt: limit) + mvCost, bits)

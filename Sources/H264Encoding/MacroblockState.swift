@@ -33,6 +33,12 @@ struct MacroblockState {
     @inline(__always) func ref(_ quadrant: Int, list: Int) -> Int8 { refIdx[2 * quadrant + list] }
     @inline(__always) func picture(_ quadrant: Int, list: Int) -> Int32 { refPicture[2 * quadrant + list] }
 
+    /// Quadrant q's vectors (mvL0, mvL1) and pictures (both lists) as two 64-bit values: equal for two
+    /// quadrants exactly when both lists name the same pictures (−1 unused) with the same vectors.
+    @inline(__always) func motionKey(_ quadrant: Int) -> SIMD2<UInt64> {
+        SIMD2(unsafeBitCast(motion, to: SIMD4<UInt64>.self)[quadrant], unsafeBitCast(refPicture, to: SIMD4<UInt64>.self)[quadrant])
+    }
+
     /// Sets one motion for the whole macroblock.
     mutating func setUniform(refIdx r: SIMD2<Int8>, mv: SIMD4<Int16>, pictures: SIMD2<Int32>) {
         refIdx = SIMD8(r[0], r[1], r[0], r[1], r[0], r[1], r[0], r[1])

@@ -147,7 +147,7 @@ enum MotionSearch {
 
     /// A quarter-sample luma prediction: the rounded average of two planes' samples (Table 8-12), rows
     /// `stride` apart in both.
-    struct AveragedPrediction: PredictionRows {
+    struct AveragedPrediction: PredictionRows, PredictionRowPairs {
         var a: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>, stride: Int
 
         /// The 16 samples of row `r`, as 8 16-bit lanes.
@@ -183,13 +183,91 @@ enum MotionSearch {
     /// groups, the same partial sum (≥ limit) once they reach `limit`.
     @inline(__always) static func satd16<Prediction: PredictionRows>(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ p: Prediction,
                                                                      h: Int, stoppingAt limit: Int32) -> Int32 {
+        satd16(h: h, stoppingAt: limit) { r in diff(UnsafeRawPointer(a + r &* aStride).loadUnaligned(as: SIMD8<Int16>.self), p.row16(r)) }
+    }
+
+    /// The same against a source block split once (``SplitSource``), whose rows are not split again per prediction.
+    @inline(__always) static func satd16<Prediction: PredictionRows>(_ source: SplitSource, _ p: Prediction,
+                                                                     h: Int, stoppingAt limit: Int32) -> Int32 {
+        satd16(h: h, stoppingAt: limit) { r in source.diff(r, p.row16(r)) }
+    }
+
+    /// An 8-wide prediction read where it lies, by rows paired as ``rowPair(_:_:)`` pairs them.
+    protocol PredictionRowPairs {
+        /// The first 8 samples of row `r` beside those of row `r` + 4.
+        func rowPair8(_ r: Int) -> SIMD8<Int16>
+    }
+
+    /// A full- or half-sample luma prediction: the plane's samples as they lie, rows `stride` apart.
+    struct PlanePrediction: PredictionRows, PredictionRowPairs {
+        var a: UnsafePointer<UInt8>, stride: Int
+
+        @inline(__always) func row16(_ r: Int) -> SIMD8<Int16> { UnsafeRawPointer(a + r &* stride).loadUnaligned(as: SIMD8<Int16>.self) }
+        @inline(__always) func rowPair8(_ r: Int) -> SIMD8<Int16> { MotionSearch.rowPair(a + r &* stride, stride) }
+    }
+
+    /// The SATD of the 8 x h block (h a multiple of 8) of `source` (split by row pairs) against `p`, as
+    /// ``satd8xN(_:_:_:_:h:stoppingAt:)`` gives it against that prediction written out.
+    @inline(__always) static func satd8<Prediction: PredictionRowPairs>(_ source: SplitSource, _ p: Prediction, h: Int,
+                                                                        stoppingAt limit: Int32) -> Int32 {
         var acc = SIMD8<Int16>.zero
         var partial: Int32 = 0
         var y = 0
         while y < h {
-            @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-                diff(UnsafeRawPointer(a + (y &+ r) &* aStride).loadUnaligned(as: SIMD8<Int16>.self), p.row16(y &+ r))
+            @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) { source.diff(y &+ r, p.rowPair8(y &+ r)) }
+            acc &+= satdRows(d(0), d(1), d(2), d(3))
+            partial = pairSum(acc)
+            if partial >= limit { break }
+            y &+= 8
+        }
+        return partial
+    }
+
+    /// The 16 rows of a 16-wide source block as even and odd columns (``diff16(_:_:)``'s first operand), split once
+    /// for a search that compares the block with many predictions. Row r: vectors 2r (even) and 2r + 1 (odd).
+    struct SplitSource {
+        static let vectorCount = 32
+        let rows: UnsafeMutablePointer<SIMD8<Int16>>
+
+        /// Splits `h` rows of the block at `a` into `rows` (16-byte aligned, ``vectorCount`` vectors).
+        @inline(__always) init(_ a: UnsafePointer<UInt8>, _ aStride: Int, h: Int, into rows: UnsafeMutablePointer<SIMD8<Int16>>) {
+            self.rows = rows
+            let low = SIMD8<Int16>(repeating: 0xFF)
+            for r in 0..<h {
+                let v = UnsafeRawPointer(a + r &* aStride).loadUnaligned(as: SIMD8<Int16>.self)
+                rows[2 &* r] = v & low
+                rows[2 &* r &+ 1] = (v &>> 8) & low
             }
+        }
+
+        /// Splits the rows of an 8-wide block of height `h` (a multiple of 8) as ``rowPair(_:_:)`` pairs them: row r
+        /// (r % 8 < 4) beside row r + 4, in vectors 2r and 2r + 1.
+        @inline(__always) init(rowPairsOf a: UnsafePointer<UInt8>, _ aStride: Int, h: Int, into rows: UnsafeMutablePointer<SIMD8<Int16>>) {
+            self.rows = rows
+            let low = SIMD8<Int16>(repeating: 0xFF)
+            for r in 0..<h where r & 4 == 0 {
+                let v = rowPair(a + r &* aStride, aStride)
+                rows[2 &* r] = v & low
+                rows[2 &* r &+ 1] = (v &>> 8) & low
+            }
+        }
+
+        /// ``diff(_:_:)`` of row `r` and 16 prediction samples (as 8 little-endian 16-bit lanes).
+        @inline(__always) func diff(_ r: Int, _ vb: SIMD8<Int16>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+            let low = SIMD8<Int16>(repeating: 0xFF)
+            return (rows[2 &* r] &- (vb & low), rows[2 &* r &+ 1] &- ((vb &>> 8) & low))
+        }
+    }
+
+    /// The SATD of 16 x h differences given row by row (`d`), as ``satd16x16(_:_:_:_:stoppingAt:)``: the same sums by
+    /// the same groups, the same partial sum once they reach `limit`.
+    @inline(__always) static func satd16(h: Int, stoppingAt limit: Int32,
+                                         _ row: (Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>)) -> Int32 {
+        var acc = SIMD8<Int16>.zero
+        var partial: Int32 = 0
+        var y = 0
+        while y < h {
+            @inline(__always) func d(_ r: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) { row(y &+ r) }
             acc &+= satdRows(d(0), d(1), d(2), d(3))
             partial = pairSum(acc)
             if partial >= limit { break }

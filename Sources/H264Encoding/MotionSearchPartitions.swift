@@ -108,6 +108,8 @@ extension MacroblockEncoder {
         let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
         let lam = lambda, pvx = Int32(mvp.x), pvy = Int32(mvp.y)
         let bestX = integer.x, bestY = integer.y
+        let split = w == 16 ? MotionSearch.SplitSource(src, ss, h: h, into: s.splitSource)
+            : MotionSearch.SplitSource(rowPairsOf: src, ss, h: h, into: s.splitSource)  // w 8, h 16
         // Sub-sample positions straight from the reference planes: full and half samples as they are, quarter
         // samples averaged as they are read.
         // `best`: what a candidate must beat (strictly); its SATD may stop early once it cannot.
@@ -117,9 +119,11 @@ extension MacroblockEncoder {
             let ix = bx + (x >> 2), iy = by + (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: h) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
-                guard let b else { return (Self.partitionSATD(src, ss, a, ref.full.stride, w: w, h: h, stoppingAt: limit) + mvCost, bits) }
-                let averaged = MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)
-                return (MotionSearch.satd(src, ss, averaged, w: w, h: h, stoppingAt: limit) + mvCost, bits)
+                @inline(__always) func satd<P: MotionSearch.PredictionRows & MotionSearch.PredictionRowPairs>(_ p: P) -> Int32 {
+                    w == 16 ? MotionSearch.satd16(split, p, h: h, stoppingAt: limit) : MotionSearch.satd8(split, p, h: h, stoppingAt: limit)
+                }
+                guard let b else { return (satd(MotionSearch.PlanePrediction(a: a, stride: ref.full.stride)) + mvCost, bits) }
+                return (satd(MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)) + mvCost, bits)
             } else {
                 predictPartitionLuma(ref, mv: SIMD2(Int16(x), Int16(y)), px: px, py: py, w: w, h: h, into: s.candY)
             }

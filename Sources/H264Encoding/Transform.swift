@@ -42,13 +42,14 @@ enum Transform {
 
     /// Residual (src − pred) and forward core transform of the sixteen 4x4 blocks of a 16x16 block at
     /// once: block (x4, y4) lands in `coef[16 · (x4 + 4 · y4)...]`, raster, equal to ``forward4x4(_:)`` of
-    /// its residual. Rows as even/odd Int16 lanes, lane k of each vector being block k of a block row;
-    /// exact in Int16 (|coefficient| ≤ 36 · 255).
+    /// its residual. Exact in Int16 (|coefficient| ≤ 36 · 255).
     static func forward16x16(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
                              coef: UnsafeMutablePointer<Int32>) {
+        @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> { UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self) }
         for g in 0..<4 {
-            forwardFourBlocks({ r in MotionSearch.diff16(src + (4 * g + r) * srcStride, pred + (4 * g + r) * predStride) },
-                              into: { b in coef + 64 * g + 16 * b })
+            forwardFourBlocks({ r in
+                residual(bytes(src + (4 * g + r) * srcStride), bytes(pred + (4 * g + r) * predStride))
+            }, into: { b in coef + 64 * g + 16 * b })
         }
     }
 
@@ -56,51 +57,67 @@ enum Transform {
     /// 0...3) of component c (0 Cb, 1 Cr) lands in `coef[16 · (4 · c + blk)...]`.
     static func forwardChroma(srcCb: UnsafePointer<UInt8>, srcCr: UnsafePointer<UInt8>, srcStride: Int,
                               predCb: UnsafePointer<UInt8>, predCr: UnsafePointer<UInt8>, coef: UnsafeMutablePointer<Int32>) {
-        @inline(__always) func half(_ p: UnsafePointer<UInt8>) -> SIMD4<Int16> { UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Int16>.self) }
-        let low = SIMD8<Int16>(repeating: 0xFF)
+        @inline(__always) func half(_ p: UnsafePointer<UInt8>) -> UInt64 { UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) }
+        @inline(__always) func row(_ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+            unsafeBitCast(SIMD2(half(cb), half(cr)), to: SIMD16<UInt8>.self)
+        }
         for g in 0..<2 {
             // one 16-sample row: the Cb row, then the Cr row
             forwardFourBlocks({ r in
                 let y = 4 * g + r
-                let s = SIMD8(lowHalf: half(srcCb + y * srcStride), highHalf: half(srcCr + y * srcStride))
-                let p = SIMD8(lowHalf: half(predCb + y * 8), highHalf: half(predCr + y * 8))
-                return ((s & low) &- (p & low), ((s &>> 8) & low) &- ((p &>> 8) & low))
+                return residual(row(srcCb + y * srcStride, srcCr + y * srcStride), row(predCb + y * 8, predCr + y * 8))
             }, into: { b in coef + 16 * (4 * (b >> 1) + 2 * g + (b & 1)) })
         }
     }
 
+    /// src − pred of 16 samples in Int16: samples 0...7, then 8...15.
+    @inline(__always) private static func residual(_ src: SIMD16<UInt8>, _ pred: SIMD16<UInt8>) -> (SIMD8<Int16>, SIMD8<Int16>) {
+        let s = DeblockingLanes.widen(src), p = DeblockingLanes.widen(pred)
+        return (s.low &- p.low, s.high &- p.high)
+    }
+
     /// Forward transform of four horizontally adjacent 4x4 residual blocks given as four rows of 16
-    /// differences (even and odd columns); block b into `out(b)`, raster.
-    @inline(__always) private static func forwardFourBlocks(_ row: (Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>),
+    /// differences (samples 0...7, 8...15); block b into `out(b)`, raster. Each vector holds one row (or
+    /// column) of two blocks side by side: transposed, the horizontal butterfly, transposed back, the
+    /// vertical butterfly (the integer transform is exact in either order).
+    @inline(__always) private static func forwardFourBlocks(_ row: (Int) -> (SIMD8<Int16>, SIMD8<Int16>),
                                                             into out: (Int) -> UnsafeMutablePointer<Int32>) {
-        typealias V = SIMD4<Int16>
+        typealias V = SIMD8<Int16>
         @inline(__always) func butterfly(_ a: V, _ b: V, _ c: V, _ d: V) -> (V, V, V, V) {
             let s03 = a &+ d, s12 = b &+ c, d03 = a &- d, d12 = b &- c
-            return (s03 &+ s12, 2 &* d03 &+ d12, s03 &- s12, d03 &- 2 &* d12)
+            return (s03 &+ s12, (d03 &<< 1) &+ d12, s03 &- s12, d03 &- (d12 &<< 1))
         }
-        @inline(__always) func rowTransform(_ r: Int) -> (V, V, V, V) {
-            let d = row(r)
-            return butterfly(d.even.evenHalf, d.odd.evenHalf, d.even.oddHalf, d.odd.oddHalf)
+        /// Blocks A and B as four rows (lanes 0...3: A, 4...7: B) into four columns, or back.
+        @inline(__always) func transposed(_ m: (V, V, V, V)) -> (V, V, V, V) {
+            @inline(__always) func low16(_ a: V, _ b: V) -> V { V(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]) }
+            @inline(__always) func high16(_ a: V, _ b: V) -> V { V(a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7]) }
+            typealias W = SIMD4<Int32>
+            @inline(__always) func w(_ v: V) -> W { unsafeBitCast(v, to: W.self) }
+            @inline(__always) func v(_ x: W) -> V { unsafeBitCast(x, to: V.self) }
+            let a01 = w(low16(m.0, m.1)), a23 = w(low16(m.2, m.3)), b01 = w(high16(m.0, m.1)), b23 = w(high16(m.2, m.3))
+            // A's columns 0, 1 and 2, 3; B's likewise
+            let a0 = W(a01[0], a23[0], a01[1], a23[1]), a1 = W(a01[2], a23[2], a01[3], a23[3])
+            let b0 = W(b01[0], b23[0], b01[1], b23[1]), b1 = W(b01[2], b23[2], b01[3], b23[3])
+            @inline(__always) func q(_ x: W) -> SIMD2<UInt64> { unsafeBitCast(x, to: SIMD2<UInt64>.self) }
+            @inline(__always) func join(_ x: UInt64, _ y: UInt64) -> V { unsafeBitCast(SIMD2(x, y), to: V.self) }
+            return (join(q(a0)[0], q(b0)[0]), join(q(a0)[1], q(b0)[1]), join(q(a1)[0], q(b1)[0]), join(q(a1)[1], q(b1)[1]))
         }
-        let r0 = rowTransform(0), r1 = rowTransform(1), r2 = rowTransform(2), r3 = rowTransform(3)
-        let c0 = butterfly(r0.0, r1.0, r2.0, r3.0), c1 = butterfly(r0.1, r1.1, r2.1, r3.1)
-        let c2 = butterfly(r0.2, r1.2, r2.2, r3.2), c3 = butterfly(r0.3, r1.3, r2.3, r3.3)
-        // Row r of block b is lane b of (c0.r, c1.r, c2.r, c3.r): the four vectors widened to Int32 and
-        // transposed (unpacks), each block's row stored whole, not lane by lane.
-        @inline(__always) func widen(_ v: V) -> SIMD4<Int32> {
+        @inline(__always) func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
             unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
         }
-        @inline(__always) func storeRow(_ r: Int, _ a: V, _ b: V, _ c: V, _ d: V) {
-            let rows = transposed((widen(a), widen(b), widen(c), widen(d)))
-            UnsafeMutableRawPointer(out(0) + 4 * r).storeBytes(of: rows.0, as: SIMD4<Int32>.self)
-            UnsafeMutableRawPointer(out(1) + 4 * r).storeBytes(of: rows.1, as: SIMD4<Int32>.self)
-            UnsafeMutableRawPointer(out(2) + 4 * r).storeBytes(of: rows.2, as: SIMD4<Int32>.self)
-            UnsafeMutableRawPointer(out(3) + 4 * r).storeBytes(of: rows.3, as: SIMD4<Int32>.self)
+        let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+        for pair in 0..<2 {  // blocks 0, 1 from the low halves, 2, 3 from the high ones
+            let rows = pair == 0 ? (r0.0, r1.0, r2.0, r3.0) : (r0.1, r1.1, r2.1, r3.1)
+            let columns = transposed(rows)
+            let horizontal = transposed(butterfly(columns.0, columns.1, columns.2, columns.3))  // vector r: row r
+            let coefficients = butterfly(horizontal.0, horizontal.1, horizontal.2, horizontal.3)
+            let a = out(2 * pair), b = out(2 * pair + 1)
+            @inline(__always) func store(_ i: Int, _ v: V) {
+                UnsafeMutableRawPointer(a + 4 * i).storeBytes(of: widen(v.lowHalf), as: SIMD4<Int32>.self)
+                UnsafeMutableRawPointer(b + 4 * i).storeBytes(of: widen(v.highHalf), as: SIMD4<Int32>.self)
+            }
+            store(0, coefficients.0); store(1, coefficients.1); store(2, coefficients.2); store(3, coefficients.3)
         }
-        storeRow(0, c0.0, c1.0, c2.0, c3.0)
-        storeRow(1, c0.1, c1.1, c2.1, c3.1)
-        storeRow(2, c0.2, c1.2, c2.2, c3.2)
-        storeRow(3, c0.3, c1.3, c2.3, c3.3)
     }
 
     /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6; the
@@ -141,29 +158,46 @@ enum Transform {
 
     /// Quantises coefficients from position `first` on (0 or 1; below it levels are 0): levels
     /// (raster) into `levels`, dead zone `deadZone` in 64ths of a step. Returns how many are non-zero.
-    /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
-    /// pmaddwd per four lanes (``pairProduct(_:_:)``).
     @inline(__always) static func quantize4x4(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, qp: Int,
                                               deadZone: Int32, first: Int = 0) -> Int {
-        let shift = Int32(15 + qp / 6)
-        let f = (Int32(1) << shift) &* deadZone / 64
-        let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
-        let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
-        let magnitude = (c ^ sign) &- sign
-        // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
-        // found without the multiplies (most inter blocks).
-        let below = magnitude &- nonZeroFrom[Int(deadZone)][qp]
-        let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
-        if (four[0] & four[1] & four[2] & four[3]) < 0 {
-            UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
-            return 0
+        Quantizer(qp: qp, deadZone: deadZone).quantize(coef, levels: levels, first: first)
+    }
+
+    /// ``quantize4x4(_:levels:qp:deadZone:first:)`` for one QP and dead zone, its tables read once for many blocks.
+    struct Quantizer {
+        let shift: Int32, f: Int32
+        /// The least |coefficient| that can quantise to a non-zero level (``nonZeroFrom``).
+        let nonZeroFrom: Int32
+        let mf: SIMD16<Int32>
+
+        @inline(__always) init(qp: Int, deadZone: Int32) {
+            shift = Int32(15 + qp / 6)
+            f = (Int32(1) << shift) &* deadZone / 64
+            nonZeroFrom = Transform.nonZeroFrom[Int(deadZone)][qp]
+            mf = quantMFVector[qp]
         }
-        var a = (pairProduct(magnitude, quantMFVector[qp]) &+ f) &>> shift
-        let excess = a &- maxLevel
-        a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
-        if first == 1 { a &= acOnly }
-        UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
-        return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
+
+        /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
+        /// pmaddwd per four lanes (``pairProduct(_:_:)``).
+        @inline(__always) func quantize(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, first: Int = 0) -> Int {
+            let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
+            let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
+            let magnitude = (c ^ sign) &- sign
+            // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
+            // found without the multiplies (most inter blocks).
+            let below = magnitude &- nonZeroFrom
+            let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
+            if (four[0] & four[1] & four[2] & four[3]) < 0 {
+                UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
+                return 0
+            }
+            var a = (pairProduct(magnitude, mf) &+ f) &>> shift
+            let excess = a &- maxLevel
+            a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
+            if first == 1 { a &= acOnly }
+            UnsafeMutableRawPointer(levels).storeBytes(of: (a ^ sign) &- sign, as: SIMD16<Int32>.self)
+            return Int(((0 &- a) &>> 31).wrappedSum().magnitude)  // −1 per non-zero (a ≥ 0)
+        }
     }
 
     /// a · b lane by lane for |a| < 2^14 and 0 ≤ b < 2^15 (levels ≤ ``maxLevel``, coefficients ≤ 64 · 255,

@@ -42,20 +42,44 @@ enum Transform8x8 {
         return order
     }()
 
-    /// Residual (src − pred) of the 8x8 block and its forward transform (rows then columns), raster.
+    /// Eight vectors of eight lanes: the rows (or columns) of an 8x8 block.
+    typealias Block = (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>)
+
+    /// Residual (src − pred) of the 8x8 block and its forward transform (rows then columns: the shifts make
+    /// the order matter), raster. The rows are transposed so that one lane-wise pass transforms all eight.
     static func forward(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
                         coef: UnsafeMutablePointer<Int32>) {
-        for r in 0..<8 {
-            let s = src + r * srcStride, p = pred + r * predStride
-            for c in 0..<8 { coef[8 * r + c] = Int32(s[c]) &- Int32(p[c]) }
+        @inline(__always) func samples(_ p: UnsafePointer<UInt8>) -> SIMD8<Int16> {
+            DeblockingLanes.widen(unsafeBitCast(SIMD2<UInt64>(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self), 0), to: SIMD16<UInt8>.self)).low
         }
-        for r in 0..<8 { forward1D(coef + 8 * r, step: 1) }
-        for c in 0..<8 { forward1D(coef + c, step: 8) }
+        @inline(__always) func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
+            unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
+        }
+        @inline(__always) func row(_ r: Int) -> SIMD8<Int32> {
+            let d = samples(src + r * srcStride) &- samples(pred + r * predStride)
+            return SIMD8(lowHalf: widen(d.lowHalf), highHalf: widen(d.highHalf))
+        }
+        let rows: Block = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
+        let out = forward1D(transposed(forward1D(transposed(rows))))
+        @inline(__always) func store(_ r: Int, _ v: SIMD8<Int32>) { UnsafeMutableRawPointer(coef + 8 * r).storeBytes(of: v, as: SIMD8<Int32>.self) }
+        store(0, out.0); store(1, out.1); store(2, out.2); store(3, out.3); store(4, out.4); store(5, out.5); store(6, out.6); store(7, out.7)
     }
 
-    @inline(__always) private static func forward1D(_ p: UnsafeMutablePointer<Int32>, step: Int) {
-        let x0 = p[0], x1 = p[step], x2 = p[2 * step], x3 = p[3 * step]
-        let x4 = p[4 * step], x5 = p[5 * step], x6 = p[6 * step], x7 = p[7 * step]
+    /// The 8x8 block's transpose, by its four 4x4 quarters (``Transform/transposed(_:)``).
+    @inline(__always) static func transposed(_ m: Block) -> Block {
+        let topLeft = Transform.transposed((m.0.lowHalf, m.1.lowHalf, m.2.lowHalf, m.3.lowHalf))
+        let topRight = Transform.transposed((m.0.highHalf, m.1.highHalf, m.2.highHalf, m.3.highHalf))
+        let bottomLeft = Transform.transposed((m.4.lowHalf, m.5.lowHalf, m.6.lowHalf, m.7.lowHalf))
+        let bottomRight = Transform.transposed((m.4.highHalf, m.5.highHalf, m.6.highHalf, m.7.highHalf))
+        return (SIMD8(lowHalf: topLeft.0, highHalf: bottomLeft.0), SIMD8(lowHalf: topLeft.1, highHalf: bottomLeft.1),
+                SIMD8(lowHalf: topLeft.2, highHalf: bottomLeft.2), SIMD8(lowHalf: topLeft.3, highHalf: bottomLeft.3),
+                SIMD8(lowHalf: topRight.0, highHalf: bottomRight.0), SIMD8(lowHalf: topRight.1, highHalf: bottomRight.1),
+                SIMD8(lowHalf: topRight.2, highHalf: bottomRight.2), SIMD8(lowHalf: topRight.3, highHalf: bottomRight.3))
+    }
+
+    /// The 1-D forward transform across the eight vectors, lane by lane.
+    @inline(__always) private static func forward1D(_ x: Block) -> Block {
+        let (x0, x1, x2, x3, x4, x5, x6, x7) = x
         let s07 = x0 &+ x7, s16 = x1 &+ x6, s25 = x2 &+ x5, s34 = x3 &+ x4
         let a0 = s07 &+ s34, a1 = s16 &+ s25, a2 = s07 &- s34, a3 = s16 &- s25
         let d07 = x0 &- x7, d16 = x1 &- x6, d25 = x2 &- x5, d34 = x3 &- x4
@@ -63,14 +87,8 @@ enum Transform8x8 {
         let a5 = d07 &- d34 &- (d25 &+ (d25 &>> 1))
         let a6 = d07 &+ d34 &- (d16 &+ (d16 &>> 1))
         let a7 = d16 &- d25 &+ (d34 &+ (d34 &>> 1))
-        p[0] = a0 &+ a1
-        p[step] = a4 &+ (a7 &>> 2)
-        p[2 * step] = a2 &+ (a3 &>> 1)
-        p[3 * step] = a5 &+ (a6 &>> 2)
-        p[4 * step] = a0 &- a1
-        p[5 * step] = a6 &- (a5 &>> 2)
-        p[6 * step] = (a2 &>> 1) &- a3
-        p[7 * step] = (a4 &>> 2) &- a7
+        return (a0 &+ a1, a4 &+ (a7 &>> 2), a2 &+ (a3 &>> 1), a5 &+ (a6 &>> 2),
+                a0 &- a1, a6 &- (a5 &>> 2), (a2 &>> 1) &- a3, (a4 &>> 2) &- a7)
     }
 
     /// ``quantMF`` as four vectors of 16 per qP % 6.
