@@ -68,6 +68,7 @@ final class H264DecodeSession: PictureDecoding {
         let bothFields = structure.isField && headers.contains { $0.structure == structure.complement }
         violations += FieldParameterCheck.picture(picture, structure: structure)
         // By index: a VASliceParameterBufferH264 is 3 KB, which zip and enumerated would copy per slice.
+        var lastRebuilt: (id: Int, defaults: (Int, Int), pps: [UInt8])?
         for index in nalUnits.indices {
             let header = headers[index]
             let id = header.pictureParameterSetID
@@ -77,7 +78,14 @@ final class H264DecodeSession: PictureDecoding {
                 if header.isB { defaults.1 = Int(sliceParameters[index].num_ref_idx_l1_active_minus1) }
             }
             refDefaults[id] = defaults
-            let pps = rebuilder.pictureParameterSet(picture, scaling: matrix, id: id, defaults: defaults)
+            // The picture's slices mostly share their PPS: rebuilt once while id and defaults stay the same.
+            let pps: [UInt8]
+            if let last = lastRebuilt, last.id == id, last.defaults == defaults {
+                pps = last.pps
+            } else {
+                pps = rebuilder.pictureParameterSet(picture, scaling: matrix, id: id, defaults: defaults)
+                lastRebuilt = (id, defaults, pps)
+            }
             if sentPPS[id] != pps {
                 sentPPS[id] = pps
                 _ = try? parameterSets.store(NALUnit(pps))
