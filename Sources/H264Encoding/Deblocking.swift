@@ -9,19 +9,24 @@ enum Deblocking {
         var offsetB: Int
     }
 
-    // Table 8-16 and 8-17, indexed by indexA / indexB 0...51.
-    static let alpha: [Int32] = [Int32](repeating: 0, count: 16) + [
-        4, 4, 5, 6, 7, 8, 9, 10, 12, 13, 15, 17, 20, 22, 25, 28, 32, 36, 40, 45,
-        50, 56, 63, 71, 80, 90, 101, 113, 127, 144, 162, 182, 203, 226, 255, 255]
-    static let beta: [Int32] = [Int32](repeating: 0, count: 16) + [
-        2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10,
-        11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16, 16, 17, 17, 18, 18]
-    /// tC0 for bS 1, 2, 3.
-    static let tc0: [SIMD3<Int32>] = [SIMD3<Int32>](repeating: .zero, count: 17) + [
-        [0, 0, 1], [0, 0, 1], [0, 0, 1], [0, 0, 1], [0, 1, 1], [0, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1],
-        [1, 1, 2], [1, 1, 2], [1, 1, 2], [1, 1, 2], [1, 2, 3], [1, 2, 3], [2, 2, 3], [2, 2, 4], [2, 3, 4], [2, 3, 4],
-        [3, 3, 5], [3, 4, 6], [3, 4, 6], [4, 5, 7], [4, 5, 8], [4, 6, 9], [5, 7, 10], [6, 8, 11], [6, 8, 13], [7, 10, 14],
-        [8, 11, 16], [9, 12, 18], [10, 13, 20], [11, 15, 23], [13, 17, 25]]
+    // Table 8-16 and 8-17, indexed by indexA / indexB 0...51. Written out as plain literals, which the
+    // compiler lays out as constant data: no lazy initialisation (swift_once) on every edge that reads them.
+    static let alpha: [Int32] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 5, 6,
+        7, 8, 9, 10, 12, 13, 15, 17, 20, 22, 25, 28, 32, 36, 40, 45, 50, 56, 63, 71,
+        80, 90, 101, 113, 127, 144, 162, 182, 203, 226, 255, 255]
+    static let beta: [Int32] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 3,
+        3, 3, 3, 4, 4, 4, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12,
+        13, 13, 14, 14, 15, 15, 16, 16, 17, 17, 18, 18]
+    /// tC0 for bS 1, 2, 3 at 3 · indexA + bS − 1 (ten values of indexA a line).
+    static let tc0: [Int32] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1,
+        0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 1, 1, 2,
+        1, 1, 2, 1, 2, 3, 1, 2, 3, 2, 2, 3, 2, 2, 4, 2, 3, 4, 2, 3, 4, 3, 3, 5, 3, 4, 6, 3, 4, 6,
+        4, 5, 7, 4, 5, 8, 4, 6, 9, 5, 7, 10, 6, 8, 11, 6, 8, 13, 7, 10, 14, 8, 11, 16, 9, 12, 18, 10, 13, 20,
+        11, 15, 23, 13, 17, 25]
 
     /// With `threads` > 1 the macroblock rows are filtered as a ``MacroblockRowWavefront``: the same samples.
     static func filterPicture(y: PlanePointer, cb: PlanePointer, cr: PlanePointer, state: UnsafePointer<MacroblockState>,
@@ -162,6 +167,6 @@ enum Deblocking {
         let indexA = min(max(qp + control.offsetA, 0), 51), indexB = min(max(qp + control.offsetB, 0), 51)
         let a = alpha[indexA], b = beta[indexB]
         if a == 0 || b == 0 { return }
-        DeblockingLanes.filter(start, across: across, along: along, lines: lines, bS: bS, alpha: a, beta: b, tc0: tc0[indexA], chroma: chroma)
+        DeblockingLanes.filter(start, across: across, along: along, lines: lines, bS: bS, alpha: a, beta: b, tc0: SIMD3(tc0[3 * indexA], tc0[3 * indexA + 1], tc0[3 * indexA + 2]), chroma: chroma)
     }
 }
