@@ -70,13 +70,13 @@ enum InterPrediction {
 
     /// Stores Clip1((v + 16) >> 5) of even and odd columns as 16 interleaved samples.
     @inline(__always) static func storeRounded(_ v: (even: SIMD8<Int16>, odd: SIMD8<Int16>), _ dst: UnsafeMutablePointer<UInt8>) {
-        @inline(__always) func clip(_ x: SIMD8<Int16>) -> SIMD8<Int16> {
-            let r = (x &+ 16) &>> 5
-            let positive = r & ~(r &>> 15)
-            let over = (255 &- positive) &>> 15  // −1 above 255
-            return (positive & ~over) | (255 & over)
-        }
+        @inline(__always) func clip(_ x: SIMD8<Int16>) -> SIMD8<Int16> { clipToByte((x &+ 16) &>> 5) }
         UnsafeMutableRawPointer(dst).storeBytes(of: clip(v.even) | (clip(v.odd) &<< 8), as: SIMD8<Int16>.self)
+    }
+
+    /// Clip1 of 8.4.2.2.1 per lane: the signed 16-bit minimum and maximum (pmaxsw, pminsw in SSE2).
+    @inline(__always) static func clipToByte(_ x: SIMD8<Int16>) -> SIMD8<Int16> {
+        pointwiseMin(pointwiseMax(x, .zero), SIMD8(repeating: 255))
     }
 
     /// Fills b, h and j over the padded area where their 6-tap windows fit, 16 samples at a time.
@@ -142,10 +142,7 @@ enum InterPrediction {
         let a = e &+ jj, b = f &+ i, c = g &+ h
         let x = (a &- b) &>> 2, d = c &- b
         let half = (x &>> 1) &+ (d &>> 1) &+ (x & d & 1)
-        let v = (((half &>> 1) &+ c) &+ 32) &>> 6
-        let positive = v & ~(v &>> 15)
-        let over = (255 &- positive) &>> 15  // −1 above 255
-        return (positive & ~over) | (255 & over)
+        return clipToByte((((half &>> 1) &+ c) &+ 32) &>> 6)
     }
 
     /// Whether a luma block at integer position (x, y) of size w x h can use the half-sample planes.
