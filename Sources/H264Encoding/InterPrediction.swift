@@ -2,7 +2,8 @@
 struct PlanePointer {
     var base: UnsafeMutablePointer<UInt8>
     var stride: Int
-    @inline(__always) func at(_ x: Int, _ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * stride + x }
+    /// Wrapping arithmetic: coordinates stay within the padded plane, and the hot loops then carry no overflow checks.
+    @inline(__always) func at(_ x: Int, _ y: Int) -> UnsafeMutablePointer<UInt8> { base + (y &* stride &+ x) }
 }
 
 /// A reference picture prepared for motion compensation: the full-sample planes with replicated
@@ -147,7 +148,7 @@ enum InterPrediction {
 
     /// Whether a luma block at integer position (x, y) of size w x h can use the half-sample planes.
     @inline(__always) static func fitsFastPath(_ r: ReferencePlanes, x: Int, y: Int, w: Int, h: Int) -> Bool {
-        x >= -r.padding + 3 && y >= -r.padding + 3 && x + w + 1 <= r.width + r.padding - 4 && y + h + 1 <= r.height + r.padding - 4
+        x >= 3 &- r.padding && y >= 3 &- r.padding && x &+ w &+ 5 <= r.width &+ r.padding && y &+ h &+ 5 <= r.height &+ r.padding
     }
 
     /// The luma prediction of a w x h block whose top-left sample is at quarter position (4x + fx, 4y + fy).
