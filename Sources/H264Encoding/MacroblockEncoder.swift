@@ -787,7 +787,7 @@ struct MacroblockEncoder {
         // A cost at or above the best so far never wins (strict <): its SAD may stop there.
         @inline(__always) func intCost(_ x: Int, _ y: Int, below best: Int32) -> Int32 {
             let mvCost = lam &* MotionSearch.bitsMVD(4 &* x, 4 &* y, px, py)
-            return MotionSearch.sad16x16(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, stoppingAt: best &- mvCost) + mvCost
+            return MotionSearch.sad16x16(src, ss, ref.full.at(bx &+ x, by &+ y), ref.full.stride, stoppingAt: best &- mvCost) &+ mvCost
         }
         var bestX = 0, bestY = 0, bestCost = intCost(0, 0, below: Int32.max)
         // The predictors often coincide: a position costed before cannot win on a strict <.
@@ -836,15 +836,15 @@ struct MacroblockEncoder {
         @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
             let bits = MotionSearch.bitsMVD(x, y, px, py)
             let mvCost = lam &* bits, limit = best &- mvCost
-            let ix = bx + (x >> 2), iy = by + (y >> 2)
+            let ix = bx &+ (x >> 2), iy = by &+ (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: 16) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
                 guard let b else {
                     let plane = MotionSearch.PlanePrediction(a: a, stride: ref.full.stride)
-                    return (MotionSearch.satd16(split, plane, h: 16, stoppingAt: limit) + mvCost, bits)
+                    return (MotionSearch.satd16(split, plane, h: 16, stoppingAt: limit) &+ mvCost, bits)
                 }
                 let averaged = MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)
-                return (MotionSearch.satd16(split, averaged, h: 16, stoppingAt: limit) + mvCost, bits)
+                return (MotionSearch.satd16(split, averaged, h: 16, stoppingAt: limit) &+ mvCost, bits)
             }
             InterPrediction.predictLuma(ref, x: ix, y: iy, fx: x & 3, fy: y & 3, w: 16, h: 16, dst: s.candY, dstStride: 16)
             return (MotionSearch.satd16x16(src, ss, s.candY, 16, stoppingAt: limit) + mvCost, bits)

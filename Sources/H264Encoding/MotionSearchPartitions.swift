@@ -59,7 +59,7 @@ extension MacroblockEncoder {
         let lam = lambda, pvx = Int32(mvp.x), pvy = Int32(mvp.y)
         @inline(__always) func intCost(_ x: Int, _ y: Int) -> Int32 {
             lam &* MotionSearch.bitsMVD(4 &* x, 4 &* y, pvx, pvy)
-                + Self.partitionSAD(src, ss, ref.full.at(bx + x, by + y), ref.full.stride, w: w, h: h)
+                &+ Self.partitionSAD(src, ss, ref.full.at(bx &+ x, by &+ y), ref.full.stride, w: w, h: h)
         }
         @inline(__always) func clampedInt(_ v: SIMD2<Int16>) -> (Int, Int) {
             (min(max((Int(v.x) + 2) >> 2, loX), hiX), min(max((Int(v.y) + 2) >> 2, loY), hiY))
@@ -116,14 +116,14 @@ extension MacroblockEncoder {
         @inline(__always) func subCost(_ x: Int, _ y: Int, below best: Int32) -> (Int32, Int32) {
             let bits = MotionSearch.bitsMVD(x, y, pvx, pvy)
             let mvCost = lam &* bits, limit = best == .max ? .max : best &- mvCost
-            let ix = bx + (x >> 2), iy = by + (y >> 2)
+            let ix = bx &+ (x >> 2), iy = by &+ (y >> 2)
             if InterPrediction.fitsFastPath(ref, x: ix, y: iy, w: 16, h: h) {
                 let (a, b) = InterPrediction.sources(ref, x: ix, y: iy, fx: x & 3, fy: y & 3)
                 @inline(__always) func satd<P: MotionSearch.PredictionRows & MotionSearch.PredictionRowPairs>(_ p: P) -> Int32 {
                     w == 16 ? MotionSearch.satd16(split, p, h: h, stoppingAt: limit) : MotionSearch.satd8(split, p, h: h, stoppingAt: limit)
                 }
-                guard let b else { return (satd(MotionSearch.PlanePrediction(a: a, stride: ref.full.stride)) + mvCost, bits) }
-                return (satd(MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)) + mvCost, bits)
+                guard let b else { return (satd(MotionSearch.PlanePrediction(a: a, stride: ref.full.stride)) &+ mvCost, bits) }
+                return (satd(MotionSearch.AveragedPrediction(a: a, b: b, stride: ref.full.stride)) &+ mvCost, bits)
             } else {
                 predictPartitionLuma(ref, mv: SIMD2(Int16(x), Int16(y)), px: px, py: py, w: w, h: h, into: s.candY)
             }
