@@ -185,7 +185,7 @@ public struct CAVLCSliceWriter: SliceDataWriter {
         var zerosBefore = 0  // zeros since the previous non-zero level, from low to high frequency
         var lastNonZero = -1
         for i in 0..<maxCoeff {
-            let v = coeffs[start + i]
+            let v = coeffs[start &+ i]
             if v != 0 {
                 // Stored from the highest frequency down: shift in at the front by writing backwards later.
                 levels[total] = v

@@ -29,7 +29,7 @@ struct ColumnSteps: Sequence, IteratorProtocol {
     init(_ from: Int, _ to: Int) { x = from; self.to = to }
     mutating func next() -> (x: Int, k: Int)? {
         guard x < to else { return nil }
-        defer { x += 16; k += 1 }
+        defer { x &+= 16; k &+= 1 }
         return (Swift.min(x, to - 16), k)
     }
 }
@@ -273,7 +273,7 @@ enum InterPrediction {
                     SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
                 }
                 for row in 0..<h {
-                    let p = UnsafePointer(plane.at(x, y + row)), q = p + plane.stride
+                    let p = UnsafePointer(plane.at(x, y &+ row)), q = p + plane.stride
                     let v = (a &* load(p) &+ b &* load(p + 1) &+ c &* load(q) &+ d &* load(q + 1) &+ 32) &>> 6
                     UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
                 }
