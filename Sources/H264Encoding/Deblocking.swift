@@ -164,7 +164,7 @@ enum Deblocking {
     /// Filters `lines` lines across one edge (8.7.2.3, 8.7.2.4); `start` is q0 of the first line.
     @inline(__always) static func filterEdge(_ start: UnsafeMutablePointer<UInt8>, across: Int, along: Int, lines: Int, bS: SIMD4<Int32>,
                                              qp: Int, control: SliceControl, chroma: Bool) {
-        let indexA = min(max(qp + control.offsetA, 0), 51), indexB = min(max(qp + control.offsetB, 0), 51)
+        let indexA = min(max(qp &+ control.offsetA, 0), 51), indexB = min(max(qp &+ control.offsetB, 0), 51)
         let a = alpha[indexA], b = beta[indexB]
         if a == 0 || b == 0 { return }
         DeblockingLanes.filter(start, across: across, along: along, lines: lines, bS: bS, alpha: a, beta: b, tc0: SIMD3(tc0[3 * indexA], tc0[3 * indexA + 1], tc0[3 * indexA + 2]), chroma: chroma)

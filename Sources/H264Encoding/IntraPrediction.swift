@@ -89,8 +89,8 @@ enum IntraPrediction {
             let half = size / 2
             var h: Int32 = 0, v: Int32 = 0
             for i in 0..<half {
-                h += Int32(i &+ 1) &* (Int32(p[-stride &+ half &+ i]) &- Int32(p[-stride &+ half &- 2 &- i]))
-                v += Int32(i &+ 1) &* (Int32(p[(half &+ i) &* stride &- 1]) &- Int32(p[(half &- 2 &- i) &* stride &- 1]))
+                h &+= Int32(i &+ 1) &* (Int32(p[-stride &+ half &+ i]) &- Int32(p[-stride &+ half &- 2 &- i]))
+                v &+= Int32(i &+ 1) &* (Int32(p[(half &+ i) &* stride &- 1]) &- Int32(p[(half &- 2 &- i) &* stride &- 1]))
             }
             let a = 16 &* (Int32(p[(size &- 1) &* stride &- 1]) &+ Int32(p[-stride &+ size &- 1]))
             let mul: Int32 = size == 16 ? 5 : 34
@@ -110,15 +110,15 @@ enum IntraPrediction {
             }
             for y in 0..<size {
                 for x in 0..<size {
-                    dst[y &* dstStride &+ x] = clip((a + b &* (Int32(x) &- center) &+ c &* (Int32(y) &- center) &+ 16) >> 5)
+                    dst[y &* dstStride &+ x] = clip((a &+ b &* (Int32(x) &- center) &+ c &* (Int32(y) &- center) &+ 16) >> 5)
                 }
             }
         default:  // DC (16x16; chroma DC is per 4x4 block, above)
             var sum: Int32 = 0
             let shift = size == 16 ? 4 : 3
             var dc: Int32 = 128
-            if n.top { for i in 0..<size { sum += Int32(p[-stride &+ i]) } }
-            if n.left { for i in 0..<size { sum += Int32(p[i &* stride &- 1]) } }
+            if n.top { for i in 0..<size { sum &+= Int32(p[-stride &+ i]) } }
+            if n.left { for i in 0..<size { sum &+= Int32(p[i &* stride &- 1]) } }
             if n.top && n.left { dc = (sum &+ Int32(size)) >> Int32(shift &+ 1) } else if n.top || n.left { dc = (sum &+ Int32(size / 2)) >> Int32(shift) }
             if size == 16 {
                 for y in 0..<16 { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: SIMD16<UInt8>(repeating: UInt8(dc)), as: SIMD16<UInt8>.self) }

@@ -217,7 +217,7 @@ struct MacroblockEncoder {
             let pred = s.predY + 4 * y4 * 16 + 4 * x4
             for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, bn) {
                 IntraPrediction.predict4x4(mode: mode, edge: s.edge, bn, dst: s.candY, dstStride: 16)
-                let cost = MotionSearch.satd4x4(src, ss, s.candY, 16) + lambda * (mode == predMode ? 1 : 4)
+                let cost = MotionSearch.satd4x4(src, ss, s.candY, 16) &+ lambda &* (mode == predMode ? 1 : 4)
                 if cost < bestCost {
                     bestCost = cost; bestMode = mode
                     for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
@@ -229,7 +229,7 @@ struct MacroblockEncoder {
             mb.prevIntra4x4PredModeFlag[blk] = bestMode == predMode
             mb.remIntra4x4PredMode[blk] = UInt8(bestMode <= predMode ? bestMode : bestMode - 1)
             // residual of this block, reconstructed at once (the next block predicts from it)
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 * r + c] = Int32(src[r * ss + c]) &- Int32(pred[16 * r + c]) } }
+            for r in 0..<4 { for c in 0..<4 { s.coef[4 &* r &+ c] = Int32(src[r &* ss &+ c]) &- Int32(pred[16 &* r &+ c]) } }
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
             let count = quantizer.quantize(s.coef, levels: levels)
@@ -294,7 +294,7 @@ struct MacroblockEncoder {
                 Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 1)
             }
             reconstruct4x4(levels: levels, count: count, dc: s.dcY[4 * y4 + x4], qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
-                           dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
+                           dst: recY + (4 &* y4 &* rs &+ 4 &* x4), dstStride: rs)
         }
         mb.codedBlockPatternLuma = anyAC ? 15 : 0
         st.nonZero = nonZero
@@ -383,7 +383,7 @@ struct MacroblockEncoder {
                 let count = anyAC ? Int(s.counts[16 + 4 * c + blk]) : 0
                 if count > 0 { Self.scan(levels, into: &mb.chromaAC, at: 16 * (4 * c + blk), from: 1) }
                 reconstruct4x4(levels: levels, count: count, dc: s.dcC[4 * c + blk], qp: cqp, pred: pred + 4 * by * 8 + 4 * bx, predStride: 8,
-                               dst: rec + 4 * by * rs + 4 * bx, dstStride: rs)
+                               dst: rec + (4 &* by &* rs &+ 4 &* bx), dstStride: rs)
             }
         }
     }
@@ -432,7 +432,7 @@ struct MacroblockEncoder {
                 Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 0)
             }
             reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
-                           dst: recY + 4 * y4 * rs + 4 * x4, dstStride: rs)
+                           dst: recY + (4 &* y4 &* rs &+ 4 &* x4), dstStride: rs)
         }
         return nonZero
     }

@@ -77,7 +77,7 @@ extension MacroblockEncoder {
             let cx = bestX, cy = bestY
             var moved = -1
             for k in 0..<4 where k != step {
-                let x = cx + (k == 0 ? -1 : (k == 1 ? 1 : 0)), y = cy + (k == 2 ? -1 : (k == 3 ? 1 : 0))
+                let x = cx &+ (k == 0 ? -1 : (k == 1 ? 1 : 0)), y = cy &+ (k == 2 ? -1 : (k == 3 ? 1 : 0))
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
                 let c = intCost(x, y)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
@@ -142,7 +142,7 @@ extension MacroblockEncoder {
             let cx = qx, cy = qy
             for dy in -1...1 {
                 for dx in -1...1 where dx != 0 || dy != 0 {
-                    let (c, bits) = subCost(cx + 2 * dx, cy + 2 * dy, below: best)
+                    let (c, bits) = subCost(cx &+ 2 &* dx, cy &+ 2 &* dy, below: best)
                     if c < best { best = c; bestBits = bits; qx = cx + 2 * dx; qy = cy + 2 * dy }
                 }
             }
@@ -153,7 +153,7 @@ extension MacroblockEncoder {
             var moved = -1
             for k in 0..<4 where k != came {
                 let dx = k == 0 ? -1 : (k == 1 ? 1 : 0), dy = k == 2 ? -1 : (k == 3 ? 1 : 0)
-                let (c, bits) = subCost(cx + dx, cy + dy, below: best)
+                let (c, bits) = subCost(cx &+ dx, cy &+ dy, below: best)
                 if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
             }
             if moved < 0 { break }

@@ -48,7 +48,7 @@ enum Transform {
         @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> { UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self) }
         for g in 0..<4 {
             forwardFourBlocks({ r in
-                residual(bytes(src + (4 * g + r) * srcStride), bytes(pred + (4 * g + r) * predStride))
+                residual(bytes(src + (4 &* g &+ r) &* srcStride), bytes(pred + (4 &* g &+ r) &* predStride))
             }, into: { b in coef + 64 * g + 16 * b })
         }
     }
@@ -269,7 +269,7 @@ enum Transform {
 
     static func hadamard2x2(_ b: UnsafeMutablePointer<Int32>) {
         let a = b[0], c1 = b[1], c2 = b[2], d = b[3]
-        b[0] = a + c1 + c2 + d; b[1] = a - c1 + c2 - d; b[2] = a + c1 - c2 - d; b[3] = a - c1 - c2 + d
+        b[0] = a &+ c1 &+ c2 &+ d; b[1] = a &- c1 &+ c2 &- d; b[2] = a &+ c1 &- c2 &- d; b[3] = a &- c1 &- c2 &+ d
     }
 
     /// Levels c → dcC (8.5.11.2, 4:2:0).
