@@ -125,7 +125,7 @@ public struct CAVLCSliceWriter: SliceDataWriter {
                     count = writeBlock(mb.luma, start: blk * 16, maxCoeff: 16, nC: nC)
                 }
             }
-            totalCoeff[base + r] = UInt8(count)
+            totalCoeff[base &+ r] = UInt8(count)
         }
         if cbpChroma & 3 != 0 {
             for c in 0..<2 { _ = writeBlock(mb.chromaDC, start: c * 4, maxCoeff: 4, nC: -1) }

@@ -25,14 +25,14 @@ enum DeblockingLanes {
             storeColumns(new, start - 4, stride: along, lines: lines)
         } else {
             @inline(__always) func row(_ k: Int) -> Bytes {
-                let p = UnsafeRawPointer(start + k * across)
+                let p = UnsafeRawPointer(start + k &* across)
                 if lines == 16 { return p.loadUnaligned(as: Bytes.self) }
                 return unsafeBitCast(SIMD2<UInt64>(p.loadUnaligned(as: UInt64.self), 0), to: Bytes.self)
             }
             let old = Samples(p3: row(-4), p2: row(-3), p1: row(-2), p0: row(-1), q0: row(0), q1: row(1), q2: row(2), q3: row(3))
             let new = filter(old, bS: strength, tc0: clipping, alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
             @inline(__always) func store(_ v: Bytes, _ k: Int) {
-                let p = UnsafeMutableRawPointer(start + k * across)
+                let p = UnsafeMutableRawPointer(start + k &* across)
                 if lines == 16 { p.storeBytes(of: v, as: Bytes.self) } else { p.storeBytes(of: unsafeBitCast(v, to: SIMD2<UInt64>.self)[0], as: UInt64.self) }
             }
             store(new.p2, -3); store(new.p1, -2); store(new.p0, -1); store(new.q0, 0); store(new.q1, 1); store(new.q2, 2)
@@ -167,7 +167,7 @@ enum DeblockingLanes {
     @inline(__always) static func loadColumns(_ first: UnsafeMutablePointer<UInt8>, stride: Int, lines: Int) -> Samples {
         @inline(__always) func row(_ i: Int) -> Bytes {
             guard i < lines else { return .zero }
-            return unsafeBitCast(SIMD2<UInt64>(UnsafeRawPointer(first + i * stride).loadUnaligned(as: UInt64.self), 0), to: Bytes.self)
+            return unsafeBitCast(SIMD2<UInt64>(UnsafeRawPointer(first + i &* stride).loadUnaligned(as: UInt64.self), 0), to: Bytes.self)
         }
         // rows 2k, 2k + 1 byte-interleaved: 16-bit unit j is column j of both
         let r01 = zip(row(0), row(1)).low, r23 = zip(row(2), row(3)).low, r45 = zip(row(4), row(5)).low, r67 = zip(row(6), row(7)).low
@@ -190,8 +190,8 @@ enum DeblockingLanes {
         let highRows = (zip16(c01.high, c23.high), zip16(c45.high, c67.high))
         @inline(__always) func store(_ v: Bytes, rows i: Int) {  // two rows, as 64-bit units
             let units = unsafeBitCast(v, to: SIMD2<UInt64>.self)
-            UnsafeMutableRawPointer(first + i * stride).storeBytes(of: units[0], as: UInt64.self)
-            UnsafeMutableRawPointer(first + (i + 1) * stride).storeBytes(of: units[1], as: UInt64.self)
+            UnsafeMutableRawPointer(first + i &* stride).storeBytes(of: units[0], as: UInt64.self)
+            UnsafeMutableRawPointer(first + (i &+ 1) &* stride).storeBytes(of: units[1], as: UInt64.self)
         }
         @inline(__always) func storeEight(_ rows: (left: (low: Bytes, high: Bytes), right: (low: Bytes, high: Bytes)), from i: Int) {
             let r0 = zip32(rows.left.low, rows.right.low), r1 = zip32(rows.left.high, rows.right.high)

@@ -306,11 +306,11 @@ enum InterPrediction {
     /// Default weighted sample prediction of a bi-predicted block: (a + b + 1) >> 1, into `a`.
     static func average(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) {
         var i = 0
-        while i + 16 <= count {
+        while i &+ 16 <= count {
             let va = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt8>.self)
             let vb = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt8>.self)
             UnsafeMutableRawPointer(a + i).storeBytes(of: roundedAverage(va, vb), as: SIMD16<UInt8>.self)
-            i += 16
+            i &+= 16
         }
         while i < count { a[i] = UInt8((UInt16(a[i]) + UInt16(b[i]) + 1) >> 1); i += 1 }
     }

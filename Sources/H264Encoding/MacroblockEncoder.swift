@@ -812,7 +812,7 @@ struct MacroblockEncoder {
             let cx = bestX, cy = bestY
             for k in 0..<6 {
                 if direction >= 0 && k != direction && k != (direction + 1) % 6 && k != (direction + 5) % 6 { continue }
-                let x = cx + hex[k].0, y = cy + hex[k].1
+                let x = cx &+ hex[k].0, y = cy &+ hex[k].1
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
                 let c = intCost(x, y, below: bestCost)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
@@ -854,7 +854,7 @@ struct MacroblockEncoder {
         let hx = qx, hy = qy
         for dy in -1...1 {
             for dx in -1...1 where dx != 0 || dy != 0 {
-                let (c, bits) = subCost(hx + 2 * dx, hy + 2 * dy, below: best)
+                let (c, bits) = subCost(hx &+ 2 &* dx, hy &+ 2 &* dy, below: best)
                 if c < best { best = c; bestBits = bits; qx = hx + 2 * dx; qy = hy + 2 * dy }
             }
         }
@@ -866,7 +866,7 @@ struct MacroblockEncoder {
                 var moved = -1
                 for k in 0..<4 where k != came {
                     let dx = k == 0 ? -step : (k == 1 ? step : 0), dy = k == 2 ? -step : (k == 3 ? step : 0)
-                    let (c, bits) = subCost(cx + dx, cy + dy, below: best)
+                    let (c, bits) = subCost(cx &+ dx, cy &+ dy, below: best)
                     if c < best { best = c; bestBits = bits; qx = cx + dx; qy = cy + dy; moved = k }
                 }
                 if moved < 0 { break }

@@ -65,7 +65,7 @@ enum Transform {
             // one 16-sample row: the Cb row, then the Cr row
             forwardFourBlocks({ r in
                 let y = 4 * g + r
-                return residual(row(srcCb + y * srcStride, srcCr + y * srcStride), row(predCb + y * 8, predCr + y * 8))
+                return residual(row(srcCb + y &* srcStride, srcCr + y &* srcStride), row(predCb + y &* 8, predCr + y &* 8))
             }, into: { b in coef + 16 * (4 * (b >> 1) + 2 * g + (b & 1)) })
         }
     }
@@ -239,7 +239,7 @@ enum Transform {
     /// Quantises a DC block of `count` values (luma 16, chroma 4).
     static func quantizeDC(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, count: Int, qp: Int, deadZone: Int32) -> Int {
         let shift = Int32(16 + qp / 6)
-        let f = (Int32(1) << shift) * deadZone / 64
+        let f = ((Int32(1) << shift) &* deadZone) / 64
         let m = mfDC(qp)
         var nonZero = 0
         for i in 0..<count {
@@ -277,6 +277,6 @@ enum Transform {
         for i in 0..<4 { dc[i] = c[i] }
         hadamard2x2(dc)
         let ls = levelScaleDC(qp)
-        for i in 0..<4 { dc[i] = ((dc[i] * ls) << Int32(qp / 6)) >> 5 }
+        for i in 0..<4 { dc[i] = ((dc[i] &* ls) << Int32(qp / 6)) >> 5 }
     }
 }

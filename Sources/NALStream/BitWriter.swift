@@ -20,9 +20,9 @@ public struct BitWriter: Sendable {
         guard n > 0 else { return }
         let masked = UInt64(value) & ((1 << UInt64(n)) - 1)
         current = (current << UInt64(n)) | masked
-        pending += n
+        pending &+= n  // ≤ 39: 7 pending bits and n ≤ 32
         while pending >= 8 {
-            pending -= 8
+            pending &-= 8
             bytes.append(UInt8(truncatingIfNeeded: current >> UInt64(pending)))
         }
         current &= (1 << UInt64(pending)) - 1
