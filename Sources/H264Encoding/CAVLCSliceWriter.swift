@@ -9,9 +9,6 @@ public struct CAVLCSliceWriter: SliceDataWriter {
     private var skipRun = 0
     /// TotalCoeff per 4x4 block of each macroblock: 16 luma (raster), 4 Cb, 4 Cr.
     private var totalCoeff: [UInt8]
-    /// Scratch for one block: levels from the highest frequency down, and the zeros before each.
-    private var levels = [Int32](repeating: 0, count: 16)
-    private var runs = [Int](repeating: 0, count: 16)
     /// One 4x4 block of an 8x8 transform block, gathered from its interleaved levels.
     private var interleaved = [Int32](repeating: 0, count: 16)
 
@@ -181,20 +178,28 @@ public struct CAVLCSliceWriter: SliceDataWriter {
 
     /// residual_block_cavlc() (7.3.5.3.2, 9.2): returns TotalCoeff.
     private mutating func writeBlock(_ coeffs: [Int32], start: Int, maxCoeff: Int, nC: Int) -> Int {
+        // The block's non-zero levels in increasing frequency and the zeros before each, in registers rather than
+        // arrays of the writer (no uniqueness or bounds checks per coefficient); the coefficients read through
+        // one buffer pointer.
+        var levels = SIMD16<Int32>(), runs = SIMD16<Int32>()
         var total = 0
-        var zerosBefore = 0  // zeros since the previous non-zero level, from low to high frequency
         var lastNonZero = -1
-        for i in 0..<maxCoeff {
-            let v = coeffs[start &+ i]
-            if v != 0 {
-                // Stored from the highest frequency down: shift in at the front by writing backwards later.
-                levels[total] = v
-                runs[total] = zerosBefore
-                total += 1
-                zerosBefore = 0
-                lastNonZero = i
-            } else {
-                zerosBefore += 1
+        coeffs.withUnsafeBufferPointer { buffer in
+            guard let c = buffer.baseAddress, start >= 0, start + maxCoeff <= buffer.count, maxCoeff <= 16 else {
+                preconditionFailure("residual block outside its coefficients")
+            }
+            var zerosBefore: Int32 = 0  // zeros since the previous non-zero level, from low to high frequency
+            for i in 0..<maxCoeff {
+                let v = c[start &+ i]
+                if v != 0 {
+                    levels[total] = v
+                    runs[total] = zerosBefore
+                    total &+= 1
+                    zerosBefore = 0
+                    lastNonZero = i
+                } else {
+                    zerosBefore &+= 1
+                }
             }
         }
         let totalZeros = lastNonZero + 1 - total
@@ -240,7 +245,7 @@ public struct CAVLCSliceWriter: SliceDataWriter {
         var zerosLeft = totalZeros
         i = total - 1
         while i > 0 && zerosLeft > 0 {
-            let run = runs[i]
+            let run = Int(runs[i])
             let row = min(zerosLeft, 7) - 1
             bits.u(Int(CAVLCTables.runBeforeLength[row][run]), UInt32(CAVLCTables.runBeforeCode[row][run]))
             zerosLeft -= run
