@@ -266,16 +266,18 @@ enum InterPrediction {
                 }
                 return
             }
-            if w == 8 {
+            if w == 8 || w == 4 {  // 4 wide (8x16 partitions): the same lanes, half of them loaded and stored
                 let a = SIMD8<UInt16>(repeating: UInt16(wA)), b = SIMD8<UInt16>(repeating: UInt16(wB))
                 let c = SIMD8<UInt16>(repeating: UInt16(wC)), d = SIMD8<UInt16>(repeating: UInt16(wD))
                 @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
-                    SIMD8<UInt16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+                    let bytes = w == 8 ? UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) : UInt64(UnsafeRawPointer(p).loadUnaligned(as: UInt32.self))
+                    return SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(bytes, to: SIMD8<UInt8>.self))
                 }
                 for row in 0..<h {
                     let p = UnsafePointer(plane.at(x, y &+ row)), q = p + plane.stride
                     let v = (a &* load(p) &+ b &* load(p + 1) &+ c &* load(q) &+ d &* load(q + 1) &+ 32) &>> 6
-                    UnsafeMutableRawPointer(dst + row * dstStride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v), as: SIMD8<UInt8>.self)
+                    let out = unsafeBitCast(SIMD8<UInt8>(truncatingIfNeeded: v), to: UInt64.self), o = UnsafeMutableRawPointer(dst + row &* dstStride)
+                    if w == 8 { o.storeBytes(of: out, as: UInt64.self) } else { o.storeBytes(of: UInt32(truncatingIfNeeded: out), as: UInt32.self) }
                 }
                 return
             }
