@@ -189,23 +189,24 @@ enum InterPrediction {
         -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>?) {
         let G = r.full.at(x, y), B = r.halfH.at(x, y), H = r.halfV.at(x, y), J = r.halfHV.at(x, y)
         let s = r.full.stride
-        switch (fx, fy) {
-        case (0, 0): return (G, nil)
-        case (2, 0): return (B, nil)
-        case (0, 2): return (H, nil)
-        case (2, 2): return (J, nil)
-        case (1, 0): return (G, B)
-        case (3, 0): return (G + 1, B)
-        case (0, 1): return (G, H)
-        case (0, 3): return (G + s, H)
-        case (1, 1): return (B, H)
-        case (3, 1): return (B, H + 1)
-        case (1, 3): return (H, B + s)
-        case (3, 3): return (H + 1, B + s)
-        case (2, 1): return (B, J)
-        case (2, 3): return (J, B + s)
-        case (1, 2): return (H, J)
-        default: return (J, H + 1)  // (3, 2)
+        // One integer fx + 4 · fy (a jump table; a switch over the pair compares its cases one by one)
+        switch fx | fy << 2 {
+        case 0: return (G, nil)  // (0, 0)
+        case 2: return (B, nil)  // (2, 0)
+        case 8: return (H, nil)  // (0, 2)
+        case 10: return (J, nil)  // (2, 2)
+        case 1: return (G, B)  // (1, 0)
+        case 3: return (G + 1, B)  // (3, 0)
+        case 4: return (G, H)  // (0, 1)
+        case 12: return (G + s, H)  // (0, 3)
+        case 5: return (B, H)  // (1, 1)
+        case 7: return (B, H + 1)  // (3, 1)
+        case 13: return (H, B + s)  // (1, 3)
+        case 15: return (H + 1, B + s)  // (3, 3)
+        case 6: return (B, J)  // (2, 1)
+        case 14: return (J, B + s)  // (2, 3)
+        case 9: return (H, J)  // (1, 2)
+        default: return (J, H + 1)  // 11: (3, 2)
         }
     }
 
