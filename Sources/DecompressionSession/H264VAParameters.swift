@@ -117,7 +117,15 @@ enum H264VAParameters {
 
     /// The scaling matrices after the fall-back rules, in raster order as va.h documents.
     static func iqMatrix(sps: SequenceParameterSet, pps: PictureParameterSet) -> VAIQMatrixBufferH264 {
-        let matrices = ScalingMatrices(sps: sps, pps: pps)
+        // Most streams code no matrix: the flat one, built once, rather than resolved and scanned per picture.
+        if !sps.seqScalingMatrixPresentFlag && !pps.picScalingMatrixPresentFlag { return flatIQMatrix }
+        return iqMatrix(ScalingMatrices(sps: sps, pps: pps))
+    }
+
+    /// The buffer of Flat_4x4_16 and Flat_8x8_16 (7.4.2.1.1): what a stream without scaling matrices gets.
+    static let flatIQMatrix = iqMatrix(.flat)
+
+    static func iqMatrix(_ matrices: ScalingMatrices) -> VAIQMatrixBufferH264 {
         var iq = VAIQMatrixBufferH264()
         // Each zig-zag list straight into its raster places (Tables 8-12, 8-13), with no array per list.
         withUnsafeMutableBytes(of: &iq.ScalingList4x4) { raw in

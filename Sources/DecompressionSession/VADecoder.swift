@@ -72,6 +72,8 @@ final class VADecoder {
     func render(into target: VASurfaceID, _ fill: (VAContext, inout [VABufferID]) throws -> Void) throws {
         guard let context else { throw DecompressionError.invalidated }
         var buffers: [VABufferID] = []
+        // A picture's buffers: its parameters, matrix, and a parameter and data buffer per slice (H.264); grown rarely.
+        buffers.reserveCapacity(16)
         do {
             try fill(context, &buffers)
         } catch {

@@ -137,7 +137,7 @@ public struct SliceHeader: Hashable, Sendable {
         nalUnitType = nalUnit.type
         nalRefIdc = nalUnit.nalRefIdc
         let payload = nalUnit.bytes.dropFirst()
-        let (rbsp, removed) = EmulationPrevention.removeWithPositions(payload.prefix(prefix))
+        let (rbsp, removed) = EmulationPrevention.unescaped(payload.prefix(prefix))
         unescaped = rbsp.count
         var r = BitReader(rbsp, reportingBase: 8 * (nalUnit.offset + 1))
         firstMbInSlice = try r.ue(max: 1 << 20, "first_mb_in_slice")

@@ -72,6 +72,9 @@ public struct H264DecodingProcess: Sendable {
     /// Runs the decoding process on one access unit.
     public mutating func decode(_ unit: AccessUnit, presentationTime: MediaTime = .invalid) -> [H264DecoderEvent] {
         var events: [H264DecoderEvent] = []
+        // A picture's decode request and the outputs and releases its storing brings, without regrowing the array
+        // of these large events.
+        events.reserveCapacity(4)
         for problem in unit.problems { events.append(.problem(.bitstream(problem, byteOffset: unit.offset))) }
         guard let first = unit.slices.first else { return events }
         let header = first.header

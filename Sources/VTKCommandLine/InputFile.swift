@@ -161,11 +161,14 @@ final class OutputFile {
                 for i in 0..<batch {
                     vectors[i] = iovec(iov_base: UnsafeMutableRawPointer(mutating: rows + (row + i) * pitch), iov_len: rowBytes)
                 }
-                var first = 0
+                var first = 0, unwritten = batch * rowBytes
                 while first < batch {
                     var n = writev(fd, base + first, Int32(batch - first))
                     if n < 0 && errno == EINTR { continue }
                     if n <= 0 { return false }
+                    // All of it (the usual case): no walk over the rows.
+                    if n == unwritten { break }
+                    unwritten -= n
                     // A short write: skip the rows written whole, then finish the row cut in two.
                     while first < batch, n >= vectors[first].iov_len {
                         n -= vectors[first].iov_len

@@ -30,7 +30,9 @@ final class Buffer {
         let header = type == VAEncCodedBufferType ? Buffer.codedHeaderSize : 0
         // A coded buffer is large (a picture's worst case) and lives as long as the client's pool: mapped, its
         // pages are zero until the encoder writes them, instead of all being filled at creation.
-        memory = PlaneMemory(size: header + elementSize * elementCount, mapped: header > 0, zeroed: zeroed || header > 0)
+        // Image buffers are read and written by libyuv; the others by Swift code, where C structs load unaligned.
+        memory = PlaneMemory(size: header + elementSize * elementCount, mapped: header > 0, zeroed: zeroed || header > 0,
+                             simdAligned: type == VAImageBufferType)
     }
 
     /// The surface an image buffer was derived from: its bytes are the surface's memory of the moment

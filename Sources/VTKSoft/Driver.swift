@@ -241,12 +241,14 @@ final class Driver: @unchecked Sendable {
         let context = try contexts.get(contextID)
         guard context.renderTarget != nil else { throw .operationFailed }
         var batch: [RenderedBuffer] = []
+        batch.reserveCapacity(bufferIDs.count)
         for id in bufferIDs {
             let buffer = try buffers.get(id)
             guard buffer.context == contextID, buffer.type != VAEncCodedBufferType else { throw .invalidBuffer }
             batch.append(RenderedBuffer(type: buffer.type, elementSize: buffer.elementSize, elementCount: buffer.elementCount, bytes: buffer.contents))
         }
-        context.rendered += batch
+        // Most pictures come in one vaRenderPicture: the batch is the picture's list, not copied into an empty one.
+        if context.rendered.isEmpty { context.rendered = batch } else { context.rendered += batch }
     }
 
     /// Checks the picture's buffers now, as a driver builds its command buffer in vaEndPicture (what is

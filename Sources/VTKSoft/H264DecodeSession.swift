@@ -46,6 +46,8 @@ final class H264DecodeSession: PictureDecoding {
         guard width <= max(contextWidth, surface.pitch), height <= surface.allocatedHeight else { throw .invalidParameter }
 
         var accessUnit: [NALUnit] = []
+        // Its slices, and an SPS and PPSs when they change.
+        accessUnit.reserveCapacity(nalUnits.count + 2)
         let sps = rebuilder.sequenceParameterSet(picture)
         // POC type 1 goes to libavcodec as type 0, with the client's POCs (see PictureOrderCountRewrite).
         let typeZeroSPS = seq.pic_order_cnt_type == 1 ? PictureOrderCountRewrite.sequenceParameterSet(sps) : nil

@@ -1,4 +1,5 @@
 import CLibVA
+import Glibc
 import H264Bitstream
 
 /// Rebuilds the SPS and PPS NAL units that a VA decoder never sees, from the parsed values in
@@ -11,10 +12,66 @@ import H264Bitstream
 /// with it, and what libavcodec decodes goes as POC type 0 with the client's POCs (PictureOrderCountRewrite).
 struct ParameterSetRebuilder {
     let profile: VAProfile
-    /// The sets written last, with the values they were written from: a client sends the same parameters
-    /// picture after picture, and comparing the values costs less than writing the set again.
-    private var lastSPS: (values: SequenceParameterSet, bytes: [UInt8])?
-    private var lastPPS: [Int: (values: PictureParameterSet, sps: SequenceParameterSet, bytes: [UInt8])] = [:]
+    /// The sets written last, with the VA fields they were written from: a client sends the same parameters
+    /// picture after picture, and comparing those fields costs less than building the set's values again.
+    private var lastSPS: (inputs: SequenceInputs, bytes: [UInt8])?
+    private var lastPPS: [Int: (inputs: PictureInputs, bytes: [UInt8])] = [:]
+
+    /// Every field of VAPictureParameterBufferH264 that ``sequenceParameterSetValues(_:)`` reads.
+    struct SequenceInputs: Equatable {
+        var fields: UInt32
+        var widthInMbsMinus1: UInt16, heightInMbsMinus1: UInt16
+        var bitDepthLumaMinus8: UInt8, bitDepthChromaMinus8: UInt8
+        var numRefFrames: UInt8
+
+        init(_ p: VAPictureParameterBufferH264) {
+            fields = p.seq_fields.value
+            widthInMbsMinus1 = p.picture_width_in_mbs_minus1
+            heightInMbsMinus1 = p.picture_height_in_mbs_minus1
+            bitDepthLumaMinus8 = p.bit_depth_luma_minus8
+            bitDepthChromaMinus8 = p.bit_depth_chroma_minus8
+            numRefFrames = p.num_ref_frames
+        }
+    }
+
+    /// Everything ``pictureParameterSetValues(_:scaling:id:defaults:)`` and the SPS it is written against read.
+    struct PictureInputs: Equatable {
+        var sequence: SequenceInputs
+        var fields: UInt32
+        var picInitQpMinus26: Int8, picInitQsMinus26: Int8
+        var chromaQpIndexOffset: Int8, secondChromaQpIndexOffset: Int8
+        var defaults: (Int, Int)
+        var scaling: VAIQMatrixBufferH264?
+
+        init(_ p: VAPictureParameterBufferH264, scaling: VAIQMatrixBufferH264?, defaults: (Int, Int)) {
+            sequence = SequenceInputs(p)
+            fields = p.pic_fields.value
+            picInitQpMinus26 = p.pic_init_qp_minus26
+            picInitQsMinus26 = p.pic_init_qs_minus26
+            chromaQpIndexOffset = p.chroma_qp_index_offset
+            secondChromaQpIndexOffset = p.second_chroma_qp_index_offset
+            self.defaults = defaults
+            self.scaling = scaling
+        }
+
+        static func == (a: Self, b: Self) -> Bool {
+            guard a.sequence == b.sequence, a.fields == b.fields, a.picInitQpMinus26 == b.picInitQpMinus26,
+                  a.picInitQsMinus26 == b.picInitQsMinus26, a.chromaQpIndexOffset == b.chromaQpIndexOffset,
+                  a.secondChromaQpIndexOffset == b.secondChromaQpIndexOffset, a.defaults == b.defaults else { return false }
+            switch (a.scaling, b.scaling) {
+            case (nil, nil): return true
+            case (var x?, var y?):
+                // A C struct of byte arrays: equal when its bytes are (memcmp: elementsEqual went byte by byte).
+                return withUnsafeBytes(of: &x) { xs in
+                    withUnsafeBytes(of: &y) { ys in
+                        guard let xp = xs.baseAddress, let yp = ys.baseAddress else { return xs.count == ys.count }
+                        return memcmp(xp, yp, xs.count) == 0
+                    }
+                }
+            default: return false
+            }
+        }
+    }
 
     init(profile: VAProfile) {
         self.profile = profile
@@ -32,10 +89,10 @@ struct ParameterSetRebuilder {
 
     /// seq_parameter_set_rbsp() (7.3.2.1.1), as a NAL unit without start code.
     mutating func sequenceParameterSet(_ p: VAPictureParameterBufferH264) -> [UInt8] {
-        let values = sequenceParameterSetValues(p)
-        if let last = lastSPS, last.values == values { return last.bytes }
-        let bytes = Array(values.nalUnit(nalRefIdc: 3).bytes)
-        lastSPS = (values, bytes)
+        let inputs = SequenceInputs(p)
+        if let last = lastSPS, last.inputs == inputs { return last.bytes }
+        let bytes = Array(sequenceParameterSetValues(p).nalUnit(nalRefIdc: 3).bytes)
+        lastSPS = (inputs, bytes)
         return bytes
     }
 
@@ -81,11 +138,11 @@ struct ParameterSetRebuilder {
     /// `defaults` are num_ref_idx_l0/l1_default_active_minus1, which VA does not carry: the caller
     /// recovers them from slices that do not override them.
     mutating func pictureParameterSet(_ p: VAPictureParameterBufferH264, scaling: VAIQMatrixBufferH264?, id: Int, defaults: (Int, Int)) -> [UInt8] {
+        let inputs = PictureInputs(p, scaling: scaling, defaults: defaults)
+        if let last = lastPPS[id], last.inputs == inputs { return last.bytes }
         let pps = pictureParameterSetValues(p, scaling: scaling, id: id, defaults: defaults)
-        let sps = sequenceParameterSetValues(p)
-        if let last = lastPPS[id], last.values == pps, last.sps == sps { return last.bytes }
-        let bytes = Array(pps.nalUnit(sps: sps, nalRefIdc: 3).bytes)
-        lastPPS[id] = (pps, sps, bytes)
+        let bytes = Array(pps.nalUnit(sps: sequenceParameterSetValues(p), nalRefIdc: 3).bytes)
+        lastPPS[id] = (inputs, bytes)
         return bytes
     }
 

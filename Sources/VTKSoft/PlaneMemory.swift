@@ -11,7 +11,9 @@ final class PlaneMemory {
     /// `mapped`: for long-lived memory of a large size (a surface's planes), mapped from the kernel rather than
     /// allocated and filled; short-lived buffers (a picture's parameters) stay on the heap, where freed memory is reused.
     /// `zeroed` false: heap memory the caller fills at once in full (a buffer created with its data) is not zeroed first.
-    init(size: Int, mapped: Bool = false, zeroed: Bool = true) {
+    /// `simdAligned` false: heap memory that no SIMD kernel reads (a picture's parameters and slice data) takes
+    /// malloc's own alignment, which costs a fraction of an aligned allocation.
+    init(size: Int, mapped: Bool = false, zeroed: Bool = true, simdAligned: Bool = true) {
         self.size = size
         let length = max(size, 1)
         if mapped, let pages = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
@@ -21,7 +23,7 @@ final class PlaneMemory {
             isMapped = true
         } else {
             // 64-byte alignment keeps libyuv's SIMD paths on their fast loads.
-            base = .allocate(byteCount: length, alignment: 64)
+            base = .allocate(byteCount: length, alignment: simdAligned ? 64 : MemoryLayout<Int>.alignment)
             if zeroed || size == 0 { base.initializeMemory(as: UInt8.self, repeating: 0, count: length) }
             isMapped = false
         }

@@ -25,11 +25,16 @@ struct RenderedPicture<PictureParameters, Matrix, SliceParameters: VASliceDataLo
     /// `headerSize` is the codec's NAL unit header length: a slice must hold more than its header.
     init(_ buffers: [RenderedBuffer], headerSize: Int) throws(VAError) {
         var picture: PictureParameters?
+        // Reserved once for the picture's slices: growing per data buffer cost a reallocation of 3 KB elements each.
+        let sliceCount = buffers.reduce(0) { $0 + ($1.type == VASliceParameterBufferType ? $1.elementCount : 0) }
         var sliceParameters: [SliceParameters] = []
         var nalUnits: [ArraySlice<UInt8>] = []
+        sliceParameters.reserveCapacity(sliceCount)
+        nalUnits.reserveCapacity(sliceCount)
         // Slice parameters waiting for their data buffer, as (buffer, element): each (3 KB for H.264) is loaded once,
         // when its slice is made.
         var waiting: [(buffer: RenderedBuffer, element: Int)] = []
+        waiting.reserveCapacity(sliceCount)
         for buffer in buffers {
             switch buffer.type {
             case VAPictureParameterBufferType:
@@ -41,18 +46,16 @@ struct RenderedPicture<PictureParameters, Matrix, SliceParameters: VASliceDataLo
             case VASliceDataBufferType:
                 // Slice parameters describe the slice data buffer rendered after them.
                 guard !waiting.isEmpty else { throw .invalidParameter }
-                sliceParameters.reserveCapacity(sliceParameters.count + waiting.count)
-                nalUnits.reserveCapacity(nalUnits.count + waiting.count)
                 for entry in waiting {
-                    sliceParameters.append(entry.buffer.element(entry.element, as: SliceParameters.self))
-                    let last = sliceParameters.count - 1
-                    let start = Int(sliceParameters[last].slice_data_offset), size = Int(sliceParameters[last].slice_data_size)
+                    let parameters = entry.buffer.element(entry.element, as: SliceParameters.self)
+                    let start = Int(parameters.slice_data_offset), size = Int(parameters.slice_data_size)
                     // Partial slices (VA_SLICE_DATA_FLAG_BEGIN/MIDDLE/END) are not reassembled.
-                    guard sliceParameters[last].slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > headerSize,
+                    guard parameters.slice_data_flag == UInt32(VA_SLICE_DATA_FLAG_ALL), size > headerSize,
                           start >= 0, start + size <= buffer.bytes.count else { throw .invalidParameter }
+                    sliceParameters.append(parameters)
                     nalUnits.append(buffer.bytes[start..<start + size])
                 }
-                waiting = []
+                waiting.removeAll(keepingCapacity: true)
             default:
                 throw .invalidBuffer
             }

@@ -16,7 +16,7 @@ struct SliceHeaderPrefix {
         guard let header = nalUnit.first else { throw VAError.invalidParameter }
         let nalType = header & 0x1f
         // 64 bytes hold any slice header up to this point.
-        var r = BitReader(EmulationPrevention.remove(nalUnit.dropFirst().prefix(64)))
+        var r = BitReader(EmulationPrevention.unescaped(nalUnit.dropFirst().prefix(64)).rbsp)
         let s = p.seq_fields.bits, f = p.pic_fields.bits
         _ = try r.ue()  // first_mb_in_slice
         sliceType = Int(try r.ue()) % 5

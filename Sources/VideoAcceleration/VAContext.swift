@@ -61,8 +61,10 @@ public final class VAContext: @unchecked Sendable {
     public func render(target: VASurfaceID, buffers: [VABufferID]) throws(VAError) {
         defer { destroy(buffers: buffers) }
         try VAError.check(vaBeginPicture(connection.display, id, target), "vaBeginPicture(surface \(target))")
-        var list = buffers
-        let status = vaRenderPicture(connection.display, id, &list, Int32(list.count))
+        // libva takes a mutable pointer but only reads the ids: passed in place, not copied.
+        let status = buffers.withUnsafeBufferPointer { ids in
+            vaRenderPicture(connection.display, id, UnsafeMutablePointer(mutating: ids.baseAddress), Int32(ids.count))
+        }
         // vaEndPicture must follow a successful vaBeginPicture whatever vaRenderPicture said.
         let end = vaEndPicture(connection.display, id)
         try VAError.check(status, "vaRenderPicture(surface \(target))")

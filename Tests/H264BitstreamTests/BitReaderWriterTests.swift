@@ -72,6 +72,42 @@ struct BitReaderWriterTests {
         #expect(try ok.ue() == UInt32.max - 1)
     }
 
+    @Test("ue(v) wherever the data ends: the value while the code is whole, else an error, also past 32 bits")
+    func expGolombAtTheEnd() throws {
+        // Codes of 1 to 63 bits, so that the 32-bit window, the longer path and the bit-by-bit one all meet the end.
+        let values: [UInt32] = [0, 1, 7, 255, 65_535, 1 << 20, UInt32.max - 1, 3]
+        var w = BitWriter()
+        for v in values { w.ue(v) }
+        w.alignWithZeros()
+        for cut in 0...w.bytes.count {
+            var r = BitReader(Array(w.bytes.prefix(cut)))
+            var position = 0
+            for v in values {
+                let length = 2 * (63 - (UInt64(v) + 1).leadingZeroBitCount) + 1
+                guard position + length <= cut * 8 else {
+                    #expect(throws: BitstreamError.self) { _ = try r.ue() }
+                    break
+                }
+                #expect(try r.ue() == v, "cut \(cut)")
+                #expect(r.bitPosition == position + length)
+                position += length
+            }
+        }
+    }
+
+    @Test("A reader over an array slice reads what one over a copy of it reads")
+    func arraySliceReader() throws {
+        var rng = SplitMix64(seed: 5)
+        let bytes = (0..<64).map { _ in UInt8(truncatingIfNeeded: rng.next()) } + [0x80, 0]
+        for start in [1, 3, 7] {
+            var slice = BitReader(bytes[start...]), copy = BitReader(Array(bytes[start...]))
+            for n in [1, 5, 17, 32, 3] { #expect(try slice.u(n) == copy.u(n)) }
+            for _ in 0..<6 { #expect(try slice.ue() == copy.ue()) }
+            #expect(slice.bitsLeft == copy.bitsLeft)
+            #expect(slice.moreRBSPData() == copy.moreRBSPData())
+        }
+    }
+
     @Test("more_rbsp_data stops at the rbsp_stop_one_bit")
     func moreRBSPData() throws {
         var r = BitReader([0b1011_0000])  // data bits "101", stop bit, zeros
@@ -94,6 +130,31 @@ struct BitReaderWriterTests {
             #expect(fast.rbsp.count == payload.count - fast.removed.count)
         }
         #expect(EmulationPrevention.removeWithPositions([0, 0, 3, 0, 0, 3, 3][...]).removed == [2, 5])
+    }
+
+    @Test("Emulation prevention in sparse payloads (whole words without a zero skipped): as byte by byte; unescaped copies only when it removes")
+    func emulationPreventionSparse() {
+        var rng = SplitMix64(seed: 13)
+        for _ in 0..<500 {
+            // Mostly bytes that are not zero, with a few 00 00 03 and 00 00 runs at any alignment.
+            var payload: [UInt8] = []
+            for _ in 0..<Int(rng.next() % 160) {
+                switch rng.next() % 24 {
+                case 0: payload += [0, 0, 3]
+                case 1: payload += [0, 0]
+                case 2: payload.append(0)
+                default: payload.append(UInt8(1 + rng.next() % 255))
+                }
+            }
+            let start = Int(rng.next() % 4)
+            let bytes = [UInt8](repeating: 9, count: start) + payload
+            let fast = EmulationPrevention.removeWithPositions(bytes[start...])
+            let generic = EmulationPrevention.removeWithPositions(payload.lazy.map { $0 })
+            #expect(fast.rbsp == generic.rbsp && fast.removed == generic.removed, "payload \(payload)")
+            let unescaped = EmulationPrevention.unescaped(bytes[start...])
+            #expect(Array(unescaped.rbsp) == generic.rbsp && unescaped.removed == generic.removed)
+            if generic.removed.isEmpty { #expect(unescaped.rbsp.startIndex == start) }
+        }
     }
 
     @Test("Emulation prevention: insert then remove gives the RBSP back, and no start code survives")
