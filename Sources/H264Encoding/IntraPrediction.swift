@@ -190,11 +190,16 @@ enum IntraPrediction {
             let l3 = e[0], g = (e[1] &+ 3 &* e[0] &+ 2) >> 2
             rows((A(2), F(2), A(1), F(1)), (A(1), F(1), A(0), g), (A(0), g, l3, l3), (l3, l3, l3, l3))
         default:  // DC (8.3.1.2.3)
-            var dc: Int32 = 128
-            if n.top && n.left { dc = (e[5] &+ e[6] &+ e[7] &+ e[8] &+ e[0] &+ e[1] &+ e[2] &+ e[3] &+ 4) >> 3 }
-            else if n.left { dc = (e[0] &+ e[1] &+ e[2] &+ e[3] &+ 2) >> 2 }
-            else if n.top { dc = (e[5] &+ e[6] &+ e[7] &+ e[8] &+ 2) >> 2 }
+            let dc = dc4x4(edge: e, n)
             rows((dc, dc, dc, dc), (dc, dc, dc, dc), (dc, dc, dc, dc), (dc, dc, dc, dc))
         }
+    }
+
+    /// The Intra4x4 DC prediction value (8.3.1.2.3) from the edge of ``loadEdge4x4(at:stride:_:into:)``.
+    @inline(__always) static func dc4x4(edge e: UnsafePointer<Int32>, _ n: Neighbours) -> Int32 {
+        if n.top && n.left { return (e[5] &+ e[6] &+ e[7] &+ e[8] &+ e[0] &+ e[1] &+ e[2] &+ e[3] &+ 4) >> 3 }
+        if n.left { return (e[0] &+ e[1] &+ e[2] &+ e[3] &+ 2) >> 2 }
+        if n.top { return (e[5] &+ e[6] &+ e[7] &+ e[8] &+ 2) >> 2 }
+        return 128
     }
 }

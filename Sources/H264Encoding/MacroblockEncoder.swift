@@ -215,12 +215,27 @@ struct MacroblockEncoder {
             IntraPrediction.loadEdge4x4(at: rec, stride: rs, bn, into: s.edge)
             var bestCost = Int32.max, bestMode = 2
             let pred = s.predY + 4 * y4 * 16 + 4 * x4
+            // vertical, horizontal and DC costed in the transform domain, formed only when best so far
+            let hadamard = SourceHadamard4x4(src, stride: ss)
+            let e = s.edge
             for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, bn) {
-                IntraPrediction.predict4x4(mode: mode, edge: s.edge, bn, dst: s.candY, dstStride: 16)
-                let cost = MotionSearch.satd4x4(src, ss, s.candY, 16) &+ lambda &* (mode == predMode ? 1 : 4)
+                let satd: Int32
+                switch mode {
+                case 0: satd = hadamard.satdVertical(e[5], e[6], e[7], e[8])
+                case 1: satd = hadamard.satdHorizontal(e[3], e[2], e[1], e[0])
+                case 2: satd = hadamard.satdFlat(IntraPrediction.dc4x4(edge: e, bn))
+                default:
+                    IntraPrediction.predict4x4(mode: mode, edge: e, bn, dst: s.candY, dstStride: 16)
+                    satd = MotionSearch.satd4x4(src, ss, s.candY, 16)
+                }
+                let cost = satd &+ lambda &* (mode == predMode ? 1 : 4)
                 if cost < bestCost {
                     bestCost = cost; bestMode = mode
-                    for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
+                    if mode <= 2 {
+                        IntraPrediction.predict4x4(mode: mode, edge: e, bn, dst: pred, dstStride: 16)
+                    } else {
+                        for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
+                    }
                 }
             }
             total += bestCost
