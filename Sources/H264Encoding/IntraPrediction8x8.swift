@@ -34,6 +34,14 @@ extension IntraPrediction {
         }
     }
 
+    /// The Intra 8x8 DC prediction value (8.3.2.2.4) from the edge of ``loadEdge8x8(at:stride:_:into:)``.
+    @inline(__always) static func dc8x8(edge e: UnsafePointer<Int32>, _ n: Neighbours) -> Int32 {
+        var sum: Int32 = 0
+        if n.top { for k in 0..<8 { sum += e[9 &+ k] } }
+        if n.left { for k in 0..<8 { sum += e[7 &- k] } }
+        return n.top && n.left ? (sum &+ 8) >> 4 : (n.top || n.left ? (sum &+ 4) >> 3 : 128)
+    }
+
     /// The prediction of `mode` (0...8, 8.3.2.2.2 to 8.3.2.2.10) from the filtered edge.
     static func predict8x8(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         @inline(__always) func T(_ x: Int) -> Int32 { e[9 &+ x] }  // p′[x, -1], x ≥ -1
@@ -43,10 +51,7 @@ extension IntraPrediction {
         @inline(__always) func store(_ y: Int, _ word: UInt64) { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt64.self) }
         @inline(__always) func repeated(_ v: Int32) -> UInt64 { UInt64(truncatingIfNeeded: v) & 255 &* 0x0101_0101_0101_0101 }
         if mode == 2 {
-            var sum: Int32 = 0
-            if n.top { for k in 0..<8 { sum += T(k) } }
-            if n.left { for k in 0..<8 { sum += L(k) } }
-            let dc = n.top && n.left ? (sum &+ 8) >> 4 : (n.top || n.left ? (sum &+ 4) >> 3 : 128)
+            let dc = dc8x8(edge: e, n)
             for y in 0..<8 { store(y, repeated(dc)) }
             return
         }
