@@ -42,8 +42,35 @@ extension IntraPrediction {
         return n.top && n.left ? (sum &+ 8) >> 4 : (n.top || n.left ? (sum &+ 4) >> 3 : 128)
     }
 
-    /// The prediction of `mode` (0...8, 8.3.2.2.2 to 8.3.2.2.10) from the filtered edge.
+    /// The filtered edge's 3-tap and 2-tap lines, once per block for all the directional modes, as bytes:
+    /// F(i) = f3(e[i − 1], e[i], e[i + 1]) at lines[i] (i = 1...23) and A(i) = f2(e[i], e[i + 1]) at
+    /// lines[32 + i] (i = 0...19), e the edge of ``loadEdge8x8(at:stride:_:into:)`` (reads e[0...24] only).
+    static func filterEdge8x8(_ e: UnsafePointer<Int32>, into lines: UnsafeMutablePointer<UInt8>) {
+        @inline(__always) func load(_ i: Int) -> SIMD16<Int32> { UnsafeRawPointer(e + i).loadUnaligned(as: SIMD16<Int32>.self) }
+        @inline(__always) func store(_ v: SIMD16<Int32>, at i: Int) {
+            UnsafeMutableRawPointer(lines + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: v), as: SIMD16<UInt8>.self)
+        }
+        @inline(__always) func filter(from start: Int) {  // F(start + 1...start + 16), A(start...start + 15)
+            let x = load(start), y = load(start &+ 1), z = load(start &+ 2)
+            store((x &+ 2 &* y &+ z &+ 2) &>> 2, at: start &+ 1)
+            store((x &+ y &+ 1) &>> 1, at: 32 &+ start)
+        }
+        filter(from: 0); filter(from: 7)  // e[0...17], then e[7...24]
+    }
+
+    /// ``predict8x8(mode:edge:lines:_:dst:dstStride:)`` with the edge's lines built here.
     static func predict8x8(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            guard let lines = buffer.baseAddress else { return }
+            filterEdge8x8(e, into: lines)
+            predict8x8(mode: mode, edge: e, lines: lines, n, dst: dst, dstStride: dstStride)
+        }
+    }
+
+    /// The prediction of `mode` (0...8, 8.3.2.2.2 to 8.3.2.2.10) from the filtered edge and its lines
+    /// (``filterEdge8x8(_:into:)``).
+    static func predict8x8(mode: Int, edge e: UnsafePointer<Int32>, lines: UnsafePointer<UInt8>, _ n: Neighbours,
+                           dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         @inline(__always) func T(_ x: Int) -> Int32 { e[9 &+ x] }  // p′[x, -1], x ≥ -1
         @inline(__always) func L(_ y: Int) -> Int32 { e[7 &- y] }  // p′[-1, y], y ≥ -1
         @inline(__always) func f3(_ a: Int32, _ b: Int32, _ c: Int32) -> Int32 { (a &+ 2 &* b &+ c &+ 2) >> 2 }
@@ -65,8 +92,8 @@ extension IntraPrediction {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
             buffer.initialize(repeating: 0)  // the bytes a row reads past its values are masked or overwritten
             guard let b = buffer.baseAddress else { return }
-            @inline(__always) func F(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: f3(e[i &- 1], e[i], e[i &+ 1])) }
-            @inline(__always) func A(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: f2(e[i], e[i &+ 1])) }
+            @inline(__always) func F(_ i: Int) -> UInt8 { lines[i] }
+            @inline(__always) func A(_ i: Int) -> UInt8 { lines[32 &+ i] }
             @inline(__always) func load(_ i: Int) -> UInt64 { UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) }
             switch mode {
             case 0:  // vertical (8.3.2.2.2): p′[x, −1]

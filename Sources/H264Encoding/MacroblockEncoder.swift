@@ -25,11 +25,12 @@ struct PictureContext {
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
     /// The sample buffers, then room for the split source rows at a 16-byte boundary.
-    static let byteCount = 256 * 4 + 64 * 6 + 32 + 16 * MotionSearch.SplitSource.vectorCount + 15
+    static let byteCount = 256 * 4 + 64 * 6 + 64 + 16 * MotionSearch.SplitSource.vectorCount + 15
     static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256 + 512 + 32
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
-    /// The filtered lines of an Intra4x4 block's edge (``IntraPrediction/filterEdge4x4(_:into:)``).
+    /// The filtered lines of an Intra4x4 or Intra 8x8 block's edge (``IntraPrediction/filterEdge4x4(_:into:)``,
+    /// ``IntraPrediction/filterEdge8x8(_:into:)``), 64 bytes.
     var edgeLines: UnsafeMutablePointer<UInt8>
     var coef, d, dcCoef, dcLevels, dcY, edge: UnsafeMutablePointer<Int32>
     var lumaLevels, chromaLevels, chromaDCCoef, chromaDCLevels, dcC: UnsafeMutablePointer<Int32>
@@ -47,7 +48,7 @@ struct MacroblockScratch {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
         predCb = b + 1024; predCr = b + 1088; candCb = b + 1152; candCr = b + 1216; tmpCb = b + 1280; tmpCr = b + 1344
         edgeLines = b + 1408
-        splitSource = UnsafeMutableRawPointer(b + 1440).alignedUp(for: SIMD8<Int16>.self)
+        splitSource = UnsafeMutableRawPointer(b + 1472).alignedUp(for: SIMD8<Int16>.self)
             .bindMemory(to: SIMD8<Int16>.self, capacity: MotionSearch.SplitSource.vectorCount)
         coef = w; d = w + 16; dcCoef = w + 32; dcLevels = w + 48; dcY = w + 64; edge = w + 80
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
