@@ -156,9 +156,11 @@ enum IntraPrediction {
     /// (i = 0...9), with the edge e of ``loadEdge4x4(at:stride:_:into:)``: e[0...12] = p[-1, 3...-1] then
     /// p[0...7, -1], so that every directional mode predicts each sample as one of these values (the equations of
     /// 8.3.1.2.4-8.3.1.2.9 with p[x, −1] = e[5 + x], p[−1, y] = e[3 − y]). Wrapping arithmetic here and in the
-    /// predictions: sums of a few samples cannot overflow. Lanes past the edge's thirteen values are never read.
+    /// predictions: sums of a few samples cannot overflow.
     static func filterEdge4x4(_ e: UnsafePointer<Int32>, into lines: UnsafeMutablePointer<UInt8>) {
-        let x = UnsafeRawPointer(e).loadUnaligned(as: SIMD16<Int32>.self)  // e[0...15]
+        let raw = UnsafeRawPointer(e)  // e[0...12], then e[12] repeated: the edge's values only are read
+        let x = SIMD16(lowHalf: raw.loadUnaligned(as: SIMD8<Int32>.self),
+                       highHalf: SIMD8(lowHalf: raw.loadUnaligned(fromByteOffset: 32, as: SIMD4<Int32>.self), highHalf: SIMD4(repeating: e[12])))
         let y = SIMD16(x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15], x[15])
         let z = SIMD16(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15], x[15], x[15])
         let f = (x &+ 2 &* y &+ z &+ 2) &>> 2  // lane i: F(i + 1)
@@ -167,6 +169,15 @@ enum IntraPrediction {
         UnsafeMutableRawPointer(lines + 1).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: f), as: SIMD16<UInt8>.self)
         UnsafeMutableRawPointer(lines + 16).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: a), as: SIMD16<UInt8>.self)
         lines[12] = UInt8(truncatingIfNeeded: (e[11] &+ 3 &* e[12] &+ 2) >> 2)
+    }
+
+    /// ``predict4x4(mode:edge:lines:_:dst:dstStride:)`` with the edge's lines built here.
+    static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            guard let lines = buffer.baseAddress else { return }
+            filterEdge4x4(e, into: lines)
+            predict4x4(mode: mode, edge: e, lines: lines, n, dst: dst, dstStride: dstStride)
+        }
     }
 
     /// The prediction of `mode` (0...8, 8.3.1.2.1-8.3.1.2.9) from the edge and its filtered lines
