@@ -123,6 +123,14 @@ public struct CABACSliceWriter: SliceDataWriter {
 
     // MARK: Macroblocks
 
+    /// Zeroes macroblock `addr`'s 16 Min(absMvdComp, 64) entries: one uniqueness check of the array, not one per entry.
+    private mutating func clearAbsMvd(_ addr: Int) {
+        absMvd.withUnsafeMutableBufferPointer { m in
+            guard let base = m.baseAddress, addr >= 0, 16 * addr + 16 <= m.count else { return }
+            (base + 16 * addr).update(repeating: 0, count: 16)
+        }
+    }
+
     public mutating func write(_ mb: borrowing MacroblockSyntax) {
         guard mbAddr < flags.count else { return }
         if written > 0 { engine.encodeTerminate(false) }  // end_of_slice_flag of the previous macroblock
@@ -145,7 +153,7 @@ public struct CABACSliceWriter: SliceDataWriter {
                 flags[addr] = Flags.available | Flags.skip | (mb.kind == .bSkip ? Flags.direct : 0)
                 cbp[addr] = 0
                 cbf[addr] = 0
-                for k in 0..<16 { absMvd[16 * addr + k] = 0 }
+                clearAbsMvd(addr)
                 refPositive[addr] = 0
                 previousQPDeltaNonZero = false
                 return
@@ -164,7 +172,7 @@ public struct CABACSliceWriter: SliceDataWriter {
                 flags[addr] = f | Flags.pcm
                 cbp[addr] = 0x2F
                 cbf[addr] = 0x7FF_FFFF
-                for k in 0..<16 { absMvd[16 * addr + k] = 0 }
+                clearAbsMvd(addr)
                 refPositive[addr] = 0
                 previousQPDeltaNonZero = false
                 return
@@ -218,7 +226,7 @@ public struct CABACSliceWriter: SliceDataWriter {
         // (the ctxIdxInc of partition 1 reads partition 0's, 9.3.3.1.1.6-7).
         let parts = mb.partitionCount
         var positive: UInt8 = 0
-        for k in 0..<16 { absMvd[16 * addr + k] = 0 }
+        clearAbsMvd(addr)
         for part in 0..<parts {
             let quadrants = Self.quadrants(part: part, of: parts, wide: mb.partitionsAreWide)
             let pred = mb.prediction(part)

@@ -150,51 +150,85 @@ enum IntraPrediction {
         }
     }
 
-    /// Wrapping arithmetic here and in the other predictions: sums of a few samples cannot overflow, and the
-    /// overflow checks cost about a third of these functions.
-    ///
-    /// Every directional mode predicts each sample from the edge as a line, e[0...12] = p[-1, 3...-1] then
-    /// p[0...7, -1]: either the 3-tap filter F(i) = (e[i−1] + 2e[i] + e[i+1] + 2) >> 2 or the 2-tap
-    /// average A(i) = (e[i] + e[i+1] + 1) >> 1 (the equations of 8.3.1.2.4-8.3.1.2.9 with p[x, −1] = e[5 + x],
-    /// p[−1, y] = e[3 − y]); each row is four such values, stored as one 32-bit word.
+    /// The edge's 3-tap and 2-tap filtered lines, once per block for all the directional modes, as bytes:
+    /// F(i) = (e[i − 1] + 2e[i] + e[i + 1] + 2) >> 2 at lines[i] (i = 1...11; lines[12] the diagonal down left
+    /// corner (p[6, −1] + 3p[7, −1] + 2) >> 2, 8.3.1.2.4) and A(i) = (e[i] + e[i + 1] + 1) >> 1 at lines[16 + i]
+    /// (i = 0...9), with the edge e of ``loadEdge4x4(at:stride:_:into:)``: e[0...12] = p[-1, 3...-1] then
+    /// p[0...7, -1], so that every directional mode predicts each sample as one of these values (the equations of
+    /// 8.3.1.2.4-8.3.1.2.9 with p[x, −1] = e[5 + x], p[−1, y] = e[3 − y]). Wrapping arithmetic here and in the
+    /// predictions: sums of a few samples cannot overflow.
+    static func filterEdge4x4(_ e: UnsafePointer<Int32>, into lines: UnsafeMutablePointer<UInt8>) {
+        let raw = UnsafeRawPointer(e)  // e[0...12], then e[12] repeated: the edge's values only are read
+        let x = SIMD16(lowHalf: raw.loadUnaligned(as: SIMD8<Int32>.self),
+                       highHalf: SIMD8(lowHalf: raw.loadUnaligned(fromByteOffset: 32, as: SIMD4<Int32>.self), highHalf: SIMD4(repeating: e[12])))
+        let y = SIMD16(x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15], x[15])
+        let z = SIMD16(x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15], x[15], x[15])
+        let f = (x &+ 2 &* y &+ z &+ 2) &>> 2  // lane i: F(i + 1)
+        let a = (x &+ y &+ 1) &>> 1  // lane i: A(i)
+        // F first: its last lane, lines[16], is then A(0)
+        UnsafeMutableRawPointer(lines + 1).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: f), as: SIMD16<UInt8>.self)
+        UnsafeMutableRawPointer(lines + 16).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: a), as: SIMD16<UInt8>.self)
+        lines[12] = UInt8(truncatingIfNeeded: (e[11] &+ 3 &* e[12] &+ 2) >> 2)
+    }
+
+    /// ``predict4x4(mode:edge:lines:_:dst:dstStride:)`` with the edge's lines built here.
     static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        @inline(__always) func F(_ i: Int) -> Int32 { (e[i &- 1] &+ 2 &* e[i] &+ e[i &+ 1] &+ 2) >> 2 }
-        @inline(__always) func A(_ i: Int) -> Int32 { (e[i] &+ e[i &+ 1] &+ 1) >> 1 }
-        @inline(__always) func row(_ y: Int, _ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) {
-            let word = UInt32(truncatingIfNeeded: a) | UInt32(truncatingIfNeeded: b) << 8 | UInt32(truncatingIfNeeded: c) << 16
-                | UInt32(truncatingIfNeeded: d) << 24
-            UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt32.self)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            guard let lines = buffer.baseAddress else { return }
+            filterEdge4x4(e, into: lines)
+            predict4x4(mode: mode, edge: e, lines: lines, n, dst: dst, dstStride: dstStride)
         }
-        @inline(__always) func rows(_ r0: (Int32, Int32, Int32, Int32), _ r1: (Int32, Int32, Int32, Int32),
-                                    _ r2: (Int32, Int32, Int32, Int32), _ r3: (Int32, Int32, Int32, Int32)) {
-            row(0, r0.0, r0.1, r0.2, r0.3); row(1, r1.0, r1.1, r1.2, r1.3); row(2, r2.0, r2.1, r2.2, r2.3); row(3, r3.0, r3.1, r3.2, r3.3)
-        }
+    }
+
+    /// The prediction of `mode` (0...8, 8.3.1.2.1-8.3.1.2.9) from the edge and its filtered lines
+    /// (``filterEdge4x4(_:into:)``): each row four of the lines' bytes, stored as one 32-bit word.
+    static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, lines: UnsafePointer<UInt8>, _ n: Neighbours,
+                           dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        @inline(__always) func row(_ y: Int, _ word: UInt32) { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt32.self) }
+        @inline(__always) func rows(_ r0: UInt32, _ r1: UInt32, _ r2: UInt32, _ r3: UInt32) { row(0, r0); row(1, r1); row(2, r2); row(3, r3) }
+        @inline(__always) func F(_ i: Int) -> UInt32 { UnsafeRawPointer(lines + i).loadUnaligned(as: UInt32.self) }  // F(i...i + 3)
+        @inline(__always) func A(_ i: Int) -> UInt32 { UnsafeRawPointer(lines + (16 &+ i)).loadUnaligned(as: UInt32.self) }  // A(i...i + 3)
+        @inline(__always) func f(_ i: Int) -> UInt32 { UInt32(lines[i]) }
+        @inline(__always) func a(_ i: Int) -> UInt32 { UInt32(lines[16 &+ i]) }
+        @inline(__always) func repeated(_ v: Int32) -> UInt32 { UInt32(truncatingIfNeeded: v) &* 0x0101_0101 }
         switch mode {
         case 0:  // vertical (8.3.1.2.1)
-            let t = (e[5], e[6], e[7], e[8])
+            let t = UInt32(truncatingIfNeeded: e[5]) | UInt32(truncatingIfNeeded: e[6]) << 8 | UInt32(truncatingIfNeeded: e[7]) << 16
+                | UInt32(truncatingIfNeeded: e[8]) << 24
             rows(t, t, t, t)
         case 1:  // horizontal (8.3.1.2.2)
-            for y in 0..<4 { let l = e[3 &- y]; row(y, l, l, l, l) }
-        case 3:  // diagonal down left (8.3.1.2.4): F(6 + x + y), the last sample (p[6, −1] + 3p[7, −1] + 2) >> 2
-            let corner = (e[11] &+ 3 &* e[12] &+ 2) >> 2
-            rows((F(6), F(7), F(8), F(9)), (F(7), F(8), F(9), F(10)), (F(8), F(9), F(10), F(11)), (F(9), F(10), F(11), corner))
+            rows(repeated(e[3]), repeated(e[2]), repeated(e[1]), repeated(e[0]))
+        case 3:  // diagonal down left (8.3.1.2.4): F(6 + x + y), the corner last
+            rows(F(6), F(7), F(8), F(9))
         case 4:  // diagonal down right (8.3.1.2.5): F(4 + x − y)
-            rows((F(4), F(5), F(6), F(7)), (F(3), F(4), F(5), F(6)), (F(2), F(3), F(4), F(5)), (F(1), F(2), F(3), F(4)))
-        case 5:  // vertical right (8.3.1.2.6)
-            rows((A(4), A(5), A(6), A(7)), (F(4), F(5), F(6), F(7)), (F(3), A(4), A(5), A(6)), (F(2), F(4), F(5), F(6)))
-        case 6:  // horizontal down (8.3.1.2.7)
-            rows((A(3), F(4), F(5), F(6)), (A(2), F(3), A(3), F(4)), (A(1), F(2), A(2), F(3)), (A(0), F(1), A(1), F(2)))
+            rows(F(4), F(3), F(2), F(1))
+        case 5:  // vertical right (8.3.1.2.6): A(4...7), F(4...7), (F(3), A(4...6)), (F(2), F(4...6))
+            rows(A(4), F(4), A(3) & 0xFFFF_FF00 | f(3), F(3) & 0xFFFF_FF00 | f(2))
+        case 6:  // horizontal down (8.3.1.2.7): (A(3), F(4...6)), then A(2 − k), F(3 − k), A(3 − k), F(4 − k) interleaved
+            @inline(__always) func spread(_ v: UInt32) -> UInt64 {  // bytes 0...3 to bytes 0, 2, 4, 6
+                var s = UInt64(v)
+                s = (s | s << 16) & 0x0000_FFFF_0000_FFFF
+                return (s | s << 8) & 0x00FF_00FF_00FF_00FF
+            }
+            let z = spread(A(0)) | spread(F(1)) << 8  // A(0), F(1), A(1), F(2), A(2), F(3), A(3), F(4)
+            rows(F(3) & 0xFFFF_FF00 | a(3), UInt32(truncatingIfNeeded: z >> 32), UInt32(truncatingIfNeeded: z >> 16), UInt32(truncatingIfNeeded: z))
         case 7:  // vertical left (8.3.1.2.8)
-            rows((A(5), A(6), A(7), A(8)), (F(6), F(7), F(8), F(9)), (A(6), A(7), A(8), A(9)), (F(7), F(8), F(9), F(10)))
+            rows(A(5), F(6), A(6), F(7))
         case 8:  // horizontal up (8.3.1.2.9): p[−1, 3] past the edge
-            let l3 = e[0], g = (e[1] &+ 3 &* e[0] &+ 2) >> 2
-            rows((A(2), F(2), A(1), F(1)), (A(1), F(1), A(0), g), (A(0), g, l3, l3), (l3, l3, l3, l3))
+            let l3 = UInt32(truncatingIfNeeded: e[0]), g = UInt32(truncatingIfNeeded: (e[1] &+ 3 &* e[0] &+ 2) >> 2)
+            rows(a(2) | f(2) << 8 | a(1) << 16 | f(1) << 24, a(1) | f(1) << 8 | a(0) << 16 | g << 24, a(0) | g << 8 | l3 &* 0x0101_0000,
+                 l3 &* 0x0101_0101)
         default:  // DC (8.3.1.2.3)
-            var dc: Int32 = 128
-            if n.top && n.left { dc = (e[5] &+ e[6] &+ e[7] &+ e[8] &+ e[0] &+ e[1] &+ e[2] &+ e[3] &+ 4) >> 3 }
-            else if n.left { dc = (e[0] &+ e[1] &+ e[2] &+ e[3] &+ 2) >> 2 }
-            else if n.top { dc = (e[5] &+ e[6] &+ e[7] &+ e[8] &+ 2) >> 2 }
-            rows((dc, dc, dc, dc), (dc, dc, dc, dc), (dc, dc, dc, dc), (dc, dc, dc, dc))
+            let dc = repeated(dc4x4(edge: e, n))
+            rows(dc, dc, dc, dc)
         }
+    }
+
+    /// The Intra4x4 DC prediction value (8.3.1.2.3) from the edge of ``loadEdge4x4(at:stride:_:into:)``.
+    @inline(__always) static func dc4x4(edge e: UnsafePointer<Int32>, _ n: Neighbours) -> Int32 {
+        if n.top && n.left { return (e[5] &+ e[6] &+ e[7] &+ e[8] &+ e[0] &+ e[1] &+ e[2] &+ e[3] &+ 4) >> 3 }
+        if n.left { return (e[0] &+ e[1] &+ e[2] &+ e[3] &+ 2) >> 2 }
+        if n.top { return (e[5] &+ e[6] &+ e[7] &+ e[8] &+ 2) >> 2 }
+        return 128
     }
 }

@@ -34,19 +34,50 @@ extension IntraPrediction {
         }
     }
 
-    /// The prediction of `mode` (0...8, 8.3.2.2.2 to 8.3.2.2.10) from the filtered edge.
+    /// The Intra 8x8 DC prediction value (8.3.2.2.4) from the edge of ``loadEdge8x8(at:stride:_:into:)``.
+    @inline(__always) static func dc8x8(edge e: UnsafePointer<Int32>, _ n: Neighbours) -> Int32 {
+        var sum: Int32 = 0
+        if n.top { for k in 0..<8 { sum += e[9 &+ k] } }
+        if n.left { for k in 0..<8 { sum += e[7 &- k] } }
+        return n.top && n.left ? (sum &+ 8) >> 4 : (n.top || n.left ? (sum &+ 4) >> 3 : 128)
+    }
+
+    /// The filtered edge's 3-tap and 2-tap lines, once per block for all the directional modes, as bytes:
+    /// F(i) = f3(e[i − 1], e[i], e[i + 1]) at lines[i] (i = 1...23; lines[24] (p′[14, −1] + 3p′[15, −1] + 2) >> 2,
+    /// 8.3.2.2.5) and A(i) = f2(e[i], e[i + 1]) at
+    /// lines[32 + i] (i = 0...19), e the edge of ``loadEdge8x8(at:stride:_:into:)`` (reads e[0...24] only).
+    static func filterEdge8x8(_ e: UnsafePointer<Int32>, into lines: UnsafeMutablePointer<UInt8>) {
+        @inline(__always) func load(_ i: Int) -> SIMD16<Int32> { UnsafeRawPointer(e + i).loadUnaligned(as: SIMD16<Int32>.self) }
+        @inline(__always) func store(_ v: SIMD16<Int32>, at i: Int) {
+            UnsafeMutableRawPointer(lines + i).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: v), as: SIMD16<UInt8>.self)
+        }
+        @inline(__always) func filter(from start: Int) {  // F(start + 1...start + 16), A(start...start + 15)
+            let x = load(start), y = load(start &+ 1), z = load(start &+ 2)
+            store((x &+ 2 &* y &+ z &+ 2) &>> 2, at: start &+ 1)
+            store((x &+ y &+ 1) &>> 1, at: 32 &+ start)
+        }
+        filter(from: 0); filter(from: 7)  // e[0...17], then e[7...24]
+        lines[24] = UInt8(truncatingIfNeeded: (e[23] &+ 3 &* e[24] &+ 2) >> 2)  // diagonal down left's last sample, past F(23)
+    }
+
+    /// ``predict8x8(mode:edge:lines:_:dst:dstStride:)`` with the edge's lines built here.
     static func predict8x8(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        @inline(__always) func T(_ x: Int) -> Int32 { e[9 &+ x] }  // p′[x, -1], x ≥ -1
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            guard let lines = buffer.baseAddress else { return }
+            filterEdge8x8(e, into: lines)
+            predict8x8(mode: mode, edge: e, lines: lines, n, dst: dst, dstStride: dstStride)
+        }
+    }
+
+    /// The prediction of `mode` (0...8, 8.3.2.2.2 to 8.3.2.2.10) from the filtered edge and its lines
+    /// (``filterEdge8x8(_:into:)``).
+    static func predict8x8(mode: Int, edge e: UnsafePointer<Int32>, lines: UnsafePointer<UInt8>, _ n: Neighbours,
+                           dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         @inline(__always) func L(_ y: Int) -> Int32 { e[7 &- y] }  // p′[-1, y], y ≥ -1
-        @inline(__always) func f3(_ a: Int32, _ b: Int32, _ c: Int32) -> Int32 { (a &+ 2 &* b &+ c &+ 2) >> 2 }
-        @inline(__always) func f2(_ a: Int32, _ b: Int32) -> Int32 { (a &+ b &+ 1) >> 1 }
         @inline(__always) func store(_ y: Int, _ word: UInt64) { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt64.self) }
         @inline(__always) func repeated(_ v: Int32) -> UInt64 { UInt64(truncatingIfNeeded: v) & 255 &* 0x0101_0101_0101_0101 }
         if mode == 2 {
-            var sum: Int32 = 0
-            if n.top { for k in 0..<8 { sum += T(k) } }
-            if n.left { for k in 0..<8 { sum += L(k) } }
-            let dc = n.top && n.left ? (sum &+ 8) >> 4 : (n.top || n.left ? (sum &+ 4) >> 3 : 128)
+            let dc = dc8x8(edge: e, n)
             for y in 0..<8 { store(y, repeated(dc)) }
             return
         }
@@ -54,26 +85,32 @@ extension IntraPrediction {
             for y in 0..<8 { store(y, repeated(L(y))) }
             return
         }
-        // Every other mode: each row is 8 consecutive bytes of a line of the edge's 3-tap filter
-        // F(i) = f3(e[i − 1], e[i], e[i + 1]), its 2-tap average A(i) = f2(e[i], e[i + 1]) (p′[x, −1] = e[9 + x],
-        // p′[−1, y] = e[7 − y]) or the two interleaved: the values the mode reads, once, as bytes, then a word per row.
+        // Every other mode: each row is 8 consecutive bytes of a line of the edge's 3-tap filter F(i), its 2-tap
+        // average A(i) (``filterEdge8x8(_:into:)``; p′[x, −1] = e[9 + x], p′[−1, y] = e[7 − y]) or the two interleaved
+        // (vertical right, horizontal down and up: the values the mode reads, once, as bytes), then a word per row.
+        @inline(__always) func line(_ i: Int) -> UInt64 { UnsafeRawPointer(lines + i).loadUnaligned(as: UInt64.self) }
+        switch mode {
+        case 3:  // diagonal down left (8.3.2.2.5): F(10 + x + y), the last sample lines[24]
+            for y in 0..<8 { store(y, line(10 &+ y)) }
+            return
+        case 4:  // diagonal down right (8.3.2.2.6): F(8 + x − y)
+            for y in 0..<8 { store(y, line(8 &- y)) }
+            return
+        case 7:  // vertical left (8.3.2.2.9): A(9 + x + y / 2) in even rows, F(10 + x + y / 2) in odd ones
+            for y in 0..<8 { store(y, line(y & 1 == 0 ? 41 &+ y >> 1 : 10 &+ y >> 1)) }
+            return
+        default: break
+        }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
             buffer.initialize(repeating: 0)  // the bytes a row reads past its values are masked or overwritten
             guard let b = buffer.baseAddress else { return }
-            @inline(__always) func F(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: f3(e[i &- 1], e[i], e[i &+ 1])) }
-            @inline(__always) func A(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: f2(e[i], e[i &+ 1])) }
+            @inline(__always) func F(_ i: Int) -> UInt8 { lines[i] }
+            @inline(__always) func A(_ i: Int) -> UInt8 { lines[32 &+ i] }
             @inline(__always) func load(_ i: Int) -> UInt64 { UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) }
             switch mode {
             case 0:  // vertical (8.3.2.2.2): p′[x, −1]
                 for i in 9...16 { b[i] = UInt8(truncatingIfNeeded: e[i]) }
                 for y in 0..<8 { store(y, load(9)) }
-            case 3:  // diagonal down left (8.3.2.2.5): F(10 + x + y), the last sample (p′[14, −1] + 3p′[15, −1] + 2) >> 2
-                for i in 10...23 { b[i] = F(i) }
-                b[24] = UInt8(truncatingIfNeeded: (T(14) &+ 3 &* T(15) &+ 2) >> 2)
-                for y in 0..<8 { store(y, load(10 &+ y)) }
-            case 4:  // diagonal down right (8.3.2.2.6): F(8 + x − y)
-                for i in 1...15 { b[i] = F(i) }
-                for y in 0..<8 { store(y, load(8 &- y)) }
             case 5:  // vertical right (8.3.2.2.7): from x = y / 2 on, A (even rows) or F (odd rows) of 8 + x − y / 2; before it F(9 − y + 2x)
                 for i in 2...15 { b[i] = F(i) }
                 for i in 5...15 { b[32 &+ i] = A(i) }
@@ -95,10 +132,6 @@ extension IntraPrediction {
                     let low: UInt64 = split >= 8 ? ~0 : (1 << UInt64(8 &* split)) &- 1
                     store(y, (interleaved & low) | (filtered & ~low))
                 }
-            case 7:  // vertical left (8.3.2.2.9): A(9 + x + y / 2) in even rows, F(10 + x + y / 2) in odd ones
-                for i in 10...20 { b[i] = F(i) }
-                for i in 9...19 { b[24 &+ i] = A(i) }
-                for y in 0..<8 { store(y, load(y & 1 == 0 ? 33 &+ y >> 1 : 10 &+ y >> 1)) }
             default:  // 8, horizontal up (8.3.2.2.10): U[2y + x], U[2k] = A(6 − k), U[2k + 1] = F(6 − k); then the corner value, then p′[−1, 7]
                 for k in 0...6 { b[2 &* k] = A(6 &- k) }
                 for k in 0...5 { b[2 &* k &+ 1] = F(6 &- k) }

@@ -25,10 +25,13 @@ struct PictureContext {
 /// Scratch buffers of the macroblock encoder, carved once per picture out of one allocation each.
 struct MacroblockScratch {
     /// The sample buffers, then room for the split source rows at a 16-byte boundary.
-    static let byteCount = 256 * 4 + 64 * 6 + 16 * MotionSearch.SplitSource.vectorCount + 15
+    static let byteCount = 256 * 4 + 64 * 6 + 64 + 16 * MotionSearch.SplitSource.vectorCount + 15
     static let wordCount = 16 * 6 + 256 + 128 + 8 * 3 + 32 + 256 + 512 + 32
     var predY, candY, tmpY, bestY: UnsafeMutablePointer<UInt8>
     var predCb, predCr, candCb, candCr, tmpCb, tmpCr: UnsafeMutablePointer<UInt8>
+    /// The filtered lines of an Intra4x4 or Intra 8x8 block's edge (``IntraPrediction/filterEdge4x4(_:into:)``,
+    /// ``IntraPrediction/filterEdge8x8(_:into:)``), 64 bytes.
+    var edgeLines: UnsafeMutablePointer<UInt8>
     var coef, d, dcCoef, dcLevels, dcY, edge: UnsafeMutablePointer<Int32>
     var lumaLevels, chromaLevels, chromaDCCoef, chromaDCLevels, dcC: UnsafeMutablePointer<Int32>
     var counts: UnsafeMutablePointer<Int32>
@@ -44,7 +47,8 @@ struct MacroblockScratch {
     init(bytes b: UnsafeMutablePointer<UInt8>, words w: UnsafeMutablePointer<Int32>) {
         predY = b; candY = b + 256; tmpY = b + 512; bestY = b + 768
         predCb = b + 1024; predCr = b + 1088; candCb = b + 1152; candCr = b + 1216; tmpCb = b + 1280; tmpCr = b + 1344
-        splitSource = UnsafeMutableRawPointer(b + 1408).alignedUp(for: SIMD8<Int16>.self)
+        edgeLines = b + 1408
+        splitSource = UnsafeMutableRawPointer(b + 1472).alignedUp(for: SIMD8<Int16>.self)
             .bindMemory(to: SIMD8<Int16>.self, capacity: MotionSearch.SplitSource.vectorCount)
         coef = w; d = w + 16; dcCoef = w + 32; dcLevels = w + 48; dcY = w + 64; edge = w + 80
         lumaLevels = w + 96; chromaLevels = w + 352; chromaDCCoef = w + 480; chromaDCLevels = w + 488; dcC = w + 496
@@ -213,14 +217,30 @@ struct MacroblockEncoder {
             let rec = recY + 4 * y4 * rs + 4 * x4
             let src = srcY + 4 * y4 * ss + 4 * x4
             IntraPrediction.loadEdge4x4(at: rec, stride: rs, bn, into: s.edge)
+            IntraPrediction.filterEdge4x4(s.edge, into: s.edgeLines)
             var bestCost = Int32.max, bestMode = 2
             let pred = s.predY + 4 * y4 * 16 + 4 * x4
+            // vertical, horizontal and DC costed in the transform domain, formed only when best so far
+            let hadamard = SourceHadamard4x4(src, stride: ss)
+            let e = s.edge
             for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, bn) {
-                IntraPrediction.predict4x4(mode: mode, edge: s.edge, bn, dst: s.candY, dstStride: 16)
-                let cost = MotionSearch.satd4x4(src, ss, s.candY, 16) &+ lambda &* (mode == predMode ? 1 : 4)
+                let satd: Int32
+                switch mode {
+                case 0: satd = hadamard.satdVertical(e[5], e[6], e[7], e[8])
+                case 1: satd = hadamard.satdHorizontal(e[3], e[2], e[1], e[0])
+                case 2: satd = hadamard.satdFlat(IntraPrediction.dc4x4(edge: e, bn))
+                default:
+                    IntraPrediction.predict4x4(mode: mode, edge: e, lines: s.edgeLines, bn, dst: s.candY, dstStride: 16)
+                    satd = MotionSearch.satd4x4(src, ss, s.candY, 16)
+                }
+                let cost = satd &+ lambda &* (mode == predMode ? 1 : 4)
                 if cost < bestCost {
                     bestCost = cost; bestMode = mode
-                    for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
+                    if mode <= 2 {
+                        IntraPrediction.predict4x4(mode: mode, edge: e, lines: s.edgeLines, bn, dst: pred, dstStride: 16)
+                    } else {
+                        for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
+                    }
                 }
             }
             total += bestCost

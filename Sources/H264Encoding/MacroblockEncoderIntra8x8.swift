@@ -31,13 +31,29 @@ extension MacroblockEncoder {
             let src = srcY + 8 * y8 * ss + 8 * x8
             let pred = s.predY + 8 * y8 * 16 + 8 * x8
             IntraPrediction.loadEdge8x8(at: rec, stride: rs, bn, into: s.edge8)
+            IntraPrediction.filterEdge8x8(s.edge8, into: s.edgeLines)
             var bestCost = Int32.max, bestMode = 2
+            // vertical, horizontal and DC costed in the transform domain, formed only when best so far
+            let hadamard = SourceHadamard8x8(src, stride: ss)
+            let e = s.edge8
             for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, bn) {
-                IntraPrediction.predict8x8(mode: mode, edge: s.edge8, bn, dst: s.candY, dstStride: 16)
-                let cost = MotionSearch.sa8d8x8(src, ss, s.candY, 16) + lambda * (mode == predMode ? 1 : 4)
+                let sa8d: Int32
+                switch mode {
+                case 0: sa8d = hadamard.sa8dVertical(SIMD8(e[9], e[10], e[11], e[12], e[13], e[14], e[15], e[16]))
+                case 1: sa8d = hadamard.sa8dHorizontal(SIMD8(e[7], e[6], e[5], e[4], e[3], e[2], e[1], e[0]))
+                case 2: sa8d = hadamard.sa8dFlat(IntraPrediction.dc8x8(edge: e, bn))
+                default:
+                    IntraPrediction.predict8x8(mode: mode, edge: e, lines: s.edgeLines, bn, dst: s.candY, dstStride: 16)
+                    sa8d = MotionSearch.sa8d8x8(src, ss, s.candY, 16)
+                }
+                let cost = sa8d + lambda * (mode == predMode ? 1 : 4)
                 if cost < bestCost {
                     bestCost = cost; bestMode = mode
-                    for r in 0..<8 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 8) }
+                    if mode <= 2 {
+                        IntraPrediction.predict8x8(mode: mode, edge: e, lines: s.edgeLines, bn, dst: pred, dstStride: 16)
+                    } else {
+                        for r in 0..<8 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 8) }
+                    }
                 }
             }
             total += bestCost
