@@ -173,10 +173,20 @@ enum IntraPrediction {
 
     /// ``predict4x4(mode:edge:lines:_:dst:dstStride:)`` with the edge's lines built here.
     static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
-            guard let lines = buffer.baseAddress else { return }
-            filterEdge4x4(e, into: lines)
+        withFilteredLines(of: e, capacity: 32, filter: filterEdge4x4) { lines in
             predict4x4(mode: mode, edge: e, lines: lines, n, dst: dst, dstStride: dstStride)
+        }
+    }
+
+    /// Runs `body` on the lines `filter` makes of the edge `e` (``filterEdge4x4(_:into:)``,
+    /// ``filterEdge8x8(_:into:)``) in `capacity` bytes of temporary memory: for callers that predict one block
+    /// (the encoder keeps the lines in its scratch and filters once for every mode).
+    static func withFilteredLines(of e: UnsafePointer<Int32>, capacity: Int, filter: (UnsafePointer<Int32>, UnsafeMutablePointer<UInt8>) -> Void,
+                                  _ body: (UnsafePointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            guard let lines = buffer.baseAddress else { return }
+            filter(e, lines)
+            body(lines)
         }
     }
 

@@ -62,9 +62,7 @@ extension IntraPrediction {
 
     /// ``predict8x8(mode:edge:lines:_:dst:dstStride:)`` with the edge's lines built here.
     static func predict8x8(mode: Int, edge e: UnsafePointer<Int32>, _ n: Neighbours, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            guard let lines = buffer.baseAddress else { return }
-            filterEdge8x8(e, into: lines)
+        withFilteredLines(of: e, capacity: 64, filter: filterEdge8x8) { lines in
             predict8x8(mode: mode, edge: e, lines: lines, n, dst: dst, dstStride: dstStride)
         }
     }
