@@ -292,29 +292,38 @@ struct H265PictureCoder {
     /// Picks the luma mode by SATD of the prediction at the first transform block, plus a bit estimate.
     mutating func chooseLumaMode(_ x0: Int, _ y0: Int, log2: Int, candidates: [Int]) -> (mode: Int, cost: Double) {
         let n = 1 << log2
-        let refs = referenceSamples(x0, y0, log2: log2, cIdx: 0)
-        var pred = [Int32](repeating: 0, count: n * n)
         let lambda = 0.85 * Self.twoToTheSixth(sliceQP - 12)
-        func cost(_ mode: Int) -> Double {
-            predictBlock(refs, log2: log2, mode: mode, cIdx: 0, into: &pred)
-            let bits = candidates.contains(mode) ? 2.0 : 6.0
-            return Double(satd(x0, y0, n: n, pred: pred)) + lambda * bits
+        // The references, filtered once (the filter is the same for every mode that applies it), and the prediction.
+        let count = 4 * n + 1
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * count + n * n) { buffer in
+            guard let refs = buffer.baseAddress else { return (1, .infinity) }
+            let smoothed = refs + count, pred = refs + 2 * count
+            referenceSamples(x0, y0, log2: log2, cIdx: 0, into: refs)
+            H265IntraPrediction.smooth(refs, count: n, strongSmoothing: sps.strongIntraSmoothingEnabledFlag, bitDepth: bitDepth, into: smoothed)
+            func cost(_ mode: Int) -> Double {
+                H265IntraPrediction.predict(H265IntraPrediction.filters(count: n, mode: mode) ? smoothed : refs, count: n, log2: log2, mode: mode,
+                                            edgeFilters: n < 32, bitDepth: bitDepth, into: pred)
+                let bits = candidates.contains(mode) ? 2.0 : 6.0
+                return Double(satd(x0, y0, n: n, pred: pred)) + lambda * bits
+            }
+            var best = 0, bestCost = Double.infinity
+            var tried: UInt64 = 0  // bit m: mode m costed
+            func consider(_ m: Int) {
+                guard m >= 0, m <= 34, tried & (1 << m) == 0 else { return }
+                tried |= 1 << m
+                let c = cost(m)
+                if c < bestCost { bestCost = c; best = m }
+            }
+            let coarse = sliceType == .i ? [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] : [0, 1, 10, 26]
+            for m in coarse { consider(m) }
+            for m in candidates { consider(m) }
+            // Inter slices (where intra rarely wins) keep the coarse choice; I slices refine an angular one.
+            if best >= 2 && sliceType == .i {
+                let centre = best
+                for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
+            }
+            return (best, bestCost)
         }
-        var best = 0, bestCost = Double.infinity
-        var tried = Set<Int>()
-        func consider(_ m: Int) {
-            guard m >= 0, m <= 34, tried.insert(m).inserted else { return }
-            let c = cost(m)
-            if c < bestCost { bestCost = c; best = m }
-        }
-        let coarse = sliceType == .i ? [0, 1, 2, 6, 10, 14, 18, 22, 26, 30, 34] : [0, 1, 10, 26]
-        for m in coarse + candidates { consider(m) }
-        // Inter slices (where intra rarely wins) keep the coarse choice; I slices refine an angular one.
-        if best >= 2 && sliceType == .i {
-            let centre = best
-            for d in [-2, -1, 1, 2] where centre + d >= 2 { consider(centre + d) }
-        }
-        return (best, bestCost)
     }
 
     /// 2^(k / 6).
@@ -329,61 +338,76 @@ struct H265PictureCoder {
     @inline(__always) static func magnitude(_ v: Int32) -> Int32 { (v ^ (v >> 31)) &- (v >> 31) }
 
     /// Sum of 4x4 Hadamard-transformed differences between the source luma at (x0, y0) and `pred`.
-    func satd(_ x0: Int, _ y0: Int, n: Int, pred: [Int32]) -> Int {
+    func satd(_ x0: Int, _ y0: Int, n: Int, pred p: UnsafePointer<Int32>) -> Int {
         let width = self.width
         return source.luma.withUnsafeBufferPointer { src in
-            pred.withUnsafeBufferPointer { p in
-                if n % 8 == 0, let s = src.baseAddress, let q = p.baseAddress {
-                    return Int(H265Distortion.hadamardSum(s + y0 * width + x0, width, q, w: n)) / 2
-                }
-                var total: Int32 = 0
-                @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
-                    let d0 = Int32(src[s]) &- p[q], d1 = Int32(src[s + 1]) &- p[q + 1]
-                    let d2 = Int32(src[s + 2]) &- p[q + 2], d3 = Int32(src[s + 3]) &- p[q + 3]
-                    let a0 = d0 &+ d3, a1 = d1 &+ d2, a2 = d1 &- d2, a3 = d0 &- d3
-                    return (a0 &+ a1, a3 &+ a2, a0 &- a1, a3 &- a2)
-                }
-                @inline(__always) func column(_ r0: Int32, _ r1: Int32, _ r2: Int32, _ r3: Int32) -> Int32 {
-                    let a0 = r0 &+ r3, a1 = r1 &+ r2, a2 = r1 &- r2, a3 = r0 &- r3
-                    return Self.magnitude(a0 &+ a1) &+ Self.magnitude(a3 &+ a2) &+ Self.magnitude(a0 &- a1) &+ Self.magnitude(a3 &- a2)
-                }
-                for by in stride(from: 0, to: n, by: 4) {
-                    for bx in stride(from: 0, to: n, by: 4) {
-                        let s = (y0 + by) * width + x0 + bx, q = by * n + bx
-                        let r0 = row(s, q), r1 = row(s + width, q + n), r2 = row(s + 2 * width, q + 2 * n), r3 = row(s + 3 * width, q + 3 * n)
-                        total &+= column(r0.0, r1.0, r2.0, r3.0) &+ column(r0.1, r1.1, r2.1, r3.1)
-                            &+ column(r0.2, r1.2, r2.2, r3.2) &+ column(r0.3, r1.3, r2.3, r3.3)
-                    }
-                }
-                return Int(total) / 2
+            if n % 8 == 0, let s = src.baseAddress {
+                return Int(H265Distortion.hadamardSum(s + y0 * width + x0, width, p, w: n)) / 2
             }
+            var total: Int32 = 0
+            @inline(__always) func row(_ s: Int, _ q: Int) -> (Int32, Int32, Int32, Int32) {
+                let d0 = Int32(src[s]) &- p[q], d1 = Int32(src[s + 1]) &- p[q + 1]
+                let d2 = Int32(src[s + 2]) &- p[q + 2], d3 = Int32(src[s + 3]) &- p[q + 3]
+                let a0 = d0 &+ d3, a1 = d1 &+ d2, a2 = d1 &- d2, a3 = d0 &- d3
+                return (a0 &+ a1, a3 &+ a2, a0 &- a1, a3 &- a2)
+            }
+            @inline(__always) func column(_ r0: Int32, _ r1: Int32, _ r2: Int32, _ r3: Int32) -> Int32 {
+                let a0 = r0 &+ r3, a1 = r1 &+ r2, a2 = r1 &- r2, a3 = r0 &- r3
+                return Self.magnitude(a0 &+ a1) &+ Self.magnitude(a3 &+ a2) &+ Self.magnitude(a0 &- a1) &+ Self.magnitude(a3 &- a2)
+            }
+            for by in stride(from: 0, to: n, by: 4) {
+                for bx in stride(from: 0, to: n, by: 4) {
+                    let s = (y0 + by) * width + x0 + bx, q = by * n + bx
+                    let r0 = row(s, q), r1 = row(s + width, q + n), r2 = row(s + 2 * width, q + 2 * n), r3 = row(s + 3 * width, q + 3 * n)
+                    total &+= column(r0.0, r1.0, r2.0, r3.0) &+ column(r0.1, r1.1, r2.1, r3.1)
+                        &+ column(r0.2, r1.2, r2.2, r3.2) &+ column(r0.3, r1.3, r2.3, r3.3)
+                }
+            }
+            return Int(total) / 2
         }
     }
 
     // MARK: Intra prediction from the reconstruction
 
-    /// The 4N + 1 references of the N x N block at (x, y) of plane cIdx (chroma: chroma coordinates).
-    func referenceSamples(_ x: Int, _ y: Int, log2: Int, cIdx: Int) -> [Int32] {
+    /// The 4N + 1 references of the N x N block at (x, y) of plane cIdx (chroma: chroma coordinates) into `p`, in
+    /// the layout of ``H265IntraPrediction``, substituted (8.4.4.2.2).
+    func referenceSamples(_ x: Int, _ y: Int, log2: Int, cIdx: Int, into p: UnsafeMutablePointer<Int32>) {
         let n = 1 << log2
         let shift = cIdx == 0 ? 0 : 1
         let planeWidth = cIdx == 0 ? width : width >> 1
         let plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
-        let c = 2 * n
-        return H265IntraPrediction.references(count: n, bitDepth: bitDepth, sample: { i in
-            let (sx, sy) = i < c ? (x - 1, y + c - 1 - i) : (x + i - c - 1, y - 1)
-            return Int32(plane[sy * planeWidth + sx])
-        }, available: { i in
-            let (sx, sy) = i < c ? (x - 1, y + c - 1 - i) : (x + i - c - 1, y - 1)
-            return self.available(sx << shift, sy << shift)
-        })
+        let c = 2 * n, total = 4 * n + 1
+        // Availability is a 4x4 luma block's: decided once per run of 4 luma or 2 chroma samples (the corner is one
+        // alone); blocks are aligned to the runs, and the picture's edges fall between them.
+        let run = 4 >> shift
+        withUnsafeTemporaryAllocation(of: Bool.self, capacity: total) { flags in
+            guard let available = flags.baseAddress else { return }
+            plane.withUnsafeBufferPointer { samples in
+                var usable = false
+                for i in 0..<total {
+                    let (sx, sy) = i < c ? (x - 1, y + c - 1 - i) : (x + i - c - 1, y - 1)
+                    if i == c || (i < c ? i % run == 0 : (i - c - 1) % run == 0) { usable = self.available(sx << shift, sy << shift) }
+                    available[i] = usable
+                    if usable { p[i] = Int32(samples[sy * planeWidth + sx]) }
+                }
+            }
+            H265IntraPrediction.substitute(p, available: available, count: n, bitDepth: bitDepth)
+        }
     }
 
-    func predictBlock(_ refs: [Int32], log2: Int, mode: Int, cIdx: Int, into pred: inout [Int32]) {
-        let n = 1 << log2
-        let filtered = cIdx == 0
-            ? H265IntraPrediction.filter(refs, count: n, mode: mode, strongSmoothing: sps.strongIntraSmoothingEnabledFlag, bitDepth: bitDepth)
-            : refs
-        H265IntraPrediction.predict(filtered, count: n, log2: log2, mode: mode, edgeFilters: cIdx == 0 && n < 32, bitDepth: bitDepth, into: &pred)
+    /// The intra prediction of the N x N block at (x, y) of plane cIdx with `mode`, into `pred`.
+    func predictIntraBlock(_ x: Int, _ y: Int, log2: Int, mode: Int, cIdx: Int, into pred: UnsafeMutablePointer<Int32>) {
+        let n = 1 << log2, count = 4 * n + 1
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * count) { buffer in
+            guard let refs = buffer.baseAddress else { return }
+            referenceSamples(x, y, log2: log2, cIdx: cIdx, into: refs)
+            var used = UnsafePointer(refs)
+            if cIdx == 0 && H265IntraPrediction.filters(count: n, mode: mode) {
+                H265IntraPrediction.smooth(refs, count: n, strongSmoothing: sps.strongIntraSmoothingEnabledFlag, bitDepth: bitDepth, into: refs + count)
+                used = UnsafePointer(refs + count)
+            }
+            H265IntraPrediction.predict(used, count: n, log2: log2, mode: mode, edgeFilters: cIdx == 0 && n < 32, bitDepth: bitDepth, into: pred)
+        }
     }
 
     // MARK: Transform tree
@@ -462,72 +486,69 @@ struct H265PictureCoder {
     /// Codes one transform block of plane cIdx at (x, y) in that plane's coordinates: prediction (intra),
     /// residual, levels, reconstruction. Returns the levels, nil when all are zero.
     mutating func codeBlock(_ x: Int, _ y: Int, log2: Int, cIdx: Int, mode: Int, intraCU: Bool) -> [Int32]? {
-        let n = 1 << log2
-        var pred = [Int32](repeating: 0, count: n * n)
-        if intraCU {
-            // 4x4 chroma of a split 8x8 sits beside luma that is already decoded; its own area is not.
-            predictBlock(referenceSamples(x, y, log2: log2, cIdx: cIdx), log2: log2, mode: mode, cIdx: cIdx, into: &pred)
-        } else {
-            let shift = cIdx == 0 ? 0 : 1
-            let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
-            interPrediction[cIdx].withUnsafeBufferPointer { source in
-                pred.withUnsafeMutableBufferPointer { p in
-                    for j in 0..<n { for i in 0..<n { p[j * n + i] = source[(oy + j) * stride + ox + i] } }
+        let n = 1 << log2, count = n * n
+        // The prediction, the residuals, the coefficients (then their levels) and the rebuilt residuals, in turn.
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4 * count) { buffer -> [Int32]? in
+            guard let pred = buffer.baseAddress else { return nil }
+            let residual = pred + count, quantised = pred + 2 * count, rebuilt = pred + 3 * count
+            if intraCU {
+                // 4x4 chroma of a split 8x8 sits beside luma that is already decoded; its own area is not.
+                predictIntraBlock(x, y, log2: log2, mode: mode, cIdx: cIdx, into: pred)
+            } else {
+                let shift = cIdx == 0 ? 0 : 1
+                let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
+                interPrediction[cIdx].withUnsafeBufferPointer { source in
+                    for j in 0..<n { for i in 0..<n { pred[j * n + i] = source[(oy + j) * stride + ox + i] } }
                 }
             }
-        }
-        let planeWidth = cIdx == 0 ? width : width >> 1
-        let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
-        var residual = [Int32](repeating: 0, count: n * n)
-        var sumOfMagnitudes = 0
-        src.withUnsafeBufferPointer { s in
-            pred.withUnsafeBufferPointer { p in
-                residual.withUnsafeMutableBufferPointer { r in
-                    var sum: Int32 = 0
-                    for j in 0..<n {
-                        let row = (y + j) * planeWidth + x
-                        for i in 0..<n {
-                            let v = Int32(s[row + i]) &- p[j * n + i]
-                            r[j * n + i] = v
-                            sum &+= Self.magnitude(v)
-                        }
-                    }
-                    sumOfMagnitudes = Int(sum)
-                }
-            }
-        }
-        let qp = cIdx == 0 ? sliceQP : chromaQP(cIdx)
-        let useDST = intraCU && cIdx == 0 && log2 == 2
-        var levels: [Int32]
-        if H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU) {
-            levels = []
-        } else {
-            let coefficients = H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST)
-            levels = H265Transform.quantise(coefficients, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, intra: intraCU)
-        }
-        let nonZero = levels.contains { $0 != 0 }
-        if nonZero && pps.signDataHidingEnabledFlag {
-            H265SyntaxWriter.hideSigns(&levels, log2: log2, scanIdx: scanIndex(log2: log2, cIdx: cIdx, mode: mode, intraCU: intraCU))
-        }
-        var rebuilt = [Int32](repeating: 0, count: n * n)
-        if nonZero {
-            H265Transform.inverse(levels, log2: log2, qp: qp + 6 * (bitDepth - 8), bitDepth: bitDepth, dst: useDST, into: &rebuilt)
-        }
-        let maxValue = Int32((1 << bitDepth) - 1)
-        var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
-        if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
-        plane.withUnsafeMutableBufferPointer { out in
-            pred.withUnsafeBufferPointer { p in
-                rebuilt.withUnsafeBufferPointer { r in
-                    for j in 0..<n {
-                        let row = (y + j) * planeWidth + x
-                        for i in 0..<n { out[row + i] = UInt16(truncatingIfNeeded: min(max(p[j * n + i] &+ r[j * n + i], 0), maxValue)) }
+            let planeWidth = cIdx == 0 ? width : width >> 1
+            let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
+            var sumOfMagnitudes = 0
+            src.withUnsafeBufferPointer { s in
+                var sum: Int32 = 0
+                for j in 0..<n {
+                    let row = (y + j) * planeWidth + x
+                    for i in 0..<n {
+                        let v = Int32(s[row + i]) &- pred[j * n + i]
+                        residual[j * n + i] = v
+                        sum &+= Self.magnitude(v)
                     }
                 }
+                sumOfMagnitudes = Int(sum)
             }
+            let qp = (cIdx == 0 ? sliceQP : chromaQP(cIdx)) + 6 * (bitDepth - 8)
+            let useDST = intraCU && cIdx == 0 && log2 == 2
+            var levels: [Int32]? = nil
+            if !H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU) {
+                H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST, into: quantised)
+                if H265Transform.quantise(quantised, count: count, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU, into: quantised) {
+                    levels = Array(UnsafeBufferPointer(start: quantised, count: count))
+                }
+            }
+            if var coded = levels {
+                if pps.signDataHidingEnabledFlag {
+                    H265SyntaxWriter.hideSigns(&coded, log2: log2, scanIdx: scanIndex(log2: log2, cIdx: cIdx, mode: mode, intraCU: intraCU))
+                    levels = coded
+                }
+                coded.withUnsafeBufferPointer { c in
+                    guard let base = c.baseAddress else { return }
+                    H265Transform.inverse(base, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: rebuilt)
+                }
+            } else {
+                for i in 0..<count { rebuilt[i] = 0 }
+            }
+            let maxValue = Int32((1 << bitDepth) - 1)
+            var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
+            if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
+            plane.withUnsafeMutableBufferPointer { out in
+                for j in 0..<n {
+                    let row = (y + j) * planeWidth + x
+                    for i in 0..<n { out[row + i] = UInt16(truncatingIfNeeded: min(max(pred[j * n + i] &+ rebuilt[j * n + i], 0), maxValue)) }
+                }
+            }
+            if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
+            return levels
         }
-        if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
-        return nonZero ? levels : nil
     }
 
     /// Qp′Cb / Qp′Cr without the bit depth offset (8.6.1).

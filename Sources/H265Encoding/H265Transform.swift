@@ -43,6 +43,16 @@ enum H265Transform {
     /// Scaling (8.6.3, flat m = 16, no scaling lists) then the inverse transform (8.6.4.2) of the levels
     /// `c` into residuals `r` (both raster, N x N). `dst`: the 4x4 DST.
     static func inverse(_ c: [Int32], log2: Int, qp: Int, bitDepth: Int, dst useDST: Bool, into r: inout [Int32]) {
+        c.withUnsafeBufferPointer { cc in
+            r.withUnsafeMutableBufferPointer { rr in
+                guard let levels = cc.baseAddress, let residuals = rr.baseAddress else { return }
+                inverse(levels, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: residuals)
+            }
+        }
+    }
+
+    /// ``inverse(_:log2:qp:bitDepth:dst:into:)`` from N x N levels at `cc` into N x N residuals at `rr`.
+    static func inverse(_ cc: UnsafePointer<Int32>, log2: Int, qp: Int, bitDepth: Int, dst useDST: Bool, into rr: UnsafeMutablePointer<Int32>) {
         let n = 1 << log2
         let bdShift = bitDepth + log2 - 5
         let scale = Int64(levelScale[qp % 6] << Int32(qp / 6))
@@ -54,42 +64,38 @@ enum H265Transform {
             let d = base, g = base + 1024, out = base + 2048 + 32, tmp = base + 2048 + 64
             // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
             var rows = 0, columns = 0
-            c.withUnsafeBufferPointer { cc in
-                for k in 0..<n {
-                    for x in 0..<n {
-                        let level = cc[k * n + x]
-                        if level == 0 { d[k * n + x] = 0; continue }
-                        d[k * n + x] = Int32(min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767))
-                        rows = k + 1
-                        columns = max(columns, x + 1)
-                    }
+            for k in 0..<n {
+                for x in 0..<n {
+                    let level = cc[k * n + x]
+                    if level == 0 { d[k * n + x] = 0; continue }
+                    d[k * n + x] = Int32(min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767))
+                    rows = k + 1
+                    columns = max(columns, x + 1)
                 }
             }
-            r.withUnsafeMutableBufferPointer { rr in
-                if rows == 0 {
-                    for i in 0..<(n * n) { rr[i] = 0 }
-                    return
-                }
-                if n >= 8 && !useDST, let rb = rr.baseAddress {
-                    inverse8(d, rows: rows, columns: columns, n: n, shift2: shift2, into: rb, g: g)
-                    return
-                }
-                flat32.withUnsafeBufferPointer { mp in
-                    guard let m = mp.baseAddress else { return }
-                    // Columns (vertical 1-D transforms), then clip to 16 bits; all-zero columns give zero.
-                    for x in 0..<n {
-                        if x >= columns {
-                            for y in 0..<n { g[y * n + x] = 0 }
-                            continue
-                        }
-                        inverseLine(d + x, stride: n, n: n, nonZero: rows, dst: useDST, out: out, tmp: tmp, m: m)
-                        for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
+            if rows == 0 {
+                for i in 0..<(n * n) { rr[i] = 0 }
+                return
+            }
+            if n >= 8 && !useDST {
+                inverse8(d, rows: rows, columns: columns, n: n, shift2: shift2, into: rr, g: g)
+                return
+            }
+            flat32.withUnsafeBufferPointer { mp in
+                guard let m = mp.baseAddress else { return }
+                // Columns (vertical 1-D transforms), then clip to 16 bits; all-zero columns give zero.
+                for x in 0..<n {
+                    if x >= columns {
+                        for y in 0..<n { g[y * n + x] = 0 }
+                        continue
                     }
-                    // Rows.
-                    for y in 0..<n {
-                        inverseLine(g + y * n, stride: 1, n: n, nonZero: n, dst: useDST, out: out, tmp: tmp, m: m)
-                        for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
-                    }
+                    inverseLine(d + x, stride: n, n: n, nonZero: rows, dst: useDST, out: out, tmp: tmp, m: m)
+                    for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
+                }
+                // Rows.
+                for y in 0..<n {
+                    inverseLine(g + y * n, stride: 1, n: n, nonZero: n, dst: useDST, out: out, tmp: tmp, m: m)
+                    for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
                 }
             }
         }
@@ -227,62 +233,62 @@ enum H265Transform {
     /// Forward transform of residuals `r` into coefficients (HM's scaling: shifts log2 + bitDepth − 9, then log2 + 6).
     static func forward(_ r: [Int32], log2: Int, bitDepth: Int, dst useDST: Bool) -> [Int32] {
         let n = 1 << log2
-        if n >= 8 && !useDST { return forward8(r, log2: log2, bitDepth: bitDepth) }
-        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
-        let add1 = Int32(1) << (shift1 - 1), add2 = Int32(1) << (shift2 - 1)
         var result = [Int32](repeating: 0, count: n * n)
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1024 + 128) { scratch in
-            guard let base = scratch.baseAddress else { return }
-            let t = base, line = base + 1024, out = base + 1024 + 32, tmp = base + 1024 + 64
-            flat32.withUnsafeBufferPointer { mp in
-                guard let m = mp.baseAddress else { return }
-                r.withUnsafeBufferPointer { rr in
-                    // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
-                    for y in 0..<n {
-                        for i in 0..<n { line[i] = rr[y * n + i] }
-                        forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
-                        for k in 0..<n { t[y * n + k] = (out[k] &+ add1) &>> shift1 }
-                    }
-                }
-                result.withUnsafeMutableBufferPointer { o in
-                    // Columns.
-                    for x in 0..<n {
-                        for i in 0..<n { line[i] = t[i * n + x] }
-                        forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
-                        for k in 0..<n { o[k * n + x] = (out[k] &+ add2) &>> shift2 }
-                    }
-                }
+        r.withUnsafeBufferPointer { rr in
+            result.withUnsafeMutableBufferPointer { o in
+                guard let residuals = rr.baseAddress, let coefficients = o.baseAddress else { return }
+                forward(residuals, log2: log2, bitDepth: bitDepth, dst: useDST, into: coefficients)
             }
         }
         return result
     }
 
-    /// ``forward(_:log2:bitDepth:dst:)`` for N >= 8 by columns of eight lanes: the rows are the columns of
+    /// ``forward(_:log2:bitDepth:dst:)`` from N x N residuals at `rr` into N x N coefficients at `o`.
+    static func forward(_ rr: UnsafePointer<Int32>, log2: Int, bitDepth: Int, dst useDST: Bool, into o: UnsafeMutablePointer<Int32>) {
+        let n = 1 << log2
+        if n >= 8 && !useDST { return forward8(rr, log2: log2, bitDepth: bitDepth, into: o) }
+        let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
+        let add1 = Int32(1) << (shift1 - 1), add2 = Int32(1) << (shift2 - 1)
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1024 + 128) { scratch in
+            guard let base = scratch.baseAddress else { return }
+            let t = base, line = base + 1024, out = base + 1024 + 32, tmp = base + 1024 + 64
+            flat32.withUnsafeBufferPointer { mp in
+                guard let m = mp.baseAddress else { return }
+                // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
+                for y in 0..<n {
+                    for i in 0..<n { line[i] = rr[y * n + i] }
+                    forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
+                    for k in 0..<n { t[y * n + k] = (out[k] &+ add1) &>> shift1 }
+                }
+                // Columns.
+                for x in 0..<n {
+                    for i in 0..<n { line[i] = t[i * n + x] }
+                    forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
+                    for k in 0..<n { o[k * n + x] = (out[k] &+ add2) &>> shift2 }
+                }
+            }
+        }
+    }
+
+    /// ``forward(_:log2:bitDepth:dst:into:)`` for N >= 8 by columns of eight lanes: the rows are the columns of
     /// the transposed block, and the column pass runs on the transposed result.
-    private static func forward8(_ r: [Int32], log2: Int, bitDepth: Int) -> [Int32] {
+    private static func forward8(_ rr: UnsafePointer<Int32>, log2: Int, bitDepth: Int, into o: UnsafeMutablePointer<Int32>) {
         let n = 1 << log2
         let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
-        var result = [Int32](repeating: 0, count: n * n)
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024) { buffers in
             withUnsafeTemporaryAllocation(of: SIMD8<Int32>.self, capacity: 64 + 128) { scratch in
                 guard let base = buffers.baseAddress, let s = scratch.baseAddress else { return }
                 let xt = base, tt = base + 1024, t = base + 2048
                 flat32.withUnsafeBufferPointer { mp in
                     guard let m = mp.baseAddress else { return }
-                    r.withUnsafeBufferPointer { rr in
-                        for y in 0..<n { for x in 0..<n { xt[x * n + y] = rr[y * n + x] } }
-                    }
+                    for y in 0..<n { for x in 0..<n { xt[x * n + y] = rr[y * n + x] } }
                     // Tᵀ = M · Xᵀ (the row pass), T, then Y = M · T (the column pass).
                     forwardColumns(xt, into: tt, n: n, shift: shift1, scratch: s, m: m)
                     for k in 0..<n { for y in 0..<n { t[y * n + k] = tt[k * n + y] } }
-                    result.withUnsafeMutableBufferPointer { o in
-                        guard let ob = o.baseAddress else { return }
-                        forwardColumns(t, into: ob, n: n, shift: shift2, scratch: s, m: m)
-                    }
+                    forwardColumns(t, into: o, n: n, shift: shift2, scratch: s, m: m)
                 }
             }
         }
-        return result
     }
 
     /// Whether quantisation would leave every level of these residuals zero, judged from their sum of
@@ -299,21 +305,34 @@ enum H265Transform {
 
     /// Dead-zone quantisation of forward-transform output to levels; `intra` rounds by 1/3, inter by 1/6.
     static func quantise(_ coefficients: [Int32], log2: Int, qp: Int, bitDepth: Int, intra: Bool) -> [Int32] {
+        var levels = [Int32](repeating: 0, count: coefficients.count)
+        coefficients.withUnsafeBufferPointer { c in
+            levels.withUnsafeMutableBufferPointer { out in
+                guard let input = c.baseAddress, let output = out.baseAddress else { return }
+                quantise(input, count: c.count, log2: log2, qp: qp, bitDepth: bitDepth, intra: intra, into: output)
+            }
+        }
+        return levels
+    }
+
+    /// ``quantise(_:log2:qp:bitDepth:intra:)`` of `count` coefficients at `c` into levels at `out`; returns
+    /// whether any level is nonzero.
+    @discardableResult
+    static func quantise(_ c: UnsafePointer<Int32>, count: Int, log2: Int, qp: Int, bitDepth: Int, intra: Bool,
+                         into out: UnsafeMutablePointer<Int32>) -> Bool {
         let transformShift = 15 - bitDepth - log2
         let qBits = 14 + qp / 6 + transformShift
         // |c| < 2^16 and scale < 2^15 (the forward transform's output is below 90 · 90 · 2^bitDepth · N² over its
         // shifts, 64800): level · scale + offset stays below 2^32, so 32-bit unsigned wrapping operators lose nothing.
         let uScale = UInt32(quantScale[qp % 6]), uOffset = UInt32(intra ? 171 : 85) << UInt32(qBits - 9), shift = UInt32(qBits)
-        var levels = [Int32](repeating: 0, count: coefficients.count)
-        levels.withUnsafeMutableBufferPointer { out in
-            coefficients.withUnsafeBufferPointer { c in
-                for i in 0..<c.count {
-                    let level = Int32(truncatingIfNeeded: min((c[i].magnitude &* uScale &+ uOffset) &>> shift, 32767))
-                    out[i] = c[i] < 0 ? 0 &- level : level
-                }
-            }
+        var any: UInt32 = 0
+        for i in 0..<count {
+            let magnitude = min((c[i].magnitude &* uScale &+ uOffset) &>> shift, 32767)
+            any |= magnitude
+            let level = Int32(truncatingIfNeeded: magnitude)
+            out[i] = c[i] < 0 ? 0 &- level : level
         }
-        return levels
+        return any != 0
     }
 }
 
