@@ -50,6 +50,7 @@ struct H265PictureCoder {
     var chosenIntraMode: Int?
     /// The luma predictions the mode decision has costed lately, reused when the CU is coded.
     var predictionCache = H265PredictionCache()
+    let blockScratch = H265BlockScratch()
     var statistics = H265CodingStatistics()
 
     // Slice state.
@@ -290,7 +291,7 @@ struct H265PictureCoder {
     }
 
     /// Picks the luma mode by SATD of the prediction at the first transform block, plus a bit estimate.
-    mutating func chooseLumaMode(_ x0: Int, _ y0: Int, log2: Int, candidates: [Int]) -> (mode: Int, cost: Double) {
+    func chooseLumaMode(_ x0: Int, _ y0: Int, log2: Int, candidates: [Int]) -> (mode: Int, cost: Double) {
         let n = 1 << log2
         let lambda = 0.85 * Self.twoToTheSixth(sliceQP - 12)
         // The references, filtered once (the filter is the same for every mode that applies it), and the prediction.
@@ -487,68 +488,64 @@ struct H265PictureCoder {
     /// residual, levels, reconstruction. Returns the levels, nil when all are zero.
     mutating func codeBlock(_ x: Int, _ y: Int, log2: Int, cIdx: Int, mode: Int, intraCU: Bool) -> [Int32]? {
         let n = 1 << log2, count = n * n
-        // The prediction, the residuals, the coefficients (then their levels) and the rebuilt residuals, in turn.
-        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4 * count) { buffer -> [Int32]? in
-            guard let pred = buffer.baseAddress else { return nil }
-            let residual = pred + count, quantised = pred + 2 * count, rebuilt = pred + 3 * count
-            if intraCU {
-                // 4x4 chroma of a split 8x8 sits beside luma that is already decoded; its own area is not.
-                predictIntraBlock(x, y, log2: log2, mode: mode, cIdx: cIdx, into: pred)
-            } else {
-                let shift = cIdx == 0 ? 0 : 1
-                let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
-                interPrediction[cIdx].withUnsafeBufferPointer { source in
-                    for j in 0..<n { for i in 0..<n { pred[j * n + i] = source[(oy + j) * stride + ox + i] } }
-                }
+        let pred = blockScratch.prediction, residual = blockScratch.residuals, quantised = blockScratch.levels, rebuilt = blockScratch.rebuilt
+        if intraCU {
+            // 4x4 chroma of a split 8x8 sits beside luma that is already decoded; its own area is not.
+            predictIntraBlock(x, y, log2: log2, mode: mode, cIdx: cIdx, into: pred)
+        } else {
+            let shift = cIdx == 0 ? 0 : 1
+            let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
+            interPrediction[cIdx].withUnsafeBufferPointer { source in
+                for j in 0..<n { for i in 0..<n { pred[j * n + i] = source[(oy + j) * stride + ox + i] } }
             }
-            let planeWidth = cIdx == 0 ? width : width >> 1
-            let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
-            var sumOfMagnitudes = 0
-            src.withUnsafeBufferPointer { s in
-                var sum: Int32 = 0
-                for j in 0..<n {
-                    let row = (y + j) * planeWidth + x
-                    for i in 0..<n {
-                        let v = Int32(s[row + i]) &- pred[j * n + i]
-                        residual[j * n + i] = v
-                        sum &+= Self.magnitude(v)
-                    }
-                }
-                sumOfMagnitudes = Int(sum)
-            }
-            let qp = (cIdx == 0 ? sliceQP : chromaQP(cIdx)) + 6 * (bitDepth - 8)
-            let useDST = intraCU && cIdx == 0 && log2 == 2
-            var levels: [Int32]? = nil
-            if !H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU) {
-                H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST, into: quantised)
-                if H265Transform.quantise(quantised, count: count, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU, into: quantised) {
-                    levels = Array(UnsafeBufferPointer(start: quantised, count: count))
-                }
-            }
-            if var coded = levels {
-                if pps.signDataHidingEnabledFlag {
-                    H265SyntaxWriter.hideSigns(&coded, log2: log2, scanIdx: scanIndex(log2: log2, cIdx: cIdx, mode: mode, intraCU: intraCU))
-                    levels = coded
-                }
-                coded.withUnsafeBufferPointer { c in
-                    guard let base = c.baseAddress else { return }
-                    H265Transform.inverse(base, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: rebuilt)
-                }
-            } else {
-                for i in 0..<count { rebuilt[i] = 0 }
-            }
-            let maxValue = Int32((1 << bitDepth) - 1)
-            var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
-            if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
-            plane.withUnsafeMutableBufferPointer { out in
-                for j in 0..<n {
-                    let row = (y + j) * planeWidth + x
-                    for i in 0..<n { out[row + i] = UInt16(truncatingIfNeeded: min(max(pred[j * n + i] &+ rebuilt[j * n + i], 0), maxValue)) }
-                }
-            }
-            if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
-            return levels
         }
+        let planeWidth = cIdx == 0 ? width : width >> 1
+        let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
+        var sumOfMagnitudes = 0
+        src.withUnsafeBufferPointer { s in
+            var sum: Int32 = 0
+            for j in 0..<n {
+                let row = (y + j) * planeWidth + x
+                for i in 0..<n {
+                    let v = Int32(s[row + i]) &- pred[j * n + i]
+                    residual[j * n + i] = v
+                    sum &+= Self.magnitude(v)
+                }
+            }
+            sumOfMagnitudes = Int(sum)
+        }
+        let qp = (cIdx == 0 ? sliceQP : chromaQP(cIdx)) + 6 * (bitDepth - 8)
+        let useDST = intraCU && cIdx == 0 && log2 == 2
+        var levels: [Int32]? = nil
+        if !H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU) {
+            H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST, into: quantised)
+            if H265Transform.quantise(quantised, count: count, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU, into: quantised) {
+                levels = Array(UnsafeBufferPointer(start: quantised, count: count))
+            }
+        }
+        if var coded = levels {
+            if pps.signDataHidingEnabledFlag {
+                H265SyntaxWriter.hideSigns(&coded, log2: log2, scanIdx: scanIndex(log2: log2, cIdx: cIdx, mode: mode, intraCU: intraCU))
+                levels = coded
+            }
+            coded.withUnsafeBufferPointer { c in
+                guard let base = c.baseAddress else { return }
+                H265Transform.inverse(base, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: rebuilt)
+            }
+        } else {
+            for i in 0..<count { rebuilt[i] = 0 }
+        }
+        let maxValue = Int32((1 << bitDepth) - 1)
+        var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
+        if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
+        plane.withUnsafeMutableBufferPointer { out in
+            for j in 0..<n {
+                let row = (y + j) * planeWidth + x
+                for i in 0..<n { out[row + i] = UInt16(truncatingIfNeeded: min(max(pred[j * n + i] &+ rebuilt[j * n + i], 0), maxValue)) }
+            }
+        }
+        if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
+        return levels
     }
 
     /// Qp′Cb / Qp′Cr without the bit depth offset (8.6.1).
