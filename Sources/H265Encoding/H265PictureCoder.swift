@@ -496,19 +496,22 @@ struct H265PictureCoder {
             let shift = cIdx == 0 ? 0 : 1
             let ox = x - (interOrigin.x >> shift), oy = y - (interOrigin.y >> shift), stride = interOrigin.size >> shift
             interPrediction[cIdx].withUnsafeBufferPointer { source in
-                for j in 0..<n { for i in 0..<n { pred[j * n + i] = source[(oy + j) * stride + ox + i] } }
+                guard let base = source.baseAddress else { return }
+                // Row by row through pointers (unchecked offsets): the copies vectorise.
+                for j in 0..<n { (pred + j * n).update(from: base + (oy + j) * stride + ox, count: n) }
             }
         }
         let planeWidth = cIdx == 0 ? width : width >> 1
         let src = cIdx == 0 ? source.luma : cIdx == 1 ? source.cb : source.cr
         var sumOfMagnitudes = 0
         src.withUnsafeBufferPointer { s in
+            guard let base = s.baseAddress else { return }
             var sum: Int32 = 0
             for j in 0..<n {
-                let row = (y + j) * planeWidth + x
+                let sourceRow = base + (y + j) * planeWidth + x, p = pred + j * n, r = residual + j * n
                 for i in 0..<n {
-                    let v = Int32(s[row + i]) &- pred[j * n + i]
-                    residual[j * n + i] = v
+                    let v = Int32(sourceRow[i]) &- p[i]
+                    r[i] = v
                     sum &+= Self.magnitude(v)
                 }
             }
@@ -539,9 +542,10 @@ struct H265PictureCoder {
         var plane = cIdx == 0 ? recon.luma : cIdx == 1 ? recon.cb : recon.cr
         if cIdx == 0 { recon.luma = [] } else if cIdx == 1 { recon.cb = [] } else { recon.cr = [] }
         plane.withUnsafeMutableBufferPointer { out in
+            guard let base = out.baseAddress else { return }
             for j in 0..<n {
-                let row = (y + j) * planeWidth + x
-                for i in 0..<n { out[row + i] = UInt16(truncatingIfNeeded: min(max(pred[j * n + i] &+ rebuilt[j * n + i], 0), maxValue)) }
+                let outRow = base + (y + j) * planeWidth + x, p = pred + j * n, r = rebuilt + j * n
+                for i in 0..<n { outRow[i] = UInt16(truncatingIfNeeded: min(max(p[i] &+ r[i], 0), maxValue)) }
             }
         }
         if cIdx == 0 { recon.luma = plane } else if cIdx == 1 { recon.cb = plane } else { recon.cr = plane }
