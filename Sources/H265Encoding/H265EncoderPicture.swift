@@ -35,7 +35,17 @@ public struct H265EncoderPicture: Sendable, Equatable {
 
     /// An 8-bit picture from 8-bit planes.
     public init(width: Int, height: Int, luma8: [UInt8], cb8: [UInt8], cr8: [UInt8]) {
-        self.init(width: width, height: height, bitDepth: 8, luma: luma8.map(UInt16.init), cb: cb8.map(UInt16.init), cr: cr8.map(UInt16.init))
+        self.init(width: width, height: height, bitDepth: 8, luma: Self.widened(luma8), cb: Self.widened(cb8), cr: Self.widened(cr8))
+    }
+
+    /// 8-bit samples as UInt16, by a loop that vectorises (`map` through a closure does not).
+    private static func widened(_ bytes: [UInt8]) -> [UInt16] {
+        [UInt16](unsafeUninitializedCapacity: bytes.count) { samples, initialised in
+            bytes.withUnsafeBufferPointer { source in
+                for i in 0..<source.count { samples[i] = UInt16(source[i]) }
+            }
+            initialised = bytes.count
+        }
     }
 
     /// Whether the planes hold width x height and (width/2) x (height/2) samples.

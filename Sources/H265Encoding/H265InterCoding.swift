@@ -373,29 +373,33 @@ extension H265PictureCoder {
 
     /// bS 1 or 0 of an edge between two inter blocks from their motion (8.7.2.4).
     static func motionStrength(_ p: H265Motion, _ q: H265Motion, refPocs: [[Int]]) -> Int {
-        func refs(_ m: H265Motion) -> [(poc: Int, mv: (Int32, Int32))] {
-            var out: [(poc: Int, mv: (Int32, Int32))] = []
-            if m.predL0 { out.append((refPocs[0][Int(m.refIdx0)], (m.mv0x, m.mv0y))) }
-            if m.predL1 { out.append((refPocs[1][Int(m.refIdx1)], (m.mv1x, m.mv1y))) }
-            return out
-        }
+        let countP = (p.predL0 ? 1 : 0) + (p.predL1 ? 1 : 0), countQ = (q.predL0 ? 1 : 0) + (q.predL1 ? 1 : 0)
+        guard countP == countQ else { return 1 }
+        if countP == 1 { return uniStrength(p, q, refPocs: refPocs) }
         func far(_ a: (Int32, Int32), _ b: (Int32, Int32)) -> Bool { abs(a.0 - b.0) >= 4 || abs(a.1 - b.1) >= 4 }
-        let rp = refs(p), rq = refs(q)
-        guard rp.count == rq.count else { return 1 }
-        if rp.count == 1 {
-            return rp[0].poc != rq[0].poc || far(rp[0].mv, rq[0].mv) ? 1 : 0
-        }
-        guard Set([rp[0].poc, rp[1].poc]) == Set([rq[0].poc, rq[1].poc]),
-              [rp[0].poc, rp[1].poc].sorted() == [rq[0].poc, rq[1].poc].sorted() else { return 1 }
-        if rp[0].poc != rp[1].poc {
+        let p0 = refPocs[0][Int(p.refIdx0)], p1 = refPocs[1][Int(p.refIdx1)]
+        let q0 = refPocs[0][Int(q.refIdx0)], q1 = refPocs[1][Int(q.refIdx1)]
+        let pv0 = (p.mv0x, p.mv0y), pv1 = (p.mv1x, p.mv1y), qv0 = (q.mv0x, q.mv0y), qv1 = (q.mv1x, q.mv1y)
+        // The same two pictures (as a multiset), or bS 1.
+        guard min(p0, p1) == min(q0, q1), max(p0, p1) == max(q0, q1) else { return 1 }
+        if p0 != p1 {
             // Two different pictures: compare the vectors of the same picture.
-            let q0 = rq[0].poc == rp[0].poc ? rq[0].mv : rq[1].mv
-            let q1 = rq[0].poc == rp[0].poc ? rq[1].mv : rq[0].mv
-            return far(rp[0].mv, q0) || far(rp[1].mv, q1) ? 1 : 0
+            let m0 = q0 == p0 ? qv0 : qv1
+            let m1 = q0 == p0 ? qv1 : qv0
+            return far(pv0, m0) || far(pv1, m1) ? 1 : 0
         }
         // Both vectors of each block name the same picture.
-        let straight = far(rp[0].mv, rq[0].mv) || far(rp[1].mv, rq[1].mv)
-        let crossed = far(rp[0].mv, rq[1].mv) || far(rp[1].mv, rq[0].mv)
+        let straight = far(pv0, qv0) || far(pv1, qv1)
+        let crossed = far(pv0, qv1) || far(pv1, qv0)
         return straight && crossed ? 1 : 0
+    }
+
+    /// bS of two blocks predicted from one picture each (8.7.2.4): 1 for different pictures or vectors 4 or
+    /// more quarter samples apart in either component.
+    private static func uniStrength(_ p: H265Motion, _ q: H265Motion, refPocs: [[Int]]) -> Int {
+        let pocP = p.predL0 ? refPocs[0][Int(p.refIdx0)] : refPocs[1][Int(p.refIdx1)]
+        let pocQ = q.predL0 ? refPocs[0][Int(q.refIdx0)] : refPocs[1][Int(q.refIdx1)]
+        let mvP = p.predL0 ? (p.mv0x, p.mv0y) : (p.mv1x, p.mv1y), mvQ = q.predL0 ? (q.mv0x, q.mv0y) : (q.mv1x, q.mv1y)
+        return pocP != pocQ || abs(mvP.0 - mvQ.0) >= 4 || abs(mvP.1 - mvQ.1) >= 4 ? 1 : 0
     }
 }

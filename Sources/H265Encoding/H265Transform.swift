@@ -165,7 +165,7 @@ enum H265Transform {
                             UnsafeMutableRawPointer(g + k * n + c).storeBytes(of: v, as: SIMD8<Int32>.self)
                         }
                     }
-                    for y in 0..<n { for x in 0..<n { gt[x * n + y] = g[y * n + x] } }
+                    transpose(g, into: gt, n: n)
                     // Columns at or beyond `columns` of g are zero: the rows' nonzero inputs end there.
                     for c in stride(from: 0, to: n, by: 8) {
                         for k in 0..<columns { line[k] = UnsafeRawPointer(gt + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
@@ -174,9 +174,17 @@ enum H265Transform {
                             UnsafeMutableRawPointer(rt + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift2, as: SIMD8<Int32>.self)
                         }
                     }
-                    for y in 0..<n { for x in 0..<n { r[y * n + x] = rt[x * n + y] } }
+                    transpose(rt, into: r, n: n)
                 }
             }
+        }
+    }
+
+    /// `b` = `a`ᵀ, both N x N (raster), by row pointers: no overflow-checked index per sample.
+    private static func transpose(_ a: UnsafePointer<Int32>, into b: UnsafeMutablePointer<Int32>, n: Int) {
+        for y in 0..<n {
+            let row = a + y * n, column = b + y
+            for x in 0..<n { column[x &* n] = row[x] }
         }
     }
 
@@ -281,10 +289,10 @@ enum H265Transform {
                 let xt = base, tt = base + 1024, t = base + 2048
                 flat32.withUnsafeBufferPointer { mp in
                     guard let m = mp.baseAddress else { return }
-                    for y in 0..<n { for x in 0..<n { xt[x * n + y] = rr[y * n + x] } }
+                    transpose(rr, into: xt, n: n)
                     // Tᵀ = M · Xᵀ (the row pass), T, then Y = M · T (the column pass).
                     forwardColumns(xt, into: tt, n: n, shift: shift1, scratch: s, m: m)
-                    for k in 0..<n { for y in 0..<n { t[y * n + k] = tt[k * n + y] } }
+                    transpose(tt, into: t, n: n)
                     forwardColumns(t, into: o, n: n, shift: shift2, scratch: s, m: m)
                 }
             }
