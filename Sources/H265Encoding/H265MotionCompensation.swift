@@ -32,6 +32,18 @@ enum H265MotionCompensation {
             return sum
         }
 
+        /// The sum of `apply8` on samples, for 8-bit samples, in 16-bit lanes. Such a sum lies within
+        /// −6120...22440 for every phase of fL and fC (Tables 8-11, 8-12), so 16-bit wrapping products and sums
+        /// (pmullw, paddw) give it exactly, where 32-bit lanes need an emulated multiply on SSE2.
+        @inline(__always) func apply8Of8Bit(_ s: UnsafePointer<UInt16>, _ step: Int, luma: Bool) -> SIMD8<Int32> {
+            @inline(__always) func tap(_ k: Int, _ f: Int32) -> SIMD8<Int16> {
+                SIMD8<Int16>(truncatingIfNeeded: UnsafeRawPointer(s + k * step).loadUnaligned(as: SIMD8<UInt16>.self)) &* Int16(truncatingIfNeeded: f)
+            }
+            var sum = tap(0, f0) &+ tap(1, f1) &+ tap(2, f2) &+ tap(3, f3)
+            if luma { sum &+= tap(4, f4) &+ tap(5, f5) &+ tap(6, f6) &+ tap(7, f7) }
+            return SIMD8<Int32>(truncatingIfNeeded: sum)
+        }
+
         @inline(__always) func apply8(_ s: UnsafePointer<Int32>, _ step: Int, luma: Bool) -> SIMD8<Int32> {
             var sum = load(s) &* f0 &+ load(s + step) &* f1 &+ load(s + 2 * step) &* f2 &+ load(s + 3 * step) &* f3
             if luma {
@@ -144,17 +156,22 @@ enum H265MotionCompensation {
         }
         let fX = Taps(fx == 0 ? lumaFilter[1] : (luma ? lumaFilter[fx - 1] : chromaFilter[fx - 1]))
         let fY = Taps(fy == 0 ? lumaFilter[1] : (luma ? lumaFilter[fy - 1] : chromaFilter[fy - 1]))
+        // The filters on samples: in 16-bit lanes at 8 bits (shift1 0), else in 32-bit ones.
+        let eightBit = shift1 == 0
+        @inline(__always) func filtered(_ taps: Taps, _ s: UnsafePointer<UInt16>, _ step: Int) -> SIMD8<Int32> {
+            eightBit ? taps.apply8Of8Bit(s, step, luma: luma) : taps.apply8(s, step, luma: luma) &>> shift1
+        }
         if fy == 0 {
             for j in 0..<h {
                 let row = win + (j + half) * bw
-                for i in stride(from: 0, to: w, by: 8) { store(fX.apply8(row + i, 1, luma: luma) &>> shift1, o + j * w + i) }
+                for i in stride(from: 0, to: w, by: 8) { store(filtered(fX, row + i, 1), o + j * w + i) }
             }
             return
         }
         if fx == 0 {
             for j in 0..<h {
                 let row = win + j * bw + half
-                for i in stride(from: 0, to: w, by: 8) { store(fY.apply8(row + i, bw, luma: luma) &>> shift1, o + j * w + i) }
+                for i in stride(from: 0, to: w, by: 8) { store(filtered(fY, row + i, bw), o + j * w + i) }
             }
             return
         }
@@ -162,7 +179,7 @@ enum H265MotionCompensation {
             guard let t = temp.baseAddress else { return }
             for r in 0..<bh {
                 let row = win + r * bw
-                for i in stride(from: 0, to: w, by: 8) { store(fX.apply8(row + i, 1, luma: luma) &>> shift1, t + r * w + i) }
+                for i in stride(from: 0, to: w, by: 8) { store(filtered(fX, row + i, 1), t + r * w + i) }
             }
             for j in 0..<h {
                 for i in stride(from: 0, to: w, by: 8) { store(fY.apply8(UnsafePointer(t + j * w + i), w, luma: luma) &>> 6, o + j * w + i) }
