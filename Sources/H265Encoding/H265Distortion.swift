@@ -10,28 +10,42 @@ enum H265Distortion {
         UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self)
     }
 
-    /// The sum of one row's lanes (at most 4 · 8 differences of 10-bit samples: no lane or sum leaves 16 bits).
+    /// The sum of the lanes.
     @inline(__always) static func rowSum(_ v: SIMD8<UInt16>) -> Int32 {
         Int32(SIMD8<UInt32>(truncatingIfNeeded: v).wrappedSum())
+    }
+
+    /// Rows whose differences share the 16-bit lanes before they are summed and the bound checked: with w ≤ 64, a
+    /// lane takes at most 4 · 8 differences of 10-bit samples per group, below 2^15.
+    static let rowsPerSum = 4
+
+    /// The sum over rows 0..<h of what `row` adds into 16-bit lanes, summed every ``rowsPerSum`` rows; once the
+    /// running sum reaches `bound` the partial sum is returned (the candidate cannot win).
+    @inline(__always) static func accumulate(h: Int, bound: Int32, _ row: (Int, inout SIMD8<UInt16>) -> Void) -> Int32 {
+        var total: Int32 = 0
+        var j = 0
+        while j < h {
+            var acc = SIMD8<UInt16>()
+            for r in j..<min(j + rowsPerSum, h) { row(r, &acc) }
+            total &+= rowSum(acc)
+            if total >= bound { break }
+            j += rowsPerSum
+        }
+        return total
     }
 
     /// SAD of the w x h block at `src` against the one at `ref`; once the running sum reaches `bound` the
     /// partial sum is returned (the candidate cannot win).
     static func sad(_ src: UnsafePointer<UInt16>, _ srcStride: Int, _ ref: UnsafePointer<UInt16>, _ refStride: Int,
                     w: Int, h: Int, bound: Int32) -> Int32 {
-        var total: Int32 = 0
-        for j in 0..<h {
+        accumulate(h: h, bound: bound) { j, acc in
             let s = src + j * srcStride, r = ref + j * refStride
-            var acc = SIMD8<UInt16>()
             var i = 0
             while i < w {
                 acc &+= difference(load(s + i), load(r + i))
                 i += 8
             }
-            total &+= rowSum(acc)
-            if total >= bound { break }
         }
-        return total
     }
 
     /// SAD of the w x h block at `src` against a bilinear estimate of the reference at quarter-sample
@@ -42,10 +56,8 @@ enum H265Distortion {
         let w00 = SIMD8<UInt16>(repeating: UInt16((4 - fx) * (4 - fy))), w10 = SIMD8<UInt16>(repeating: UInt16(fx * (4 - fy)))
         let w01 = SIMD8<UInt16>(repeating: UInt16((4 - fx) * fy)), w11 = SIMD8<UInt16>(repeating: UInt16(fx * fy))
         let eight = SIMD8<UInt16>(repeating: 8)
-        var total: Int32 = 0
-        for j in 0..<h {
+        return accumulate(h: h, bound: bound) { j, acc in
             let s = src + j * srcStride, r = ref + j * refStride
-            var acc = SIMD8<UInt16>()
             var i = 0
             while i < w {
                 let p = (w00 &* load(r + i) &+ w10 &* load(r + i + 1) &+ w01 &* load(r + i + refStride)
@@ -53,10 +65,7 @@ enum H265Distortion {
                 acc &+= difference(load(s + i), p)
                 i += 8
             }
-            total &+= rowSum(acc)
-            if total >= bound { break }
         }
-        return total
     }
 
     /// SAD of the w x h block at `src` against the average of two bilinear estimates (see
@@ -72,19 +81,15 @@ enum H265Distortion {
         @inline(__always) func estimate(_ r: UnsafePointer<UInt16>, _ k: (SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>, SIMD8<UInt16>)) -> SIMD8<UInt16> {
             (k.0 &* load(r) &+ k.1 &* load(r + 1) &+ k.2 &* load(r + refStride) &+ k.3 &* load(r + refStride + 1) &+ eight) &>> 4
         }
-        var total: Int32 = 0
-        for j in 0..<h {
+        return accumulate(h: h, bound: .max) { j, acc in
             let s = src + j * srcStride, r0 = ref0 + j * refStride, r1 = ref1 + j * refStride
-            var acc = SIMD8<UInt16>()
             var i = 0
             while i < w {
                 let p = (estimate(r0 + i, a) &+ estimate(r1 + i, b) &+ 1) &>> 1
                 acc &+= difference(load(s + i), p)
                 i += 8
             }
-            total &+= rowSum(acc)
         }
-        return total
     }
 
     /// The sum of the magnitudes of the 4x4 Hadamard-transformed differences between the w x w block at

@@ -340,9 +340,21 @@ extension H265PictureCoder {
             ref.withUnsafeBufferPointer { r in
                 var total: Int32 = 0
                 let inside = x0 + ix >= 0 && y0 + iy >= 0 && x0 + ix + n + 1 <= width && y0 + iy + n + 1 <= height
-                if inside, n % 8 == 0, let s = src.baseAddress, let rb = r.baseAddress {
-                    return Int(H265Distortion.bilinearSAD(s + y0 * width + x0, width, rb + (y0 + iy) * width + x0 + ix, width,
-                                                          fx: Int(fx), fy: Int(fy), w: n, h: n, bound: bound))
+                if n % 8 == 0, let s = src.baseAddress, let rb = r.baseAddress {
+                    if inside {
+                        return Int(H265Distortion.bilinearSAD(s + y0 * width + x0, width, rb + (y0 + iy) * width + x0 + ix, width,
+                                                              fx: Int(fx), fy: Int(fy), w: n, h: n, bound: bound))
+                    }
+                    // Partly outside the picture: the (n + 1)² samples it reads, edge-replicated, in a window.
+                    let side = n + 1
+                    return withUnsafeTemporaryAllocation(of: UInt16.self, capacity: side * side) { window in
+                        guard let win = window.baseAddress else { return 0 }
+                        for j in 0..<side {
+                            let row = rb + min(max(y0 + iy + j, 0), height - 1) * width, windowRow = win + j * side
+                            for i in 0..<side { windowRow[i] = row[min(max(x0 + ix + i, 0), width - 1)] }
+                        }
+                        return Int(H265Distortion.bilinearSAD(s + y0 * width + x0, width, win, side, fx: Int(fx), fy: Int(fy), w: n, h: n, bound: bound))
+                    }
                 }
                 for j in 0..<n {
                     let row = (y0 + j) * width + x0
