@@ -521,7 +521,7 @@ struct H265PictureCoder {
         let useDST = intraCU && cIdx == 0 && log2 == 2
         var levels: [Int32]? = nil
         if !H265Transform.quantisesToZero(sumOfMagnitudes: sumOfMagnitudes, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU) {
-            H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST, into: quantised)
+            H265Transform.forward(residual, log2: log2, bitDepth: bitDepth, dst: useDST, into: quantised, scratch: blockScratch.transform)
             if H265Transform.quantise(quantised, count: count, log2: log2, qp: qp, bitDepth: bitDepth, intra: intraCU, into: quantised) {
                 levels = Array(UnsafeBufferPointer(start: quantised, count: count))
             }
@@ -533,7 +533,7 @@ struct H265PictureCoder {
             }
             coded.withUnsafeBufferPointer { c in
                 guard let base = c.baseAddress else { return }
-                H265Transform.inverse(base, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: rebuilt)
+                H265Transform.inverse(base, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: rebuilt, scratch: blockScratch.transform)
             }
         } else {
             for i in 0..<count { rebuilt[i] = 0 }

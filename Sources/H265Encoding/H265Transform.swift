@@ -46,57 +46,56 @@ enum H265Transform {
         c.withUnsafeBufferPointer { cc in
             r.withUnsafeMutableBufferPointer { rr in
                 guard let levels = cc.baseAddress, let residuals = rr.baseAddress else { return }
-                inverse(levels, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: residuals)
+                inverse(levels, log2: log2, qp: qp, bitDepth: bitDepth, dst: useDST, into: residuals, scratch: H265TransformScratch())
             }
         }
     }
 
     /// ``inverse(_:log2:qp:bitDepth:dst:into:)`` from N x N levels at `cc` into N x N residuals at `rr`.
-    static func inverse(_ cc: UnsafePointer<Int32>, log2: Int, qp: Int, bitDepth: Int, dst useDST: Bool, into rr: UnsafeMutablePointer<Int32>) {
+    static func inverse(_ cc: UnsafePointer<Int32>, log2: Int, qp: Int, bitDepth: Int, dst useDST: Bool, into rr: UnsafeMutablePointer<Int32>,
+                        scratch: H265TransformScratch) {
         let n = 1 << log2
         let bdShift = bitDepth + log2 - 5
         let scale = Int64(levelScale[qp % 6] << Int32(qp / 6))
         let add = Int64(1) << Int64(bdShift - 1)
         let shift2 = Int32(20 - bitDepth)
         let add2 = Int32(1) << (shift2 - 1)
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024 + 64) { scratch in
-            guard let base = scratch.baseAddress else { return }
-            let d = base, g = base + 1024, out = base + 2048 + 32, tmp = base + 2048 + 64
-            // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
-            var rows = 0, columns = 0
-            for k in 0..<n {
-                for x in 0..<n {
-                    let level = cc[k * n + x]
-                    if level == 0 { d[k * n + x] = 0; continue }
-                    d[k * n + x] = Int32(min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767))
-                    rows = k + 1
-                    columns = max(columns, x + 1)
-                }
+        let base = scratch.values
+        let d = base, g = base + 1024, out = base + 4096, tmp = base + 4096 + 32
+        // Scaled levels, and the extent of the nonzero ones: rows below `rows` and columns beyond `columns` are zero.
+        var rows = 0, columns = 0
+        for k in 0..<n {
+            for x in 0..<n {
+                let level = cc[k * n + x]
+                if level == 0 { d[k * n + x] = 0; continue }
+                d[k * n + x] = Int32(min(max((Int64(level) * scale * 16 + add) >> Int64(bdShift), -32768), 32767))
+                rows = k + 1
+                columns = max(columns, x + 1)
             }
-            if rows == 0 {
-                for i in 0..<(n * n) { rr[i] = 0 }
-                return
-            }
-            if n >= 8 && !useDST {
-                inverse8(d, rows: rows, columns: columns, n: n, shift2: shift2, into: rr, g: g)
-                return
-            }
-            flat32.withUnsafeBufferPointer { mp in
-                guard let m = mp.baseAddress else { return }
-                // Columns (vertical 1-D transforms), then clip to 16 bits; all-zero columns give zero.
-                for x in 0..<n {
-                    if x >= columns {
-                        for y in 0..<n { g[y * n + x] = 0 }
-                        continue
-                    }
-                    inverseLine(d + x, stride: n, n: n, nonZero: rows, dst: useDST, out: out, tmp: tmp, m: m)
-                    for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
+        }
+        if rows == 0 {
+            for i in 0..<(n * n) { rr[i] = 0 }
+            return
+        }
+        if n >= 8 && !useDST {
+            inverse8(d, rows: rows, columns: columns, n: n, shift2: shift2, into: rr, g: g, scratch: scratch)
+            return
+        }
+        flat32.withUnsafeBufferPointer { mp in
+            guard let m = mp.baseAddress else { return }
+            // Columns (vertical 1-D transforms), then clip to 16 bits; all-zero columns give zero.
+            for x in 0..<n {
+                if x >= columns {
+                    for y in 0..<n { g[y * n + x] = 0 }
+                    continue
                 }
-                // Rows.
-                for y in 0..<n {
-                    inverseLine(g + y * n, stride: 1, n: n, nonZero: n, dst: useDST, out: out, tmp: tmp, m: m)
-                    for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
-                }
+                inverseLine(d + x, stride: n, n: n, nonZero: rows, dst: useDST, out: out, tmp: tmp, m: m)
+                for y in 0..<n { g[y * n + x] = min(max((out[y] &+ 64) >> 7, -32768), 32767) }
+            }
+            // Rows.
+            for y in 0..<n {
+                inverseLine(g + y * n, stride: 1, n: n, nonZero: n, dst: useDST, out: out, tmp: tmp, m: m)
+                for x in 0..<n { rr[y * n + x] = (out[x] &+ add2) &>> shift2 }
             }
         }
     }
@@ -143,40 +142,36 @@ enum H265Transform {
     /// columns of the scaled levels `d` (nonzero within `rows` x `columns`), clipped into `g`, then the rows
     /// as the columns of g's transpose.
     private static func inverse8(_ d: UnsafeMutablePointer<Int32>, rows: Int, columns: Int, n: Int, shift2: Int32,
-                                 into r: UnsafeMutablePointer<Int32>, g: UnsafeMutablePointer<Int32>) {
-        withUnsafeTemporaryAllocation(of: SIMD8<Int32>.self, capacity: 32 + 32 + 64) { scratch in
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * 1024) { buffers in
-                guard let s = scratch.baseAddress, let b = buffers.baseAddress else { return }
-                let line = s, out = s + 32, tmp = s + 64
-                let gt = b, rt = b + 1024
-                flat32.withUnsafeBufferPointer { mp in
-                    guard let m = mp.baseAddress else { return }
-                    let low = SIMD8<Int32>(repeating: -32768), high = SIMD8<Int32>(repeating: 32767)
-                    let add = SIMD8<Int32>(repeating: 1 << (shift2 - 1))
-                    for c in stride(from: 0, to: n, by: 8) {
-                        if c >= columns {
-                            for k in 0..<n { for i in 0..<8 { g[k * n + c + i] = 0 } }
-                            continue
-                        }
-                        for k in 0..<rows { line[k] = UnsafeRawPointer(d + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
-                        inverseButterfly(line, stride: 1, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
-                        for k in 0..<n {
-                            let v = ((out[k] &+ 64) &>> 7).clamped(lowerBound: low, upperBound: high)
-                            UnsafeMutableRawPointer(g + k * n + c).storeBytes(of: v, as: SIMD8<Int32>.self)
-                        }
-                    }
-                    transpose(g, into: gt, n: n)
-                    // Columns at or beyond `columns` of g are zero: the rows' nonzero inputs end there.
-                    for c in stride(from: 0, to: n, by: 8) {
-                        for k in 0..<columns { line[k] = UnsafeRawPointer(gt + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
-                        inverseButterfly(line, stride: 1, n: n, nonZero: columns, out: out, tmp: tmp, m: m)
-                        for k in 0..<n {
-                            UnsafeMutableRawPointer(rt + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift2, as: SIMD8<Int32>.self)
-                        }
-                    }
-                    transpose(rt, into: r, n: n)
+                                 into r: UnsafeMutablePointer<Int32>, g: UnsafeMutablePointer<Int32>, scratch: H265TransformScratch) {
+        let s = scratch.lanes, b = scratch.values + 2048
+        let line = s, out = s + 32, tmp = s + 64
+        let gt = b, rt = b + 1024
+        flat32.withUnsafeBufferPointer { mp in
+            guard let m = mp.baseAddress else { return }
+            let low = SIMD8<Int32>(repeating: -32768), high = SIMD8<Int32>(repeating: 32767)
+            let add = SIMD8<Int32>(repeating: 1 << (shift2 - 1))
+            for c in stride(from: 0, to: n, by: 8) {
+                if c >= columns {
+                    for k in 0..<n { for i in 0..<8 { g[k * n + c + i] = 0 } }
+                    continue
+                }
+                for k in 0..<rows { line[k] = UnsafeRawPointer(d + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+                inverseButterfly(line, stride: 1, n: n, nonZero: rows, out: out, tmp: tmp, m: m)
+                for k in 0..<n {
+                    let v = ((out[k] &+ 64) &>> 7).clamped(lowerBound: low, upperBound: high)
+                    UnsafeMutableRawPointer(g + k * n + c).storeBytes(of: v, as: SIMD8<Int32>.self)
                 }
             }
+            transpose(g, into: gt, n: n)
+            // Columns at or beyond `columns` of g are zero: the rows' nonzero inputs end there.
+            for c in stride(from: 0, to: n, by: 8) {
+                for k in 0..<columns { line[k] = UnsafeRawPointer(gt + k * n + c).loadUnaligned(as: SIMD8<Int32>.self) }
+                inverseButterfly(line, stride: 1, n: n, nonZero: columns, out: out, tmp: tmp, m: m)
+                for k in 0..<n {
+                    UnsafeMutableRawPointer(rt + k * n + c).storeBytes(of: (out[k] &+ add) &>> shift2, as: SIMD8<Int32>.self)
+                }
+            }
+            transpose(rt, into: r, n: n)
         }
     }
 
@@ -245,57 +240,53 @@ enum H265Transform {
         r.withUnsafeBufferPointer { rr in
             result.withUnsafeMutableBufferPointer { o in
                 guard let residuals = rr.baseAddress, let coefficients = o.baseAddress else { return }
-                forward(residuals, log2: log2, bitDepth: bitDepth, dst: useDST, into: coefficients)
+                forward(residuals, log2: log2, bitDepth: bitDepth, dst: useDST, into: coefficients, scratch: H265TransformScratch())
             }
         }
         return result
     }
 
     /// ``forward(_:log2:bitDepth:dst:)`` from N x N residuals at `rr` into N x N coefficients at `o`.
-    static func forward(_ rr: UnsafePointer<Int32>, log2: Int, bitDepth: Int, dst useDST: Bool, into o: UnsafeMutablePointer<Int32>) {
+    static func forward(_ rr: UnsafePointer<Int32>, log2: Int, bitDepth: Int, dst useDST: Bool, into o: UnsafeMutablePointer<Int32>,
+                        scratch: H265TransformScratch) {
         let n = 1 << log2
-        if n >= 8 && !useDST { return forward8(rr, log2: log2, bitDepth: bitDepth, into: o) }
+        if n >= 8 && !useDST { return forward8(rr, log2: log2, bitDepth: bitDepth, into: o, scratch: scratch) }
         let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
         let add1 = Int32(1) << (shift1 - 1), add2 = Int32(1) << (shift2 - 1)
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 1024 + 128) { scratch in
-            guard let base = scratch.baseAddress else { return }
-            let t = base, line = base + 1024, out = base + 1024 + 32, tmp = base + 1024 + 64
-            flat32.withUnsafeBufferPointer { mp in
-                guard let m = mp.baseAddress else { return }
-                // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
-                for y in 0..<n {
-                    for i in 0..<n { line[i] = rr[y * n + i] }
-                    forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
-                    for k in 0..<n { t[y * n + k] = (out[k] &+ add1) &>> shift1 }
-                }
-                // Columns.
-                for x in 0..<n {
-                    for i in 0..<n { line[i] = t[i * n + x] }
-                    forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
-                    for k in 0..<n { o[k * n + x] = (out[k] &+ add2) &>> shift2 }
-                }
+        let base = scratch.values
+        let t = base, line = base + 4096, out = base + 4096 + 32, tmp = base + 4096 + 64
+        flat32.withUnsafeBufferPointer { mp in
+            guard let m = mp.baseAddress else { return }
+            // Rows: t[y][k] = Σ_x m[k][x] r[y][x], rounded by shift1.
+            for y in 0..<n {
+                for i in 0..<n { line[i] = rr[y * n + i] }
+                forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
+                for k in 0..<n { t[y * n + k] = (out[k] &+ add1) &>> shift1 }
+            }
+            // Columns.
+            for x in 0..<n {
+                for i in 0..<n { line[i] = t[i * n + x] }
+                forwardLine(line, n: n, dst: useDST, out: out, tmp: tmp, m: m)
+                for k in 0..<n { o[k * n + x] = (out[k] &+ add2) &>> shift2 }
             }
         }
     }
 
     /// ``forward(_:log2:bitDepth:dst:into:)`` for N >= 8 by columns of eight lanes: the rows are the columns of
     /// the transposed block, and the column pass runs on the transposed result.
-    private static func forward8(_ rr: UnsafePointer<Int32>, log2: Int, bitDepth: Int, into o: UnsafeMutablePointer<Int32>) {
+    private static func forward8(_ rr: UnsafePointer<Int32>, log2: Int, bitDepth: Int, into o: UnsafeMutablePointer<Int32>,
+                                 scratch: H265TransformScratch) {
         let n = 1 << log2
         let shift1 = Int32(log2 + bitDepth - 9), shift2 = Int32(log2 + 6)
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 3 * 1024) { buffers in
-            withUnsafeTemporaryAllocation(of: SIMD8<Int32>.self, capacity: 64 + 128) { scratch in
-                guard let base = buffers.baseAddress, let s = scratch.baseAddress else { return }
-                let xt = base, tt = base + 1024, t = base + 2048
-                flat32.withUnsafeBufferPointer { mp in
-                    guard let m = mp.baseAddress else { return }
-                    transpose(rr, into: xt, n: n)
-                    // Tᵀ = M · Xᵀ (the row pass), T, then Y = M · T (the column pass).
-                    forwardColumns(xt, into: tt, n: n, shift: shift1, scratch: s, m: m)
-                    transpose(tt, into: t, n: n)
-                    forwardColumns(t, into: o, n: n, shift: shift2, scratch: s, m: m)
-                }
-            }
+        let base = scratch.values, s = scratch.lanes
+        let xt = base, tt = base + 1024, t = base + 2048
+        flat32.withUnsafeBufferPointer { mp in
+            guard let m = mp.baseAddress else { return }
+            transpose(rr, into: xt, n: n)
+            // Tᵀ = M · Xᵀ (the row pass), T, then Y = M · T (the column pass).
+            forwardColumns(xt, into: tt, n: n, shift: shift1, scratch: s, m: m)
+            transpose(tt, into: t, n: n)
+            forwardColumns(t, into: o, n: n, shift: shift2, scratch: s, m: m)
         }
     }
 
@@ -364,4 +355,24 @@ extension SIMD8: TransformLane where Scalar == Int32 {
     func adding(_ other: SIMD8<Int32>) -> SIMD8<Int32> { self &+ other }
     func subtracting(_ other: SIMD8<Int32>) -> SIMD8<Int32> { self &- other }
     func scaled(by coefficient: Int32) -> SIMD8<Int32> { self &* coefficient }
+}
+
+/// Working memory of ``H265Transform``'s forward and inverse transforms up to 32x32, allocated once by its owner
+/// so that transforming a block allocates nothing (temporary allocations above 1 KiB, or aligned to 32 bytes as
+/// eight-lane vectors are, come from the heap).
+final class H265TransformScratch {
+    /// Four N x N blocks of values, then the lines of one 1-D transform.
+    let values: UnsafeMutablePointer<Int32>
+    /// Eight lines at a time: a line, its output and the butterflies' temporaries.
+    let lanes: UnsafeMutablePointer<SIMD8<Int32>>
+
+    init() {
+        values = .allocate(capacity: 4 * 1024 + 128)
+        lanes = .allocate(capacity: 64 + 128)
+    }
+
+    deinit {
+        values.deallocate()
+        lanes.deallocate()
+    }
 }
