@@ -110,6 +110,21 @@ var pps = H265PictureParameterSet()
 pps.loopFilterAcrossSlicesEnabledFlag = true
 pps.deblockingFilterControlPresentFlag = true
 
+/// Σ (a − b)² over two planes, in integers: exact, as the per-sample Double sum was (every partial sum is an integer
+/// far below 2^53), and a loop that vectorises.
+func squaredDifference(_ a: [UInt16], _ b: [UInt16]) -> Int {
+    a.withUnsafeBufferPointer { pa in
+        b.withUnsafeBufferPointer { pb in
+            var sum = 0
+            for i in 0..<min(pa.count, pb.count) {
+                let d = Int32(pa[i]) &- Int32(pb[i])
+                sum &+= Int(d &* d)
+            }
+            return sum
+        }
+    }
+}
+
 var encoder = H265PictureEncoder()
 var stream: [UInt8] = []
 for unit in [vps.nalUnit(), sps.nalUnit(), pps.nalUnit()] { stream += [0, 0, 0, 1] + unit }
@@ -141,7 +156,7 @@ for index in 0..<frameCount {
     do { coded = try encoder.encode(request) } catch { print("encode failed: \(error)"); exit(1) }
     seconds += cpuSeconds() - start
     for unit in coded.sliceNALUnits { stream += [0, 0, 0, 1] + unit }
-    for (a, b) in zip(coded.reconstruction.luma, source.luma) { let d = Double(Int(a) - Int(b)); squaredError += d * d }
+    squaredError += Double(squaredDifference(coded.reconstruction.luma, source.luma))
     previous = H265ReferencePicture(picture: coded.reconstruction, picOrderCnt: index)
     statistics.intraCUs += coded.statistics.intraCUs
     statistics.skippedCUs += coded.statistics.skippedCUs
