@@ -135,11 +135,18 @@ extension H265PictureCoder {
     mutating func codeInterCU(_ x0: Int, _ y0: Int, log2: Int, depth: Int, choice: InterChoice, skipCtx: Int) {
         let n = 1 << log2
         markCU(x0, y0, size: n, depth: depth, isIntra: false, isSkip: false)
-        // Prediction of the whole CU, then the residual tree on it.
+        // Prediction of the whole CU (into the previous CU's arrays), then the residual tree on it.
         interOrigin = (x0, y0, n)
-        interPrediction = [predictionCache.find(x0, y0, n: n, motion: choice.motion)?.luma ?? predict(x0, y0, w: n, h: n, motion: choice.motion, cIdx: 0),
-                           predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 1),
-                           predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 2)]
+        var planes = interPrediction
+        interPrediction = []
+        if let kept = predictionCache.find(x0, y0, n: n, motion: choice.motion) {
+            planes[0] = kept.luma
+        } else {
+            predict(x0, y0, w: n, h: n, motion: choice.motion, cIdx: 0, into: &planes[0])
+        }
+        predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 1, into: &planes[1])
+        predict(x0 >> 1, y0 >> 1, w: n >> 1, h: n >> 1, motion: choice.motion, cIdx: 2, into: &planes[2])
+        interPrediction = planes
         var tree = TransformNode()
         buildTransformTree(&tree, x0, y0, log2: log2, depth: 0, mode: 0, intraCU: false)
         for y in stride(from: y0, to: y0 + n, by: 4) {
@@ -191,13 +198,13 @@ extension H265PictureCoder {
 
     // MARK: Motion compensation
 
-    /// The prediction of a w x h block of plane cIdx at (x, y) (that plane's coordinates) with `motion`.
-    func predict(_ x: Int, _ y: Int, w: Int, h: Int, motion m: H265Motion, cIdx: Int) -> [Int32] {
-        var first: [Int32] = [], second: [Int32]? = nil
-        for list in 0..<2 where list == 0 ? m.predL0 : m.predL1 {
+    /// The prediction of a w x h block of plane cIdx at (x, y) (that plane's coordinates) with `motion`, into
+    /// `first` (its storage reused when it holds w · h samples already).
+    func predict(_ x: Int, _ y: Int, w: Int, h: Int, motion m: H265Motion, cIdx: Int, into first: inout [Int32]) {
+        if first.count != w * h { first = [Int32](repeating: 0, count: w * h) }
+        func interpolate(list: Int, into out: inout [Int32]) {
             let ref = references[list][Int(list == 0 ? m.refIdx0 : m.refIdx1)].picture
             let mvx = Int(list == 0 ? m.mv0x : m.mv1x), mvy = Int(list == 0 ? m.mv0y : m.mv1y)
-            var out = [Int32](repeating: 0, count: w * h)
             if cIdx == 0 {
                 H265MotionCompensation.predict(ref.luma, pw: width, ph: height, x: x + (mvx >> 2), y: y + (mvy >> 2), fx: mvx & 3, fy: mvy & 3,
                                                w: w, h: h, luma: true, bitDepth: bitDepth, into: &out)
@@ -205,17 +212,24 @@ extension H265PictureCoder {
                 H265MotionCompensation.predict(cIdx == 1 ? ref.cb : ref.cr, pw: width >> 1, ph: height >> 1, x: x + (mvx >> 3), y: y + (mvy >> 3),
                                                fx: mvx & 7, fy: mvy & 7, w: w, h: h, luma: false, bitDepth: bitDepth, into: &out)
             }
-            if first.isEmpty { first = out } else { second = out }
+        }
+        // The first list used predicts into `first`, a second one (bi-prediction) beside it.
+        var second: [Int32]? = nil
+        interpolate(list: m.predL0 ? 0 : 1, into: &first)
+        if m.predL0 && m.predL1 {
+            var other = [Int32](repeating: 0, count: w * h)
+            interpolate(list: 1, into: &other)
+            second = other
         }
         // The first list's intermediate samples become the result in place.
         H265MotionCompensation.weighted(&first, second, count: w * h, bitDepth: bitDepth)
-        return first
     }
 
     /// SATD of the luma prediction with `motion` against the source (kept in ``predictionCache``).
     mutating func lumaCost(_ x0: Int, _ y0: Int, n: Int, motion m: H265Motion) -> Int {
         if let kept = predictionCache.find(x0, y0, n: n, motion: m) { return kept.cost }
-        let pred = predict(x0, y0, w: n, h: n, motion: m, cIdx: 0)
+        var pred = predictionCache.takeOldestLuma()
+        predict(x0, y0, w: n, h: n, motion: m, cIdx: 0, into: &pred)
         let cost = satd(x0, y0, n: n, pred: pred)
         predictionCache.insert(x0, y0, n: n, motion: m, cost: cost, luma: pred)
         return cost

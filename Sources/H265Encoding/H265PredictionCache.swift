@@ -18,6 +18,14 @@ struct H265PredictionCache {
         return nil
     }
 
+    /// The luma of the entry that ``insert(_:_:n:motion:cost:luma:)`` replaces next, taken out of it, so that the
+    /// new prediction can be made in its storage.
+    mutating func takeOldestLuma() -> [Int32] {
+        let luma = entries[next].luma
+        entries[next].luma = []
+        return luma
+    }
+
     /// Keeps a prediction, in place of the oldest.
     mutating func insert(_ x: Int, _ y: Int, n: Int, motion: H265Motion, cost: Int, luma: [Int32]) {
         entries[next] = Entry(x: x, y: y, n: n, motion: motion, cost: cost, luma: luma)
