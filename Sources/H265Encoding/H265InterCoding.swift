@@ -21,6 +21,7 @@ extension H265PictureCoder {
         // Ranked by a bilinear SAD estimate (bi-predicted ones by their real prediction, unless both lists name
         // the same picture with the same vector, which predicts as one list does); the best two costed exactly.
         var ranked: [(index: Int, estimate: Double)] = []
+        ranked.reserveCapacity(merge.count)
         for (i, candidate) in merge.enumerated() where !merge[..<i].contains(where: { $0.sameMotion(candidate) }) {
             let estimate: Double
             if candidate.interDir == 3 && !isRepeatedList(candidate) {

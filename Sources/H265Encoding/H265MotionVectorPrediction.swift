@@ -56,6 +56,7 @@ extension H265PictureCoder {
     func mergeCandidates(_ xPb: Int, _ yPb: Int, size n: Int) -> [H265Motion] {
         let pb = (x: xPb, y: yPb)
         var list: [H265Motion] = []
+        list.reserveCapacity(5)  // at most five before MaxNumMergeCand trims it: one allocation, no regrowth
         let a1 = neighbourMotion(xPb - 1, yPb + n - 1, pb: pb, parallelMerge: true)
         let b1 = neighbourMotion(xPb + n - 1, yPb - 1, pb: pb, parallelMerge: true)
         let b0 = neighbourMotion(xPb + n, yPb - 1, pb: pb, parallelMerge: true)
@@ -157,6 +158,7 @@ extension H265PictureCoder {
             for m in bNeighbours { if b == nil, let m { b = scaledCandidate(m) } }
         }
         var list: [(Int32, Int32)] = []
+        list.reserveCapacity(2)
         if let a { list.append(a) }
         if let b, a.map({ $0 != b }) ?? true { list.append(b) }
         if list.count < 2, let t = temporalVector(xPb, yPb, n, n, refIdx: refIdx, list: x) { list.append(t) }
