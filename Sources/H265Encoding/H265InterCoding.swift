@@ -403,7 +403,7 @@ extension H265PictureCoder {
         let countP = (p.predL0 ? 1 : 0) + (p.predL1 ? 1 : 0), countQ = (q.predL0 ? 1 : 0) + (q.predL1 ? 1 : 0)
         guard countP == countQ else { return 1 }
         if countP == 1 { return uniStrength(p, q, refPocs: refPocs) }
-        func far(_ a: (Int32, Int32), _ b: (Int32, Int32)) -> Bool { abs(a.0 - b.0) >= 4 || abs(a.1 - b.1) >= 4 }
+        let far = farApart
         let p0 = refPocs[0][Int(p.refIdx0)], p1 = refPocs[1][Int(p.refIdx1)]
         let q0 = refPocs[0][Int(q.refIdx0)], q1 = refPocs[1][Int(q.refIdx1)]
         let pv0 = (p.mv0x, p.mv0y), pv1 = (p.mv1x, p.mv1y), qv0 = (q.mv0x, q.mv0y), qv1 = (q.mv1x, q.mv1y)
@@ -421,12 +421,14 @@ extension H265PictureCoder {
         return straight && crossed ? 1 : 0
     }
 
-    /// bS of two blocks predicted from one picture each (8.7.2.4): 1 for different pictures or vectors 4 or
-    /// more quarter samples apart in either component.
+    /// bS of two blocks predicted from one picture each (8.7.2.4): 1 for different pictures or vectors far apart.
     private static func uniStrength(_ p: H265Motion, _ q: H265Motion, refPocs: [[Int]]) -> Int {
         let pocP = p.predL0 ? refPocs[0][Int(p.refIdx0)] : refPocs[1][Int(p.refIdx1)]
         let pocQ = q.predL0 ? refPocs[0][Int(q.refIdx0)] : refPocs[1][Int(q.refIdx1)]
         let mvP = p.predL0 ? (p.mv0x, p.mv0y) : (p.mv1x, p.mv1y), mvQ = q.predL0 ? (q.mv0x, q.mv0y) : (q.mv1x, q.mv1y)
-        return pocP != pocQ || abs(mvP.0 - mvQ.0) >= 4 || abs(mvP.1 - mvQ.1) >= 4 ? 1 : 0
+        return pocP != pocQ || farApart(mvP, mvQ) ? 1 : 0
     }
+
+    /// Vectors 4 or more quarter samples apart in either component (8.7.2.4).
+    private static func farApart(_ a: (Int32, Int32), _ b: (Int32, Int32)) -> Bool { abs(a.0 - b.0) >= 4 || abs(a.1 - b.1) >= 4 }
 }

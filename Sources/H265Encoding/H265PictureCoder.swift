@@ -50,6 +50,7 @@ struct H265PictureCoder {
     var chosenIntraMode: Int?
     /// The luma predictions the mode decision has costed lately, reused when the CU is coded.
     var predictionCache = H265PredictionCache()
+    /// Working memory of ``codeBlock(_:_:log2:cIdx:mode:intraCU:)`` and its transforms.
     let blockScratch = H265BlockScratch()
     var statistics = H265CodingStatistics()
 
