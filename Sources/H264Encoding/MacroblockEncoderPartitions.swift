@@ -56,12 +56,28 @@ extension MacroblockEncoder {
         // instructions for P-only streams at +0.1 to +0.3% BD-rate; make roundtrip's pattern kept its PSNR to 1/64, lost 0.12 dB
         // Y when only the lower shape was refined).
         let closer = min(horizontal.total, vertical.total)
+        let wholeSample = SIMD2((Int(start.x) + 2) >> 2, (Int(start.y) + 2) >> 2)
         for wide in [true, false] where ctx.bPicturesFollow || (wide ? horizontal : vertical).total <= closer + closer >> 6 {
             let stage = wide ? horizontal : vertical
             guard stage.total < whole + whole >> refinementShift else { continue }
+            // A shape whose two partitions both stay at the 16x16 vector's whole-sample position can differ from it
+            // only in sub-sample parts: it is refined from that vector alone (`fromStart`), given up when partition 0
+            // keeps the vector, and not refined at all below a 16x16 cost of 200λ. On 12 frames of the 720p clip at
+            // QP 27, P only, such shapes took 46% of the refinements (16.5k of 36.0k) for 31% of the partitioned
+            // macroblocks (1,391 of 4,474) and 23% of the partitions' cost gains, half of those refinements below 200λ
+            // for a fifth of those gains; in `make roundtrip`'s pattern 72% of the refinements for 66 of 3,568
+            // partitioned macroblocks. Callgrind, those 12 frames: 1,818M → 1,722M instructions P only (−5.3%), 1,529M →
+            // 1,515M with B-pyramid; encoder table BD-rate against x264 veryfast +3.84% → +4.28% VID P, −0.84% → −0.45%
+            // VID B, +0.18% → +0.34% KristenAndSara P, −2.26% → −2.12% B; `make roundtrip` 430.3 → 430.7 kbit/s, Y 47.29 →
+            // 47.27, U 47.09 → 47.14, V 43.21 → 43.22 dB. Without the 200λ floor −4.3% instructions only; skipping these
+            // shapes altogether −6.3% but −0.05 dB Y in `make roundtrip`; refining only the better of two such shapes
+            // lost 0.05 to 0.09 dB Y there, refining from the vector every partition that stays at its position 0.11 dB Y.
+            let sameAsWhole = stage.i0.position == wholeSample && stage.i1.position == wholeSample
+            if sameAsWhole && limit < lambda * 200 { continue }
             let (x0, y0, w, h) = Self.partitionRect(wide: wide, part: 0), (x1, y1, _, _) = Self.partitionRect(wide: wide, part: 1)
             let mvp0 = stage.mvp0
-            let f0 = refinePartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, integer: stage.i0.position, start: start)
+            let f0 = refinePartition(ref, px: x0, py: y0, w: w, h: h, mvp: mvp0, integer: stage.i0.position, start: start, fromStart: sameAsWhole)
+            if sameAsWhole && f0.mv == start { continue }
             // Partition 1 is refined only when partition 0's cost plus an estimate of its own stays below the bound
             // (x264's early termination of 16x8 / 8x16), the estimate being 3/4 of its whole-sample cost scaled as partition
             // 0's was by refinement (the VID B row lost 0.5% BD-rate with the whole of it, nothing with 3/4).
@@ -69,7 +85,8 @@ extension MacroblockEncoder {
             guard lambda * (3 + refBits) + f0.cost + estimate1 < (best?.cost ?? limit) else { continue }
             let first = MotionVectorPrediction.Neighbour(available: true, refIdx: r, mv: f0.mv)
             let mvp1 = n.predict(wide: wide, part: 1, refIdx: r, first: first)
-            let f1 = refinePartition(ref, px: x1, py: y1, w: w, h: h, mvp: mvp1, integer: stage.i1.position, start: start)
+            let f1 = refinePartition(ref, px: x1, py: y1, w: w, h: h, mvp: mvp1, integer: stage.i1.position, start: start,
+                                     fromStart: sameAsWhole)
             let total = lambda * (3 + refBits) + f0.cost + f1.cost
             guard total < (best?.cost ?? limit) else { continue }
             let parts = (PartitionChoice(prediction: .l0, mv: SIMD4(f0.mv.x, f0.mv.y, 0, 0), mvp: SIMD4(mvp0.x, mvp0.y, 0, 0), refIdx: SIMD2(r, -1), cost: f0.cost),

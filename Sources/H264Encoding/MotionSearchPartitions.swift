@@ -99,9 +99,10 @@ extension MacroblockEncoder {
     }
 
     /// The sub-sample stage: from the whole-sample `integer` position (and `start`, the 16x16 vector, with its
-    /// sub-sample part), half then quarter samples on SATD + λ·(mvd bits against `mvp`).
+    /// sub-sample part), half then quarter samples on SATD + λ·(mvd bits against `mvp`). `fromStart`: from `start`
+    /// alone, one quarter-sample diamond (for a partition whose whole-sample search stayed at `start`'s position).
     func refinePartition(_ ref: ReferencePlanes, px: Int, py: Int, w: Int, h: Int, mvp: SIMD2<Int16>,
-                         integer: SIMD2<Int>, start: SIMD2<Int16>) -> SearchResult {
+                         integer: SIMD2<Int>, start: SIMD2<Int16>, fromStart: Bool = false) -> SearchResult {
         let bx = 16 * mbx + px, by = 16 * mby + py
         let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
         let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
@@ -129,16 +130,16 @@ extension MacroblockEncoder {
             }
             return (Self.partitionSATD(src, ss, s.candY, 16, w: w, h: h, stoppingAt: limit) + mvCost, bits)
         }
-        var qx = 4 * bestX, qy = 4 * bestY
-        var (best, bestBits) = subCost(qx, qy, below: .max)
         // the first start (the 16x16 vector) keeps its sub-sample part
         let sx = Int(start.x), sy = Int(start.y)
-        if (sx != qx || sy != qy) && (sx >> 2) >= loX && (sx >> 2) <= hiX && (sy >> 2) >= loY && (sy >> 2) <= hiY {
+        var qx = fromStart ? sx : 4 * bestX, qy = fromStart ? sy : 4 * bestY
+        var (best, bestBits) = subCost(qx, qy, below: .max)
+        if !fromStart && (sx != qx || sy != qy) && (sx >> 2) >= loX && (sx >> 2) <= hiX && (sy >> 2) >= loY && (sy >> 2) <= hiY {
             let (c, bits) = subCost(sx, sy, below: best)
             if c < best { best = c; bestBits = bits; qx = sx; qy = sy }
         }
         // half samples: the 8 neighbours; quarter samples: a diamond, again if it moved
-        do {
+        if !fromStart {
             let cx = qx, cy = qy
             for dy in -1...1 {
                 for dx in -1...1 where dx != 0 || dy != 0 {
@@ -148,7 +149,7 @@ extension MacroblockEncoder {
             }
         }
         var came = -1
-        for _ in 0..<2 {
+        for _ in 0..<(fromStart ? 1 : 2) {
             let cx = qx, cy = qy
             var moved = -1
             for k in 0..<4 where k != came {
