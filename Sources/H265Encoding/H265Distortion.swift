@@ -93,36 +93,40 @@ enum H265Distortion {
     }
 
     /// The sum of the magnitudes of the 4x4 Hadamard-transformed differences between the w x w block at
-    /// `src` and the prediction `pred` (raster, stride w), w a multiple of 8 (SATD is half of it): two 4x4
-    /// blocks side by side per vector.
+    /// `src` and the prediction `pred` (raster, stride w; sample values), w a multiple of 8 (SATD is half of
+    /// it): two 4x4 blocks side by side per vector.
     /// The vertical butterflies run lane-wise; of the horizontal ones only the first is computed, since the
     /// last stage's |x + y| + |x − y| is 2 · max(|x|, |y|).
+    /// At 8 or 10 bits every step fits 16-bit lanes: a difference is within ±1023, a lane after the vertical
+    /// butterflies within ±4092, after the horizontal one 0...16368, and a lane's four such (below 2^16, unsigned)
+    /// are widened before they are summed; one vector holds what two 32-bit ones would, and pmaxsw is SSE2.
     static func hadamardSum(_ src: UnsafePointer<UInt16>, _ srcStride: Int, _ pred: UnsafePointer<Int32>, w: Int) -> Int32 {
-        var acc = SIMD8<Int32>()
+        var acc = SIMD8<UInt32>()
         for by in stride(from: 0, to: w, by: 4) {
             for bx in stride(from: 0, to: w, by: 8) {
-                @inline(__always) func row(_ j: Int) -> SIMD8<Int32> {
-                    SIMD8<Int32>(truncatingIfNeeded: load(src + (by + j) * srcStride + bx))
-                        &- UnsafeRawPointer(pred + (by + j) * w + bx).loadUnaligned(as: SIMD8<Int32>.self)
+                @inline(__always) func row(_ j: Int) -> SIMD8<Int16> {
+                    SIMD8<Int16>(truncatingIfNeeded: load(src + (by + j) * srcStride + bx))
+                        &- SIMD8<Int16>(truncatingIfNeeded: UnsafeRawPointer(pred + (by + j) * w + bx).loadUnaligned(as: SIMD8<Int32>.self))
                 }
                 let d0 = row(0), d1 = row(1), d2 = row(2), d3 = row(3)
                 let a0 = d0 &+ d3, a1 = d1 &+ d2, a2 = d1 &- d2, a3 = d0 &- d3
-                acc &+= horizontal(a0 &+ a1) &+ horizontal(a3 &+ a2) &+ horizontal(a0 &- a1) &+ horizontal(a3 &- a2)
+                let four = horizontal(a0 &+ a1) &+ horizontal(a3 &+ a2) &+ horizontal(a0 &- a1) &+ horizontal(a3 &- a2)
+                acc &+= SIMD8<UInt32>(truncatingIfNeeded: SIMD8<UInt16>(truncatingIfNeeded: four))
             }
         }
         // The lanes hold every block's sum twice over.
-        return acc.wrappedSum() / 2
+        return Int32(acc.wrappedSum()) / 2
     }
 
     /// Per group of 4 lanes v0...v3: |v0 ± v3| and |v1 ± v2|, the larger of each pair in every lane of the group
     /// (the lanes sum to twice the group's transformed magnitudes).
-    @inline(__always) static func horizontal(_ v: SIMD8<Int32>) -> SIMD8<Int32> {
-        let reversed = SIMD8<Int32>(v[3], v[2], v[1], v[0], v[7], v[6], v[5], v[4])
+    @inline(__always) static func horizontal(_ v: SIMD8<Int16>) -> SIMD8<Int16> {
+        let reversed = SIMD8<Int16>(v[3], v[2], v[1], v[0], v[7], v[6], v[5], v[4])
         let s = magnitude(v &+ reversed), d = magnitude(v &- reversed)
-        let sSwapped = SIMD8<Int32>(s[1], s[0], s[3], s[2], s[5], s[4], s[7], s[6])
-        let dSwapped = SIMD8<Int32>(d[1], d[0], d[3], d[2], d[5], d[4], d[7], d[6])
+        let sSwapped = SIMD8<Int16>(s[1], s[0], s[3], s[2], s[5], s[4], s[7], s[6])
+        let dSwapped = SIMD8<Int16>(d[1], d[0], d[3], d[2], d[5], d[4], d[7], d[6])
         return pointwiseMax(s, sSwapped) &+ pointwiseMax(d, dSwapped)
     }
 
-    @inline(__always) static func magnitude(_ v: SIMD8<Int32>) -> SIMD8<Int32> { (v ^ (v &>> 31)) &- (v &>> 31) }
+    @inline(__always) static func magnitude(_ v: SIMD8<Int16>) -> SIMD8<Int16> { (v ^ (v &>> 15)) &- (v &>> 15) }
 }
