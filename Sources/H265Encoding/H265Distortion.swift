@@ -43,15 +43,22 @@ enum H265Distortion {
             var i = 0
             while i < w {
                 acc &+= difference(load(s + i), load(r + i))
-                i += 8
+                i &+= 8
             }
         }
     }
 
     /// SAD of the w x h block at `src` against a bilinear estimate of the reference at quarter-sample
     /// fraction (fx, fy) from `ref` (its integer position; one more column and row are read).
+    /// A zero fraction's taps weigh 0: with both zero the estimate is the reference itself (``sad``), with one
+    /// zero it is the two-tap ``linearSAD`` along the other; the same sums, without the products by 0.
     static func bilinearSAD(_ src: UnsafePointer<UInt16>, _ srcStride: Int, _ ref: UnsafePointer<UInt16>, _ refStride: Int,
                             fx: Int, fy: Int, w: Int, h: Int, bound: Int32) -> Int32 {
+        if fy == 0 {
+            if fx == 0 { return sad(src, srcStride, ref, refStride, w: w, h: h, bound: bound) }
+            return linearSAD(src, srcStride, ref, refStride, next: 1, fraction: fx, w: w, h: h, bound: bound)
+        }
+        if fx == 0 { return linearSAD(src, srcStride, ref, refStride, next: refStride, fraction: fy, w: w, h: h, bound: bound) }
         // The four weights sum to 16: no weighted sum of samples below 2^12 leaves 16 bits.
         let w00 = SIMD8<UInt16>(repeating: UInt16((4 - fx) * (4 - fy))), w10 = SIMD8<UInt16>(repeating: UInt16(fx * (4 - fy)))
         let w01 = SIMD8<UInt16>(repeating: UInt16((4 - fx) * fy)), w11 = SIMD8<UInt16>(repeating: UInt16(fx * fy))
@@ -63,7 +70,24 @@ enum H265Distortion {
                 let p = (w00 &* load(r + i) &+ w10 &* load(r + i + 1) &+ w01 &* load(r + i + refStride)
                          &+ w11 &* load(r + i + refStride + 1) &+ eight) &>> 4
                 acc &+= difference(load(s + i), p)
-                i += 8
+                i &+= 8
+            }
+        }
+    }
+
+    /// ``bilinearSAD(_:_:_:_:fx:fy:w:h:bound:)`` with one fraction zero: the estimate from the samples at `ref`
+    /// and `next` samples on, weighted 4 · (4 − fraction) and 4 · fraction (the bilinear weights whose
+    /// partners weigh 0), rounded by 8 and shifted by 4 as there.
+    private static func linearSAD(_ src: UnsafePointer<UInt16>, _ srcStride: Int, _ ref: UnsafePointer<UInt16>, _ refStride: Int,
+                                  next: Int, fraction: Int, w: Int, h: Int, bound: Int32) -> Int32 {
+        let w0 = SIMD8<UInt16>(repeating: UInt16(4 * (4 - fraction))), w1 = SIMD8<UInt16>(repeating: UInt16(4 * fraction))
+        let eight = SIMD8<UInt16>(repeating: 8)
+        return accumulate(h: h, bound: bound) { j, acc in
+            let s = src + j * srcStride, r = ref + j * refStride
+            var i = 0
+            while i < w {
+                acc &+= difference(load(s + i), (w0 &* load(r + i) &+ w1 &* load(r + i + next) &+ eight) &>> 4)
+                i &+= 8
             }
         }
     }
