@@ -12,7 +12,13 @@ enum H265Distortion {
 
     /// The sum of the lanes.
     @inline(__always) static func rowSum(_ v: SIMD8<UInt16>) -> Int32 {
-        Int32(SIMD8<UInt32>(truncatingIfNeeded: v).wrappedSum())
+        Int32(widened(v).wrappedSum())
+    }
+
+    /// The lanes zero-extended to 32 bits: written out so that it inlines (punpcklwd, punpckhwd), where the
+    /// generic `SIMD8(truncatingIfNeeded:)` stays a call that spills the caller's vectors.
+    @inline(__always) static func widened(_ v: SIMD8<UInt16>) -> SIMD8<UInt32> {
+        SIMD8<UInt32>(UInt32(v[0]), UInt32(v[1]), UInt32(v[2]), UInt32(v[3]), UInt32(v[4]), UInt32(v[5]), UInt32(v[6]), UInt32(v[7]))
     }
 
     /// Rows whose differences share the 16-bit lanes before they are summed and the bound checked: with w ≤ 64, a
@@ -129,17 +135,25 @@ enum H265Distortion {
         for by in stride(from: 0, to: w, by: 4) {
             for bx in stride(from: 0, to: w, by: 8) {
                 @inline(__always) func row(_ j: Int) -> SIMD8<Int16> {
-                    SIMD8<Int16>(truncatingIfNeeded: load(src + (by + j) * srcStride + bx))
-                        &- SIMD8<Int16>(truncatingIfNeeded: UnsafeRawPointer(pred + (by + j) * w + bx).loadUnaligned(as: SIMD8<Int32>.self))
+                    SIMD8<Int16>(truncatingIfNeeded: load(src + (by + j) * srcStride + bx)) &- narrowed(pred + (by + j) * w + bx)
                 }
                 let d0 = row(0), d1 = row(1), d2 = row(2), d3 = row(3)
                 let a0 = d0 &+ d3, a1 = d1 &+ d2, a2 = d1 &- d2, a3 = d0 &- d3
                 let four = horizontal(a0 &+ a1) &+ horizontal(a3 &+ a2) &+ horizontal(a0 &- a1) &+ horizontal(a3 &- a2)
-                acc &+= SIMD8<UInt32>(truncatingIfNeeded: SIMD8<UInt16>(truncatingIfNeeded: four))
+                acc &+= widened(SIMD8<UInt16>(truncatingIfNeeded: four))
             }
         }
         // The lanes hold every block's sum twice over.
         return Int32(acc.wrappedSum()) / 2
+    }
+
+    /// The eight Int32 at `p` truncated to 16 bits, lane by lane: written out so that it inlines (pslld, psrad,
+    /// packssdw), where the generic `SIMD8(truncatingIfNeeded:)` stays a call that spills the loop's vectors.
+    @inline(__always) static func narrowed(_ p: UnsafePointer<Int32>) -> SIMD8<Int16> {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int32>.self)
+        return SIMD8<Int16>(Int16(truncatingIfNeeded: v[0]), Int16(truncatingIfNeeded: v[1]), Int16(truncatingIfNeeded: v[2]),
+                            Int16(truncatingIfNeeded: v[3]), Int16(truncatingIfNeeded: v[4]), Int16(truncatingIfNeeded: v[5]),
+                            Int16(truncatingIfNeeded: v[6]), Int16(truncatingIfNeeded: v[7]))
     }
 
     /// Per group of 4 lanes v0...v3: |v0 ± v3| and |v1 ± v2|, the larger of each pair in every lane of the group
