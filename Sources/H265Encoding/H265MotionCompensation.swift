@@ -36,12 +36,29 @@ enum H265MotionCompensation {
         /// −6120...22440 for every phase of fL and fC (Tables 8-11, 8-12), so 16-bit wrapping products and sums
         /// (pmullw, paddw) give it exactly, where 32-bit lanes need an emulated multiply on SSE2.
         @inline(__always) func apply8Of8Bit(_ s: UnsafePointer<UInt16>, _ step: Int, luma: Bool) -> SIMD8<Int32> {
+            SIMD8<Int32>(truncatingIfNeeded: sum8Of8Bit(s, step, luma: luma))
+        }
+
+        /// `apply8Of8Bit` before it is widened: the sums in their 16-bit lanes.
+        @inline(__always) func sum8Of8Bit(_ s: UnsafePointer<UInt16>, _ step: Int, luma: Bool) -> SIMD8<Int16> {
             @inline(__always) func tap(_ k: Int, _ f: Int32) -> SIMD8<Int16> {
                 SIMD8<Int16>(truncatingIfNeeded: UnsafeRawPointer(s + k * step).loadUnaligned(as: SIMD8<UInt16>.self)) &* Int16(truncatingIfNeeded: f)
             }
             var sum = tap(0, f0) &+ tap(1, f1) &+ tap(2, f2) &+ tap(3, f3)
             if luma { sum &+= tap(4, f4) &+ tap(5, f5) &+ tap(6, f6) &+ tap(7, f7) }
-            return SIMD8<Int32>(truncatingIfNeeded: sum)
+            return sum
+        }
+
+        /// The same sum over first-stage sums kept in 16 bits (``sum8Of8Bit``). The shifts change no tap but tell
+        /// LLVM that both factors fit 16 bits: each product is pmullw and pmulhw, not SSE2's emulated 32-bit multiply.
+        @inline(__always) func apply8(_ s: UnsafePointer<Int16>, _ step: Int, luma: Bool) -> SIMD8<Int32> {
+            @inline(__always) func tap(_ k: Int, _ f: Int32) -> SIMD8<Int32> {
+                SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(s + k * step).loadUnaligned(as: SIMD8<Int16>.self))
+                    &* ((SIMD8<Int32>(repeating: f) &<< 17) &>> 17)
+            }
+            var sum = tap(0, f0) &+ tap(1, f1) &+ tap(2, f2) &+ tap(3, f3)
+            if luma { sum &+= tap(4, f4) &+ tap(5, f5) &+ tap(6, f6) &+ tap(7, f7) }
+            return sum
         }
 
         @inline(__always) func apply8(_ s: UnsafePointer<Int32>, _ step: Int, luma: Bool) -> SIMD8<Int32> {
@@ -172,6 +189,22 @@ enum H265MotionCompensation {
             for j in 0..<h {
                 let row = win + j * bw + half
                 for i in stride(from: 0, to: w, by: 8) { store(filtered(fY, row + i, bw), o + j * w + i) }
+            }
+            return
+        }
+        if eightBit {
+            // The first stage's sums kept in 16 bits for the second stage's 16-bit products.
+            withUnsafeTemporaryAllocation(of: Int16.self, capacity: bh * w) { temp in
+                guard let t = temp.baseAddress else { return }
+                for r in 0..<bh {
+                    let row = win + r * bw
+                    for i in stride(from: 0, to: w, by: 8) {
+                        UnsafeMutableRawPointer(t + r * w + i).storeBytes(of: fX.sum8Of8Bit(row + i, 1, luma: luma), as: SIMD8<Int16>.self)
+                    }
+                }
+                for j in 0..<h {
+                    for i in stride(from: 0, to: w, by: 8) { store(fY.apply8(UnsafePointer(t + j * w + i), w, luma: luma) &>> 6, o + j * w + i) }
+                }
             }
             return
         }

@@ -34,8 +34,9 @@ struct H265SAODecision {
         0.85 * H265PictureCoder.twoToTheSixth(2 * (sliceQP - 12)) * Double(1 << (2 * (bitDepth - 8)))
     }
 
-    /// Gathers the statistics of one CTB's block of a plane, classifying samples exactly as the filter does: in
-    /// one pass over the block, every edge class at once (the neighbours of inner samples are all in the CTB).
+    /// Gathers the statistics of one CTB's block of a plane, classifying samples exactly as the filter does
+    /// (8.7.3.2): the bands in one pass over the block, then every edge class at once in one pass over the samples
+    /// whose neighbours can all be read, eight at a time.
     static func statistics(source: UnsafeBufferPointer<UInt16>, deblocked p: UnsafeBufferPointer<UInt16>,
                            region r: H265SampleAdaptiveOffset.Region, mask: UInt16, bitDepth: Int) -> Statistics {
         let bandShift = bitDepth - 5
@@ -50,25 +51,52 @@ struct H265SAODecision {
             acc.initialize(repeating: 0)
             guard let count = acc.baseAddress else { return Statistics() }
             let sum = count + 20, bandCount = count + 40, bandSum = count + 72
+            @inline(__always) func addEdge(_ e: Int, _ d: Int) { count[e] &+= 1; sum[e] &+= d }
             for y in r.y0..<r.y1 {
                 let row = y * w
-                let innerRow = y >= inner.y0 && y < inner.y1
                 for x in r.x0..<r.x1 {
                     let i = row + x
-                    let a = Int32(p[i])
-                    let d = Int(source[i]) - Int(a)
-                    let band = Int(a) >> bandShift
+                    let band = Int(p[i]) >> bandShift
                     bandCount[band] &+= 1
-                    bandSum[band] &+= d
-                    if innerRow && x >= inner.x0 && x < inner.x1 {
-                        let e0 = 2 + sign(a, p[i - 1]) + sign(a, p[i + 1])
-                        let e1 = 7 + sign(a, p[i - w]) + sign(a, p[i + w])
-                        let e2 = 12 + sign(a, p[i - w - 1]) + sign(a, p[i + w + 1])
-                        let e3 = 17 + sign(a, p[i - w + 1]) + sign(a, p[i + w - 1])
-                        count[e0] &+= 1; sum[e0] &+= d
-                        count[e1] &+= 1; sum[e1] &+= d
-                        count[e2] &+= 1; sum[e2] &+= d
-                        count[e3] &+= 1; sum[e3] &+= d
+                    bandSum[band] &+= Int(source[i]) - Int(p[i])
+                }
+            }
+            if let sourceBase = source.baseAddress, let deblockedBase = p.baseAddress, inner.x0 < inner.x1 {
+                for y in inner.y0..<max(inner.y0, inner.y1) {
+                    let row = y * w
+                    var x = inner.x0
+                    // Eight samples at a time: their edgeIdx (8-255 to 8-257) per class in 16-bit lanes (samples and
+                    // differences fit), then added up lane by lane.
+                    while x + 8 <= inner.x1 {
+                        let i = row + x
+                        @inline(__always) func at(_ k: Int) -> SIMD8<Int16> {
+                            UnsafeRawPointer(deblockedBase + i + k).loadUnaligned(as: SIMD8<Int16>.self)
+                        }
+                        let a = at(0)
+                        @inline(__always) func signs(_ k: Int) -> SIMD8<Int16> {
+                            let b = at(k), zero = SIMD8<Int16>()
+                            return zero.replacing(with: 1, where: a .> b) &- zero.replacing(with: 1, where: a .< b)
+                        }
+                        let d = UnsafeRawPointer(sourceBase + i).loadUnaligned(as: SIMD8<Int16>.self) &- a
+                        let e0 = signs(-1) &+ signs(1) &+ 2, e1 = signs(-w) &+ signs(w) &+ 7
+                        let e2 = signs(-w - 1) &+ signs(w + 1) &+ 12, e3 = signs(-w + 1) &+ signs(w - 1) &+ 17
+                        for lane in 0..<8 {
+                            let difference = Int(d[lane])
+                            addEdge(Int(e0[lane]), difference)
+                            addEdge(Int(e1[lane]), difference)
+                            addEdge(Int(e2[lane]), difference)
+                            addEdge(Int(e3[lane]), difference)
+                        }
+                        x += 8
+                    }
+                    for x in x..<inner.x1 {
+                        let i = row + x
+                        let a = Int32(p[i])
+                        let d = Int(source[i]) - Int(a)
+                        addEdge(2 + sign(a, p[i - 1]) + sign(a, p[i + 1]), d)
+                        addEdge(7 + sign(a, p[i - w]) + sign(a, p[i + w]), d)
+                        addEdge(12 + sign(a, p[i - w - 1]) + sign(a, p[i + w + 1]), d)
+                        addEdge(17 + sign(a, p[i - w + 1]) + sign(a, p[i + w - 1]), d)
                     }
                 }
             }
