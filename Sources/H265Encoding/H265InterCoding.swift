@@ -364,10 +364,7 @@ extension H265PictureCoder {
                     let side = n + 1
                     return withUnsafeTemporaryAllocation(of: UInt16.self, capacity: side * side) { window in
                         guard let win = window.baseAddress else { return 0 }
-                        for j in 0..<side {
-                            let row = rb + min(max(y0 + iy + j, 0), height - 1) * width, windowRow = win + j * side
-                            for i in 0..<side { windowRow[i] = row[min(max(x0 + ix + i, 0), width - 1)] }
-                        }
+                        H265MotionCompensation.copyEdgeReplicated(rb, pw: width, ph: height, x0: x0 + ix, y0: y0 + iy, w: side, h: side, into: win)
                         return Int(H265Distortion.bilinearSAD(s + y0 * width + x0, width, win, side, fx: Int(fx), fy: Int(fy), w: n, h: n, bound: bound))
                     }
                 }
@@ -403,7 +400,6 @@ extension H265PictureCoder {
         let countP = (p.predL0 ? 1 : 0) + (p.predL1 ? 1 : 0), countQ = (q.predL0 ? 1 : 0) + (q.predL1 ? 1 : 0)
         guard countP == countQ else { return 1 }
         if countP == 1 { return uniStrength(p, q, refPocs: refPocs) }
-        let far = farApart
         let p0 = refPocs[0][Int(p.refIdx0)], p1 = refPocs[1][Int(p.refIdx1)]
         let q0 = refPocs[0][Int(q.refIdx0)], q1 = refPocs[1][Int(q.refIdx1)]
         let pv0 = (p.mv0x, p.mv0y), pv1 = (p.mv1x, p.mv1y), qv0 = (q.mv0x, q.mv0y), qv1 = (q.mv1x, q.mv1y)
@@ -413,11 +409,11 @@ extension H265PictureCoder {
             // Two different pictures: compare the vectors of the same picture.
             let m0 = q0 == p0 ? qv0 : qv1
             let m1 = q0 == p0 ? qv1 : qv0
-            return far(pv0, m0) || far(pv1, m1) ? 1 : 0
+            return farApart(pv0, m0) || farApart(pv1, m1) ? 1 : 0
         }
         // Both vectors of each block name the same picture.
-        let straight = far(pv0, qv0) || far(pv1, qv1)
-        let crossed = far(pv0, qv1) || far(pv1, qv0)
+        let straight = farApart(pv0, qv0) || farApart(pv1, qv1)
+        let crossed = farApart(pv0, qv1) || farApart(pv1, qv0)
         return straight && crossed ? 1 : 0
     }
 

@@ -82,6 +82,16 @@ enum H265MotionCompensation {
         UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Int32>.self)
     }
 
+    /// Copies the w x h samples of a pw x ph plane from (x0, y0) into `window` (stride w), a position outside the plane
+    /// taking the nearest edge sample (8-228, 8-229): the samples a filter reads where its block leaves the picture.
+    static func copyEdgeReplicated(_ plane: UnsafePointer<UInt16>, pw: Int, ph: Int, x0: Int, y0: Int, w: Int, h: Int,
+                                   into window: UnsafeMutablePointer<UInt16>) {
+        for j in 0..<h {
+            let row = plane + min(max(y0 + j, 0), ph - 1) * pw, windowRow = window + j * w
+            for i in 0..<w { windowRow[i] = row[min(max(x0 + i, 0), pw - 1)] }
+        }
+    }
+
     /// The intermediate prediction (14-bit) of a w x h block of `plane` (pw x ph) at integer position
     /// (x, y) plus fraction (fx, fy) in units of 1/4 (luma, `taps` 8) or 1/8 (chroma, `taps` 4). Samples
     /// outside the plane are the nearest edge samples (8-228, 8-229).
@@ -102,10 +112,7 @@ enum H265MotionCompensation {
                 }
                 withUnsafeTemporaryAllocation(of: UInt16.self, capacity: bw * bh) { window in
                     guard let win = window.baseAddress else { return }
-                    for j in 0..<bh {
-                        let row = min(max(y0 + j, 0), ph - 1) * pw
-                        for i in 0..<bw { win[j * bw + i] = p[row + min(max(x0 + i, 0), pw - 1)] }
-                    }
+                    copyEdgeReplicated(pBase, pw: pw, ph: ph, x0: x0, y0: y0, w: bw, h: bh, into: win)
                     interpolate(win, stride: bw, fx: fx, fy: fy, w: w, h: h, luma: luma, bitDepth: bitDepth, into: oBase)
                 }
             }
