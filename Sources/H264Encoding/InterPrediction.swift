@@ -53,20 +53,24 @@ enum InterPrediction {
     /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded (fits Int16), as
     /// even and odd columns.
     @inline(__always) static func tap6x16(_ p: UnsafePointer<UInt8>, _ step: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-        let e = split(p - 2 * step), f = split(p - step), g = split(p), h = split(p + step), i = split(p + 2 * step), j = split(p + 3 * step)
+        let e = split(p - 2 &* step), f = split(p - step), g = split(p), h = split(p + step), i = split(p + 2 &* step), j = split(p + 3 &* step)
         return ((e.even &+ j.even) &- 5 &* (f.even &+ i.even) &+ 20 &* (g.even &+ h.even),
                 (e.odd &+ j.odd) &- 5 &* (f.odd &+ i.odd) &+ 20 &* (g.odd &+ h.odd))
     }
 
-    /// ``tap6x16(_:_:)`` along a row: the samples at odd offsets are the other lanes of those at even
-    /// ones, so four loads serve the six taps (overlapping loads would be assembled lane by lane).
-    @inline(__always) static func tap6x16Horizontal(_ p: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-        let m2 = split(p - 2), c0 = split(p), p2 = split(p + 2), p4 = split(p + 4).even
-        @inline(__always) func tap(_ e: SIMD8<Int16>, _ f: SIMD8<Int16>, _ g: SIMD8<Int16>, _ h: SIMD8<Int16>, _ i: SIMD8<Int16>,
-                                   _ j: SIMD8<Int16>) -> SIMD8<Int16> {
-            (e &+ j) &- 5 &* (f &+ i) &+ 20 &* (g &+ h)
+    /// One row of b (8.4.2.2.1): ``tap6x16(_:_:)`` along the row over the columns `columns`, 16 at a time
+    /// (``ColumnSteps``), rounded into `rounded` and unrounded into `b1` (per step its 8 even then 8 odd columns).
+    /// `step` is 1, passed to a function that is not inlined so that it is no constant to the optimiser: with a step
+    /// of 1 known, LLVM assembles the six overlapping loads of each step lane by lane (pextrw, pinsrw; 73
+    /// instructions a step against 66).
+    @inline(never) static func filterRowB(_ src: UnsafePointer<UInt8>, step: Int, columns: Range<Int>,
+                                          rounded: UnsafeMutablePointer<UInt8>, b1: UnsafeMutablePointer<Int16>) {
+        for (x, k) in ColumnSteps(columns.lowerBound, columns.upperBound) {
+            let v = tap6x16(src + x, step)
+            UnsafeMutableRawPointer(b1 + 16 &* k).storeBytes(of: v.even, as: SIMD8<Int16>.self)
+            UnsafeMutableRawPointer(b1 + (16 &* k &+ 8)).storeBytes(of: v.odd, as: SIMD8<Int16>.self)
+            storeRounded(v, rounded + x)
         }
-        return (tap(m2.even, m2.odd, c0.even, c0.odd, p2.even, p2.odd), tap(m2.odd, c0.even, c0.odd, p2.even, p2.odd, p4))
     }
 
     /// Stores Clip1((v + 16) >> 5) of even and odd columns as 16 interleaved samples.
@@ -96,15 +100,7 @@ enum InterPrediction {
         // reach both a padding row's value and another.
         let filteredB = max(y0, -4)..<min(y1, r.height + 4), filteredHJ = max(y0 + 2, -2)..<min(y1 - 3, r.height + 1)
         for y in filteredB {
-            let src = UnsafePointer(r.full.at(0, y))
-            let hb = r.halfH.at(0, y)
-            let b1 = scratch + (y - y0) * pitch
-            for (x, k) in ColumnSteps(x0, x1) {
-                let v = tap6x16Horizontal(src + x)
-                UnsafeMutableRawPointer(b1 + 16 * k).storeBytes(of: v.even, as: SIMD8<Int16>.self)
-                UnsafeMutableRawPointer(b1 + 16 * k + 8).storeBytes(of: v.odd, as: SIMD8<Int16>.self)
-                storeRounded(v, hb + x)
-            }
+            filterRowB(r.full.at(0, y), step: 1, columns: x0..<x1, rounded: r.halfH.at(0, y), b1: scratch + (y - y0) * pitch)
         }
         for y in y0..<y1 where !filteredB.contains(y) {
             let edge = y < 0 ? 0 : r.height - 1
