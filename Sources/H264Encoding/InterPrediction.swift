@@ -264,17 +264,25 @@ enum InterPrediction {
                 return
             }
             if w == 8 || w == 4 {  // 4 wide (8x16 partitions): the same lanes, half of them loaded and stored
-                let a = SIMD8<UInt16>(repeating: UInt16(wA)), b = SIMD8<UInt16>(repeating: UInt16(wB))
-                let c = SIMD8<UInt16>(repeating: UInt16(wC)), d = SIMD8<UInt16>(repeating: UInt16(wD))
+                // The weights are products, (8 − xFrac)(8 − yFrac) and so on: the sum is (8 − yFrac)·R(row) + yFrac·R(row + 1),
+                // R the row's (8 − xFrac)·A + xFrac·B (≤ 2040), each row's R computed once for the two output rows it serves.
+                let left = SIMD8<UInt16>(repeating: UInt16(8 - fx)), right = SIMD8<UInt16>(repeating: UInt16(fx))
+                let upper = SIMD8<UInt16>(repeating: UInt16(8 - fy)), lower = SIMD8<UInt16>(repeating: UInt16(fy))
                 @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
                     let bytes = w == 8 ? UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) : UInt64(UnsafeRawPointer(p).loadUnaligned(as: UInt32.self))
                     return SIMD8<UInt16>(truncatingIfNeeded: unsafeBitCast(bytes, to: SIMD8<UInt8>.self))
                 }
+                @inline(__always) func horizontal(_ row: Int) -> SIMD8<UInt16> {
+                    let p = UnsafePointer(plane.at(x, y &+ row))
+                    return left &* load(p) &+ right &* load(p + 1)
+                }
+                var above = horizontal(0)
                 for row in 0..<h {
-                    let p = UnsafePointer(plane.at(x, y &+ row)), q = p + plane.stride
-                    let v = (a &* load(p) &+ b &* load(p + 1) &+ c &* load(q) &+ d &* load(q + 1) &+ 32) &>> 6
+                    let below = horizontal(row &+ 1)
+                    let v = (upper &* above &+ lower &* below &+ 32) &>> 6
                     let out = unsafeBitCast(SIMD8<UInt8>(truncatingIfNeeded: v), to: UInt64.self), o = UnsafeMutableRawPointer(dst + row &* dstStride)
                     if w == 8 { o.storeBytes(of: out, as: UInt64.self) } else { o.storeBytes(of: UInt32(truncatingIfNeeded: out), as: UInt32.self) }
+                    above = below
                 }
                 return
             }
