@@ -132,13 +132,13 @@ enum InterPrediction {
     /// j of 8.4.2.2.1, Clip1((E − 5F + 20G + 20H − 5I + J + 512) >> 10) over six b1 values (each in
     /// −2550...10710), exact in Int16: with a = E + J, b = F + I, c = G + H and T the tap sum,
     /// ⌊T / 16⌋ = ⌊(⌊(a − b) / 4⌋ + (c − b)) / 4⌋ + c (nested floors by positive integers), the inner
-    /// quarter taken as two halvings, ⌊(x + d) / 2⌋ = (x >> 1) + (d >> 1) + (x & d & 1), so that no
-    /// intermediate leaves ±16575; then (T + 512) >> 10 = (⌊T / 16⌋ + 32) >> 6, ⌊T / 16⌋ in −13388...29708.
+    /// quarter taken as two halvings, ⌊(x + d) / 2⌋ = (x & d) + ((x ^ d) >> 1) (as x + d = 2·(x & d) + (x ^ d)), so
+    /// that no sum leaves ±16575; then (T + 512) >> 10 = (⌊T / 16⌋ + 32) >> 6, ⌊T / 16⌋ in −13388...29708.
     @inline(__always) static func jFromB1(_ e: SIMD8<Int16>, _ f: SIMD8<Int16>, _ g: SIMD8<Int16>, _ h: SIMD8<Int16>,
                                           _ i: SIMD8<Int16>, _ jj: SIMD8<Int16>) -> SIMD8<Int16> {
         let a = e &+ jj, b = f &+ i, c = g &+ h
         let x = (a &- b) &>> 2, d = c &- b
-        let half = (x &>> 1) &+ (d &>> 1) &+ (x & d & 1)
+        let half = (x & d) &+ ((x ^ d) &>> 1)
         return clipToByte((((half &>> 1) &+ c) &+ 32) &>> 6)
     }
 
