@@ -53,9 +53,15 @@ enum InterPrediction {
     /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded (fits Int16), as
     /// even and odd columns.
     @inline(__always) static func tap6x16(_ p: UnsafePointer<UInt8>, _ step: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-        let e = split(p - 2 &* step), f = split(p - step), g = split(p), h = split(p + step), i = split(p + 2 &* step), j = split(p + 3 &* step)
-        return ((e.even &+ j.even) &- 5 &* (f.even &+ i.even) &+ 20 &* (g.even &+ h.even),
-                (e.odd &+ j.odd) &- 5 &* (f.odd &+ i.odd) &+ 20 &* (g.odd &+ h.odd))
+        tap6x16(split(p - 2 &* step), split(p - step), split(p), split(p + step), split(p + 2 &* step), split(p + 3 &* step))
+    }
+
+    typealias Split = (even: SIMD8<Int16>, odd: SIMD8<Int16>)
+
+    /// ``tap6x16(_:_:)`` over the six rows or columns already split.
+    @inline(__always) static func tap6x16(_ e: Split, _ f: Split, _ g: Split, _ h: Split, _ i: Split, _ j: Split) -> Split {
+        ((e.even &+ j.even) &- 5 &* (f.even &+ i.even) &+ 20 &* (g.even &+ h.even),
+         (e.odd &+ j.odd) &- 5 &* (f.odd &+ i.odd) &+ 20 &* (g.odd &+ h.odd))
     }
 
     /// One row of b (8.4.2.2.1): ``tap6x16(_:_:)`` along the row over the columns `columns`, 16 at a time
@@ -111,10 +117,19 @@ enum InterPrediction {
             r.halfV.at(-pad, y).update(from: r.full.at(-pad, edge), count: r.width + 2 * pad)
             r.halfHV.at(x0, y).update(from: r.halfH.at(x0, edge), count: x1 - x0)
         }
+        // h down 16-column strips: each full-sample row is split once for the six h rows it serves
+        for (x, _) in ColumnSteps(-pad, r.width + pad) {
+            var src = UnsafePointer(r.full.at(x, filteredHJ.lowerBound)), hv = r.halfV.at(x, filteredHJ.lowerBound)
+            var e = split(src - 2 &* s), f = split(src - s), g = split(src), h = split(src + s), i = split(src + 2 &* s)
+            for _ in filteredHJ {
+                let j = split(src + 3 &* s)
+                storeRounded(tap6x16(e, f, g, h, i, j), hv)
+                (e, f, g, h, i) = (f, g, h, i, j)
+                src += s
+                hv += s
+            }
+        }
         for y in filteredHJ {
-            let src = UnsafePointer(r.full.at(0, y))
-            let hv = r.halfV.at(0, y)
-            for (x, _) in ColumnSteps(-pad, r.width + pad) { storeRounded(tap6x16(src + x, s), hv + x) }
             let jj = r.halfHV.at(0, y)
             let b1 = UnsafePointer(scratch + (y - y0) * pitch)
             for (x, k) in ColumnSteps(x0, x1) {
