@@ -44,35 +44,34 @@ enum InterPrediction {
 
     /// 16 samples as their even and odd columns (8 little-endian 16-bit lanes split by masks): no
     /// widening conversion, which the generic SIMD init does not always inline.
-    @inline(__always) static func split(_ p: UnsafePointer<UInt8>) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
+    @inline(__always) static func split(_ p: UnsafePointer<UInt8>) -> Split {
         let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Int16>.self)
         let low = SIMD8<Int16>(repeating: 0xFF)
         return (v & low, (v &>> 8) & low)
     }
 
-    /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded (fits Int16), as
-    /// even and odd columns.
-    @inline(__always) static func tap6x16(_ p: UnsafePointer<UInt8>, _ step: Int) -> (even: SIMD8<Int16>, odd: SIMD8<Int16>) {
-        tap6x16(split(p - 2 &* step), split(p - step), split(p), split(p + step), split(p + 2 &* step), split(p + 3 &* step))
-    }
-
+    /// 16 samples as their even and odd columns (``split(_:)``).
     typealias Split = (even: SIMD8<Int16>, odd: SIMD8<Int16>)
 
-    /// ``tap6x16(_:_:)`` over the six rows or columns already split.
+    /// The 6-tap filter on 16 samples at once (E − 5F + 20G + 20H − 5I + J), unrounded (fits Int16), as even and
+    /// odd columns, from the six rows or columns E...J split.
     @inline(__always) static func tap6x16(_ e: Split, _ f: Split, _ g: Split, _ h: Split, _ i: Split, _ j: Split) -> Split {
         ((e.even &+ j.even) &- 5 &* (f.even &+ i.even) &+ 20 &* (g.even &+ h.even),
          (e.odd &+ j.odd) &- 5 &* (f.odd &+ i.odd) &+ 20 &* (g.odd &+ h.odd))
     }
 
-    /// One row of b (8.4.2.2.1): ``tap6x16(_:_:)`` along the row over the columns `columns`, 16 at a time
+    /// One row of b (8.4.2.2.1): ``tap6x16(_:_:_:_:_:_:)`` along the row over the columns `columns`, 16 at a time
     /// (``ColumnSteps``), rounded into `rounded` and unrounded into `b1` (per step its 8 even then 8 odd columns).
-    /// `step` is 1, passed to a function that is not inlined so that it is no constant to the optimiser: with a step
-    /// of 1 known, LLVM assembles the six overlapping loads of each step lane by lane (pextrw, pinsrw; 73
-    /// instructions a step against 66).
+    /// The samples at odd offsets are the other lanes of those at even ones, so four loads two columns apart serve
+    /// the six taps. `step` is 1, passed to a function that is not inlined so that it is no constant to the
+    /// optimiser: with a step of 1 known, LLVM assembles the overlapping loads lane by lane (pextrw, pinsrw; 73
+    /// instructions a step against 58).
     @inline(never) static func filterRowB(_ src: UnsafePointer<UInt8>, step: Int, columns: Range<Int>,
                                           rounded: UnsafeMutablePointer<UInt8>, b1: UnsafeMutablePointer<Int16>) {
         for (x, k) in ColumnSteps(columns.lowerBound, columns.upperBound) {
-            let v = tap6x16(src + x, step)
+            let p = src + x
+            let m2 = split(p - 2 &* step), c0 = split(p), p2 = split(p + 2 &* step), p4 = split(p + 4 &* step).even
+            let v = tap6x16((m2.even, m2.odd), (m2.odd, c0.even), (c0.even, c0.odd), (c0.odd, p2.even), (p2.even, p2.odd), (p2.odd, p4))
             UnsafeMutableRawPointer(b1 + 16 &* k).storeBytes(of: v.even, as: SIMD8<Int16>.self)
             UnsafeMutableRawPointer(b1 + (16 &* k &+ 8)).storeBytes(of: v.odd, as: SIMD8<Int16>.self)
             storeRounded(v, rounded + x)
