@@ -290,13 +290,15 @@ enum InterPrediction {
                     let p = UnsafePointer(plane.at(x, y &+ row))
                     return left &* load(p) &+ right &* load(p + 1)
                 }
-                var above = horizontal(0)
-                for row in 0..<h {
+                // row −1 only loads R(0) (in the loop, where the widening is inlined; not always outside it)
+                var above = SIMD8<UInt16>.zero
+                for row in -1..<h {
                     let below = horizontal(row &+ 1)
+                    defer { above = below }
+                    guard row >= 0 else { continue }
                     let v = (upper &* above &+ lower &* below &+ 32) &>> 6
                     let out = unsafeBitCast(SIMD8<UInt8>(truncatingIfNeeded: v), to: UInt64.self), o = UnsafeMutableRawPointer(dst + row &* dstStride)
                     if w == 8 { o.storeBytes(of: out, as: UInt64.self) } else { o.storeBytes(of: UInt32(truncatingIfNeeded: out), as: UInt32.self) }
-                    above = below
                 }
                 return
             }
