@@ -133,7 +133,7 @@ enum InterPrediction {
             let b1 = UnsafePointer(scratch + (y - y0) * pitch)
             for (x, k) in ColumnSteps(x0, x1) {
                 @inline(__always) func row(_ d: Int, _ odd: Int) -> SIMD8<Int16> {
-                    UnsafeRawPointer(b1 + 16 * k + 8 * odd + d * pitch).loadUnaligned(as: SIMD8<Int16>.self)
+                    UnsafeRawPointer(b1 + (16 &* k &+ 8 &* odd &+ d &* pitch)).loadUnaligned(as: SIMD8<Int16>.self)
                 }
                 @inline(__always) func j(_ odd: Int) -> SIMD8<Int16> {
                     jFromB1(row(-2, odd), row(-1, odd), row(0, odd), row(1, odd), row(2, odd), row(3, odd))
