@@ -120,13 +120,17 @@ enum InterPrediction {
         for (x, _) in ColumnSteps(-pad, r.width + pad) {
             var src = UnsafePointer(r.full.at(x, filteredHJ.lowerBound)), hv = r.halfV.at(x, filteredHJ.lowerBound)
             var e = split(src - 2 &* s), f = split(src - s), g = split(src), h = split(src + s), i = split(src + 2 &* s)
-            for _ in filteredHJ {
-                let j = split(src + 3 &* s)
+            var rows = filteredHJ.count
+            while rows >= 2 {  // two rows a turn: half the window's moves
+                let j = split(src + 3 &* s), k = split(src + 4 &* s)
                 storeRounded(tap6x16(e, f, g, h, i, j), hv)
-                (e, f, g, h, i) = (f, g, h, i, j)
-                src += s
-                hv += s
+                storeRounded(tap6x16(f, g, h, i, j, k), hv + s)
+                (e, f, g, h, i) = (g, h, i, j, k)
+                src += 2 &* s
+                hv += 2 &* s
+                rows &-= 2
             }
+            if rows == 1 { storeRounded(tap6x16(e, f, g, h, i, split(src + 3 &* s)), hv) }
         }
         for y in filteredHJ {
             let jj = r.halfHV.at(0, y)
