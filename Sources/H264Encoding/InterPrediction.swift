@@ -65,7 +65,7 @@ enum InterPrediction {
     /// The samples at odd offsets are the other lanes of those at even ones, so four loads two columns apart serve
     /// the six taps. `step` is 1, passed to a function that is not inlined so that it is no constant to the
     /// optimiser: with a step of 1 known, LLVM assembles the overlapping loads lane by lane (pextrw, pinsrw; 73
-    /// instructions a step against 58).
+    /// instructions a step against 54).
     @inline(never) static func filterRowB(_ src: UnsafePointer<UInt8>, step: Int, columns: Range<Int>,
                                           rounded: UnsafeMutablePointer<UInt8>, b1: UnsafeMutablePointer<Int16>) {
         for (x, k) in ColumnSteps(columns.lowerBound, columns.upperBound) {
@@ -282,8 +282,9 @@ enum InterPrediction {
                 return
             }
             if w == 8 || w == 4 {  // 4 wide (8x16 partitions): the same lanes, half of them loaded and stored
-                // The weights are products, (8 − xFrac)(8 − yFrac) and so on: the sum is (8 − yFrac)·R(row) + yFrac·R(row + 1),
-                // R the row's (8 − xFrac)·A + xFrac·B (≤ 2040), each row's R computed once for the two output rows it serves.
+                // The weights of 8.4.2.2.2 are products, (8 − xFracC)(8 − yFracC) and so on: the sum is (8 − yFracC)·R(row) +
+                // yFracC·R(row + 1), R the row's (8 − xFracC)·A + xFracC·B (≤ 2040), each row's R computed once for the two
+                // output rows it serves.
                 let left = SIMD8<UInt16>(repeating: UInt16(8 - fx)), right = SIMD8<UInt16>(repeating: UInt16(fx))
                 let upper = SIMD8<UInt16>(repeating: UInt16(8 - fy)), lower = SIMD8<UInt16>(repeating: UInt16(fy))
                 @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
