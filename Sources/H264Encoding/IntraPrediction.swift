@@ -191,8 +191,9 @@ enum IntraPrediction {
     }
 
     /// The prediction of `mode` (0...8, 8.3.1.2.1-8.3.1.2.9) from the edge and its filtered lines
-    /// (``filterEdge4x4(_:into:)``): each row four of the lines' bytes, stored as one 32-bit word.
-    static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, lines: UnsafePointer<UInt8>, _ n: Neighbours,
+    /// (``filterEdge4x4(_:into:)``): each row four of the lines' bytes, stored as one 32-bit word. Inlined: a
+    /// constant `mode` leaves one case (``IntraDirectionalSATD4x4/predict(edge:lines:_:into:)``).
+    @inline(__always) static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, lines: UnsafePointer<UInt8>, _ n: Neighbours,
                            dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         @inline(__always) func row(_ y: Int, _ word: UInt32) { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt32.self) }
         @inline(__always) func rows(_ r0: UInt32, _ r1: UInt32, _ r2: UInt32, _ r3: UInt32) { row(0, r0); row(1, r1); row(2, r2); row(3, r3) }

@@ -220,18 +220,19 @@ struct MacroblockEncoder {
             IntraPrediction.filterEdge4x4(s.edge, into: s.edgeLines)
             var bestCost = Int32.max, bestMode = 2
             let pred = s.predY + 4 * y4 * 16 + 4 * x4
-            // vertical, horizontal and DC costed in the transform domain, formed only when best so far
+            // vertical, horizontal and DC costed in the transform domain, formed only when best so far; the
+            // directional modes formed side by side in candY and costed together
             let hadamard = SourceHadamard4x4(src, stride: ss)
             let e = s.edge
+            IntraDirectionalSATD4x4.predict(edge: e, lines: s.edgeLines, bn, into: s.candY)
+            let directional = IntraDirectionalSATD4x4.satds(src, stride: ss, predictions: s.candY)
             for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, bn) {
                 let satd: Int32
                 switch mode {
                 case 0: satd = hadamard.satdVertical(e[5], e[6], e[7], e[8])
                 case 1: satd = hadamard.satdHorizontal(e[3], e[2], e[1], e[0])
                 case 2: satd = hadamard.satdFlat(IntraPrediction.dc4x4(edge: e, bn))
-                default:
-                    IntraPrediction.predict4x4(mode: mode, edge: e, lines: s.edgeLines, bn, dst: s.candY, dstStride: 16)
-                    satd = MotionSearch.satd4x4(src, ss, s.candY, 16)
+                default: satd = IntraDirectionalSATD4x4.satd(directional, mode: mode)
                 }
                 let cost = satd &+ lambda &* (mode == predMode ? 1 : 4)
                 if cost < bestCost {
@@ -239,7 +240,8 @@ struct MacroblockEncoder {
                     if mode <= 2 {
                         IntraPrediction.predict4x4(mode: mode, edge: e, lines: s.edgeLines, bn, dst: pred, dstStride: 16)
                     } else {
-                        for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
+                        let formed = s.candY + IntraDirectionalSATD4x4.offset(mode: mode)
+                        for r in 0..<4 { (pred + 16 * r).update(from: formed + 16 * r, count: 4) }
                     }
                 }
             }
