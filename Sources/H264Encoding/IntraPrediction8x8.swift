@@ -104,8 +104,9 @@ extension IntraPrediction {
         default: break
         }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            buffer.initialize(repeating: 0)  // the bytes a row reads past its values are masked or overwritten
             guard let b = buffer.baseAddress else { return }
+            // zeros first, 16 bytes a store: the bytes a row reads past its values are masked or overwritten
+            for k in 0..<4 { UnsafeMutableRawPointer(b + 16 &* k).storeBytes(of: SIMD16<UInt8>.zero, as: SIMD16<UInt8>.self) }
             @inline(__always) func F(_ i: Int) -> UInt8 { lines[i] }
             @inline(__always) func A(_ i: Int) -> UInt8 { lines[32 &+ i] }
             @inline(__always) func load(_ i: Int) -> UInt64 { UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) }
