@@ -135,8 +135,10 @@ enum IntraPrediction {
     }
 
     /// Loads the edge of a 4x4 block into e: e[3 - y] = p[-1, y] (y = -1...3), e[5 + x] = p[x, -1]
-    /// (x = 0...7, the top-right substituted by p[3, -1] when unavailable, 8.3.1.2).
+    /// (x = 0...7, the top-right substituted by p[3, -1] when unavailable, 8.3.1.2); the unavailable samples 0 (e has
+    /// 16 values: the encoder costs every mode, then keeps an available one).
     static func loadEdge4x4(at p: UnsafePointer<UInt8>, stride: Int, _ n: Neighbours, into e: UnsafeMutablePointer<Int32>) {
+        UnsafeMutableRawPointer(e).storeBytes(of: SIMD16<Int32>.zero, as: SIMD16<Int32>.self)
         if n.left { for y in 0..<4 { e[3 - y] = Int32(p[y * stride - 1]) } }
         if n.topLeft { e[4] = Int32(p[-stride - 1]) }
         if n.top {
