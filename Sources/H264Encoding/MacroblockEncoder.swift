@@ -225,10 +225,14 @@ struct MacroblockEncoder {
             let e = s.edge
             IntraDirectionalSATD4x4.predict(edge: e, lines: s.edgeLines, bn, into: s.candY)
             let directional = IntraDirectionalSATD4x4.satds(src, stride: ss, predictions: s.candY)
-            @inline(__always) func d(_ mode: Int) -> Int32 { IntraDirectionalSATD4x4.satd(directional, mode: mode) }
-            let satds = SIMD16<Int32>(hadamard.satdVertical(e[5], e[6], e[7], e[8]), hadamard.satdHorizontal(e[3], e[2], e[1], e[0]),
-                                      hadamard.satdFlat(IntraPrediction.dc4x4(edge: e, bn)), d(3), d(4), d(5), d(6), d(7), d(8), 0, 0, 0, 0, 0, 0, 0)
-            let (bestMode, bestCost) = IntraModeChoice.cheapest(satds, bn, predMode: predMode, lambda: lambda)
+            let (bestMode, bestCost) = IntraModeChoice.cheapest(bn, predMode: predMode, lambda: lambda) { mode in
+                switch mode {
+                case 0: return hadamard.satdVertical(e[5], e[6], e[7], e[8])
+                case 1: return hadamard.satdHorizontal(e[3], e[2], e[1], e[0])
+                case 2: return hadamard.satdFlat(IntraPrediction.dc4x4(edge: e, bn))
+                default: return IntraDirectionalSATD4x4.satd(directional, mode: mode)
+                }
+            }
             total += bestCost
             if total >= limit { return Int32.max }
             if bestMode <= 2 {
