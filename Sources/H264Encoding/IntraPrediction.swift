@@ -93,20 +93,19 @@ enum IntraPrediction {
             let a = 16 &* (Int32(p[(size &- 1) &* stride &- 1]) &+ Int32(p[-stride &+ size &- 1]))
             let mul: Int32 = size == 16 ? 5 : 34
             let b = (mul &* h &+ 32) >> 6, c = (mul &* v &+ 32) >> 6
-            // 8.3.3.4, 8.3.4.4 a row at a time in 16-bit lanes: every partial sum fits (|a + 16| ≤ 8176; |b·(x − center)| and
-            // |c·(y − center)| ≤ 8 · 717 for 16x16, 4 · 1355 for chroma), the last 8 lanes only for 16x16
-            let center = Int16(half &- 1)
-            @inline(__always) func lanes(_ v: Int32) -> SIMD8<Int16> { SIMD8(repeating: Int16(truncatingIfNeeded: v)) }
-            @inline(__always) func clipped(_ v: SIMD8<Int16>) -> SIMD8<UInt8> { DeblockingLanes.narrow(InterPrediction.clipToByte(v &>> 5)).lowHalf }
-            let startLow = lanes(b) &* (SIMD8<Int16>(0, 1, 2, 3, 4, 5, 6, 7) &- center) &+ lanes(a &+ 16)
-            let startHigh = lanes(b) &* (SIMD8<Int16>(8, 9, 10, 11, 12, 13, 14, 15) &- center) &+ lanes(a &+ 16)
+            // a row at a time in 16 lanes (chroma: the first 8 stored)
+            let center = Int32(half &- 1)
+            let ramp = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) &- center
+            let rowStart = b &* ramp &+ (a + 16)
             for y in 0..<size {
-                let cy = lanes(c &* (Int32(y) &- Int32(center)))
-                let row = UnsafeMutableRawPointer(dst + y &* dstStride)
+                let v = (rowStart &+ c &* (Int32(y) &- center)) &>> 5
+                let positive = v & ~(v &>> 31)
+                let over = (255 &- positive) &>> 31
+                let row = SIMD16<UInt8>(truncatingIfNeeded: (positive & ~over) | (255 & over))
                 if size == 16 {
-                    row.storeBytes(of: SIMD16(lowHalf: clipped(startLow &+ cy), highHalf: clipped(startHigh &+ cy)), as: SIMD16<UInt8>.self)
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: row, as: SIMD16<UInt8>.self)
                 } else {
-                    row.storeBytes(of: clipped(startLow &+ cy), as: SIMD8<UInt8>.self)
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: row.lowHalf, as: SIMD8<UInt8>.self)
                 }
             }
         default:  // DC (16x16; chroma DC is per 4x4 block, above)

@@ -4,8 +4,8 @@ import Testing
 /// The plane predictions against their per-sample equations. Rules of comparison:
 /// - Intra_16x16 plane (8.3.3.4) and chroma plane for 4:2:0 (8.3.4.4, xCF = yCF = 4): every predicted sample must equal
 ///   Clip1((a + b·(x − centre) + c·(y − centre) + 16) >> 5) computed here in Int, from H and V summed as the equations
-///   write them, on random edges and on the edges of the largest |H| and |V| of either sign (the kernel works in
-///   16-bit lanes).
+///   write them, on random edges and on the edges of the largest |H| and |V| of either sign (the kernel computes a
+///   row at a time in lanes).
 @Suite("Intra plane prediction against the per-sample equations")
 struct IntraPlanePredictionTests {
     static func reference(size: Int, top: [Int], left: [Int], corner: Int) -> [UInt8] {
