@@ -6,8 +6,6 @@ enum IntraPrediction {
         var left = false, top = false, topRight = false, topLeft = false
     }
 
-    @inline(__always) static func clip(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
-
     // MARK: Intra16x16 (8.3.3): 0 vertical, 1 horizontal, 2 DC, 3 plane
 
     static func isAvailable16x16(mode: Int, _ n: Neighbours) -> Bool {
@@ -95,22 +93,19 @@ enum IntraPrediction {
             let a = 16 &* (Int32(p[(size &- 1) &* stride &- 1]) &+ Int32(p[-stride &+ size &- 1]))
             let mul: Int32 = size == 16 ? 5 : 34
             let b = (mul &* h &+ 32) >> 6, c = (mul &* v &+ 32) >> 6
+            // a row at a time in 16 lanes (chroma: the first 8 stored)
             let center = Int32(half &- 1)
-            if size == 16 {
-                let ramp = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) &- center
-                let rowStart = b &* ramp &+ (a + 16)
-                for y in 0..<16 {
-                    let v = (rowStart &+ c &* (Int32(y) &- center)) &>> 5
-                    let positive = v & ~(v &>> 31)
-                    let over = (255 &- positive) &>> 31
-                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: (positive & ~over) | (255 & over)),
-                                                                           as: SIMD16<UInt8>.self)
-                }
-                return
-            }
+            let ramp = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) &- center
+            let rowStart = b &* ramp &+ (a + 16)
             for y in 0..<size {
-                for x in 0..<size {
-                    dst[y &* dstStride &+ x] = clip((a &+ b &* (Int32(x) &- center) &+ c &* (Int32(y) &- center) &+ 16) >> 5)
+                let v = (rowStart &+ c &* (Int32(y) &- center)) &>> 5
+                let positive = v & ~(v &>> 31)
+                let over = (255 &- positive) &>> 31
+                let row = SIMD16<UInt8>(truncatingIfNeeded: (positive & ~over) | (255 & over))
+                if size == 16 {
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: row, as: SIMD16<UInt8>.self)
+                } else {
+                    UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: row.lowHalf, as: SIMD8<UInt8>.self)
                 }
             }
         default:  // DC (16x16; chroma DC is per 4x4 block, above)
@@ -140,8 +135,10 @@ enum IntraPrediction {
     }
 
     /// Loads the edge of a 4x4 block into e: e[3 - y] = p[-1, y] (y = -1...3), e[5 + x] = p[x, -1]
-    /// (x = 0...7, the top-right substituted by p[3, -1] when unavailable, 8.3.1.2).
+    /// (x = 0...7, the top-right substituted by p[3, -1] when unavailable, 8.3.1.2); the unavailable samples 0 (e has
+    /// 16 values: the encoder costs every mode, then keeps an available one).
     static func loadEdge4x4(at p: UnsafePointer<UInt8>, stride: Int, _ n: Neighbours, into e: UnsafeMutablePointer<Int32>) {
+        UnsafeMutableRawPointer(e).storeBytes(of: SIMD16<Int32>.zero, as: SIMD16<Int32>.self)
         if n.left { for y in 0..<4 { e[3 - y] = Int32(p[y * stride - 1]) } }
         if n.topLeft { e[4] = Int32(p[-stride - 1]) }
         if n.top {
@@ -191,8 +188,9 @@ enum IntraPrediction {
     }
 
     /// The prediction of `mode` (0...8, 8.3.1.2.1-8.3.1.2.9) from the edge and its filtered lines
-    /// (``filterEdge4x4(_:into:)``): each row four of the lines' bytes, stored as one 32-bit word.
-    static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, lines: UnsafePointer<UInt8>, _ n: Neighbours,
+    /// (``filterEdge4x4(_:into:)``): each row four of the lines' bytes, stored as one 32-bit word. Inlined: a
+    /// constant `mode` leaves one case (``IntraDirectionalSATD4x4/predict(edge:lines:_:into:)``).
+    @inline(__always) static func predict4x4(mode: Int, edge e: UnsafePointer<Int32>, lines: UnsafePointer<UInt8>, _ n: Neighbours,
                            dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
         @inline(__always) func row(_ y: Int, _ word: UInt32) { UnsafeMutableRawPointer(dst + y &* dstStride).storeBytes(of: word, as: UInt32.self) }
         @inline(__always) func rows(_ r0: UInt32, _ r1: UInt32, _ r2: UInt32, _ r3: UInt32) { row(0, r0); row(1, r1); row(2, r2); row(3, r3) }

@@ -5,16 +5,19 @@ extension IntraPrediction {
     /// (x = −1...15), e[7 − y] = p′[−1, y] (y = −1...7); the top-right samples are p[7, −1] when
     /// unavailable (8.3.2.2).
     static func loadEdge8x8(at p: UnsafePointer<UInt8>, stride: Int, _ n: Neighbours, into e: UnsafeMutablePointer<Int32>) {
-        @inline(__always) func top(_ x: Int) -> Int32 { Int32(p[-stride + x]) }
-        @inline(__always) func left(_ y: Int) -> Int32 { Int32(p[y * stride - 1]) }
+        @inline(__always) func top(_ x: Int) -> Int32 { Int32(p[-stride &+ x]) }
+        @inline(__always) func left(_ y: Int) -> Int32 { Int32(p[y &* stride &- 1]) }
+        // (a + 2b + c + 2) >> 2 lane-wise: with the sample before the first p[−1, −1] (or the first again) and
+        // the one past the last the last again, every equation of 8.3.2.2.1 for a row or column
+        @inline(__always) func filtered(_ a: SIMD8<Int32>, _ b: SIMD8<Int32>, _ c: SIMD8<Int32>) -> SIMD8<Int32> { (a &+ 2 &* b &+ c &+ 2) &>> 2 }
+        @inline(__always) func store(_ v: SIMD8<Int32>, at i: Int) { UnsafeMutableRawPointer(e + i).storeBytes(of: v, as: SIMD8<Int32>.self) }
         let corner = n.topLeft ? Int32(p[-stride - 1]) : 0
         if n.top {
-            var raw = SIMD16<Int32>.zero  // p[x, -1], x = 0...15
-            for x in 0..<8 { raw[x] = top(x) }
-            for x in 8..<16 { raw[x] = n.topRight ? top(x) : raw[7] }
-            e[9] = n.topLeft ? (corner + 2 * raw[0] + raw[1] + 2) >> 2 : (3 * raw[0] + raw[1] + 2) >> 2
-            for x in 1..<15 { e[9 + x] = (raw[x - 1] + 2 * raw[x] + raw[x + 1] + 2) >> 2 }
-            e[24] = (raw[14] + 3 * raw[15] + 2) >> 2
+            let t = SIMD8(top(0), top(1), top(2), top(3), top(4), top(5), top(6), top(7))  // p[x, -1], x = 0...7
+            let r = n.topRight ? SIMD8(top(8), top(9), top(10), top(11), top(12), top(13), top(14), top(15)) : SIMD8(repeating: t[7])  // x = 8...15
+            let before = n.topLeft ? corner : t[0]
+            store(filtered(SIMD8(before, t[0], t[1], t[2], t[3], t[4], t[5], t[6]), t, SIMD8(t[1], t[2], t[3], t[4], t[5], t[6], t[7], r[0])), at: 9)
+            store(filtered(SIMD8(t[7], r[0], r[1], r[2], r[3], r[4], r[5], r[6]), r, SIMD8(r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[7])), at: 17)
         }
         if n.topLeft {
             if n.top && n.left {
@@ -28,9 +31,10 @@ extension IntraPrediction {
             }
         }
         if n.left {
-            e[7] = n.topLeft ? (corner + 2 * left(0) + left(1) + 2) >> 2 : (3 * left(0) + left(1) + 2) >> 2
-            for y in 1..<7 { e[7 - y] = (left(y - 1) + 2 * left(y) + left(y + 1) + 2) >> 2 }
-            e[0] = (left(6) + 3 * left(7) + 2) >> 2
+            let l = SIMD8(left(0), left(1), left(2), left(3), left(4), left(5), left(6), left(7))  // p[-1, y], y = 0...7
+            let before = n.topLeft ? corner : l[0]
+            let f = filtered(SIMD8(before, l[0], l[1], l[2], l[3], l[4], l[5], l[6]), l, SIMD8(l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[7]))
+            store(SIMD8(f[7], f[6], f[5], f[4], f[3], f[2], f[1], f[0]), at: 0)  // e[7 − y]
         }
     }
 
@@ -100,8 +104,9 @@ extension IntraPrediction {
         default: break
         }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            buffer.initialize(repeating: 0)  // the bytes a row reads past its values are masked or overwritten
             guard let b = buffer.baseAddress else { return }
+            // zeros first, 16 bytes a store: the bytes a row reads past its values are masked or overwritten
+            for k in 0..<4 { UnsafeMutableRawPointer(b + 16 &* k).storeBytes(of: SIMD16<UInt8>.zero, as: SIMD16<UInt8>.self) }
             @inline(__always) func F(_ i: Int) -> UInt8 { lines[i] }
             @inline(__always) func A(_ i: Int) -> UInt8 { lines[32 &+ i] }
             @inline(__always) func load(_ i: Int) -> UInt64 { UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self) }

@@ -218,33 +218,29 @@ struct MacroblockEncoder {
             let src = srcY + 4 * y4 * ss + 4 * x4
             IntraPrediction.loadEdge4x4(at: rec, stride: rs, bn, into: s.edge)
             IntraPrediction.filterEdge4x4(s.edge, into: s.edgeLines)
-            var bestCost = Int32.max, bestMode = 2
             let pred = s.predY + 4 * y4 * 16 + 4 * x4
-            // vertical, horizontal and DC costed in the transform domain, formed only when best so far
+            // vertical, horizontal and DC costed in the transform domain; the directional modes formed side by side in
+            // candY and costed together; the best mode chosen on all nine costs, then formed in predY
             let hadamard = SourceHadamard4x4(src, stride: ss)
             let e = s.edge
-            for mode in 0..<9 where IntraPrediction.isAvailable4x4(mode: mode, bn) {
-                let satd: Int32
+            IntraDirectionalSATD4x4.predict(edge: e, lines: s.edgeLines, bn, into: s.candY)
+            let directional = IntraDirectionalSATD4x4.satds(src, stride: ss, predictions: s.candY)
+            let (bestMode, bestCost) = IntraModeChoice.cheapest(bn, predMode: predMode, lambda: lambda) { mode in
                 switch mode {
-                case 0: satd = hadamard.satdVertical(e[5], e[6], e[7], e[8])
-                case 1: satd = hadamard.satdHorizontal(e[3], e[2], e[1], e[0])
-                case 2: satd = hadamard.satdFlat(IntraPrediction.dc4x4(edge: e, bn))
-                default:
-                    IntraPrediction.predict4x4(mode: mode, edge: e, lines: s.edgeLines, bn, dst: s.candY, dstStride: 16)
-                    satd = MotionSearch.satd4x4(src, ss, s.candY, 16)
-                }
-                let cost = satd &+ lambda &* (mode == predMode ? 1 : 4)
-                if cost < bestCost {
-                    bestCost = cost; bestMode = mode
-                    if mode <= 2 {
-                        IntraPrediction.predict4x4(mode: mode, edge: e, lines: s.edgeLines, bn, dst: pred, dstStride: 16)
-                    } else {
-                        for r in 0..<4 { (pred + 16 * r).update(from: s.candY + 16 * r, count: 4) }
-                    }
+                case 0: return hadamard.satdVertical(e[5], e[6], e[7], e[8])
+                case 1: return hadamard.satdHorizontal(e[3], e[2], e[1], e[0])
+                case 2: return hadamard.satdFlat(IntraPrediction.dc4x4(edge: e, bn))
+                default: return IntraDirectionalSATD4x4.satd(directional, mode: mode)
                 }
             }
             total += bestCost
             if total >= limit { return Int32.max }
+            if bestMode <= 2 {
+                IntraPrediction.predict4x4(mode: bestMode, edge: e, lines: s.edgeLines, bn, dst: pred, dstStride: 16)
+            } else {
+                let formed = s.candY + IntraDirectionalSATD4x4.offset(mode: bestMode)
+                for r in 0..<4 { (pred + 16 * r).update(from: formed + 16 * r, count: 4) }
+            }
             modes[4 * y4 + x4] = UInt8(bestMode)
             mb.prevIntra4x4PredModeFlag[blk] = bestMode == predMode
             mb.remIntra4x4PredMode[blk] = UInt8(bestMode <= predMode ? bestMode : bestMode - 1)

@@ -44,7 +44,7 @@ extension MacroblockEncoder {
                 case 2: sa8d = hadamard.sa8dFlat(IntraPrediction.dc8x8(edge: e, bn))
                 default:
                     IntraPrediction.predict8x8(mode: mode, edge: e, lines: s.edgeLines, bn, dst: s.candY, dstStride: 16)
-                    sa8d = MotionSearch.sa8d8x8(src, ss, s.candY, 16)
+                    sa8d = hadamard.sa8d(s.candY, stride: 16)
                 }
                 let cost = sa8d + lambda * (mode == predMode ? 1 : 4)
                 if cost < bestCost {
