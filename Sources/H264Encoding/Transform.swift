@@ -185,7 +185,8 @@ enum Transform {
             let magnitude = (c ^ sign) &- sign
             // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
             // found without the multiplies (most inter blocks).
-            let below = magnitude &- nonZeroFrom
+            // (From position 1 the DC lane counts as below: its level is 0 whatever it is.)
+            let below = (magnitude &- nonZeroFrom) | (first == 1 ? ~acOnly : .zero)
             let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
             if (four[0] & four[1] & four[2] & four[3]) < 0 {
                 UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
@@ -213,6 +214,43 @@ enum Transform {
         let v = pairProduct(UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int32>.self), dequantVector[qp])
         UnsafeMutableRawPointer(d).storeBytes(of: v, as: SIMD16<Int32>.self)
         if first == 1 { d[0] = dc }
+    }
+
+    /// Clip1Y(pred + r) of 8.5.14 into four rows of dst, r the residual rows of ``inverse4x4(_:)``.
+    @inline(__always) static func addResidual4x4(_ residual: Rows4x4, pred: UnsafePointer<UInt8>, predStride: Int,
+                                                 dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        @inline(__always) func add(_ r: Int, _ v: SIMD4<Int32>) {
+            let p = pred + r &* predStride
+            let sum = SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3])) &+ v
+            let positive = sum & ~(sum &>> 31)
+            let over = (255 &- positive) &>> 31  // −1 above 255
+            let clipped = (positive & ~over) | (255 & over)
+            let q = dst + r &* dstStride
+            q[0] = UInt8(truncatingIfNeeded: clipped[0]); q[1] = UInt8(truncatingIfNeeded: clipped[1])
+            q[2] = UInt8(truncatingIfNeeded: clipped[2]); q[3] = UInt8(truncatingIfNeeded: clipped[3])
+        }
+        add(0, residual.0); add(1, residual.1); add(2, residual.2); add(3, residual.3)
+    }
+
+    /// The residual of a 4x4 block whose only non-zero scaled coefficient is d00 (8.5.12.2): both passes
+    /// spread it unchanged, so every sample is (d00 + 32) >> 6.
+    @inline(__always) static func inverseDCOnly4x4(_ dc: Int32) -> Rows4x4 {
+        let r = SIMD4<Int32>(repeating: (dc &+ 32) &>> 6)
+        return (r, r, r, r)
+    }
+
+    /// The prediction as the reconstruction of rows without residual (8.5.14 with r = 0: Clip1(pred) = pred),
+    /// `width` 8 or 16 samples a row.
+    @inline(__always) static func copyPrediction(rows: Int, width: Int, pred: UnsafePointer<UInt8>, predStride: Int,
+                                                 dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        for r in 0..<rows {
+            let p = UnsafeRawPointer(pred + r &* predStride), q = UnsafeMutableRawPointer(dst + r &* dstStride)
+            if width == 16 {
+                q.storeBytes(of: p.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+            } else {
+                q.storeBytes(of: p.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            }
+        }
     }
 
     // MARK: Intra16x16 luma DC (8.5.10)
