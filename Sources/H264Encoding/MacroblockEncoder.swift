@@ -354,17 +354,18 @@ struct MacroblockEncoder {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
         // coefMB is free here: the luma levels are already taken from it
-        Transform.forwardChroma(srcCb: ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr: ctx.sourceCr.at(8 * mbx, 8 * mby), srcStride: ctx.sourceCb.stride,
-                                predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
+        let quantizers = (Transform.Quantizer(qp: qpCb, deadZone: dz), Transform.Quantizer(qp: qpCr, deadZone: dz))
+        let reaching = Transform.forwardChroma(srcCb: ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr: ctx.sourceCr.at(8 * mbx, 8 * mby),
+                                               srcStride: ctx.sourceCb.stride, predCb: s.predCb, predCr: s.predCr, coef: s.coefMB,
+                                               reaching: (quantizers.0.nonZeroFrom, quantizers.1.nonZeroFrom))
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
-            let quantizer = Transform.Quantizer(qp: cqp, deadZone: dz)
+            let quantizer = c == 0 ? quantizers.0 : quantizers.1
             for blk in 0..<4 {
                 let coef = s.coefMB + 16 * (4 * c + blk)
                 s.chromaDCCoef[4 * c + blk] = coef[0]
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
-                levels[0] = 0
-                let count = quantizer.quantize(coef, levels: levels, first: 1)
+                let count = quantizer.quantize(coef, levels: levels, first: 1, reaching: reaching & (1 << (4 * c + blk)) != 0)
                 s.counts[16 + 4 * c + blk] = Int32(count)
                 if count > 0 { anyAC = true }
             }
@@ -419,11 +420,12 @@ struct MacroblockEncoder {
     mutating func quantizeLumaInter() -> Int {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
-        Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
         let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.interDeadZone)
+        let reaching = Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB,
+                                              reaching: quantizer.nonZeroFrom)
         for blk in 0..<16 {
-            let levels = s.lumaLevels + 16 * blk
-            let count = quantizer.quantize(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels)
+            let levels = s.lumaLevels + 16 * blk, raster = BlockGeometry.raster(blk)
+            let count = quantizer.quantize(s.coefMB + 16 * raster, levels: levels, reaching: reaching & (1 << raster) != 0)
             s.counts[blk] = Int32(count)
             if count > 0 { scores[blk >> 2] += Self.decimateScore(levels) }
         }

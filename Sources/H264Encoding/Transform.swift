@@ -42,32 +42,49 @@ enum Transform {
 
     /// Residual (src − pred) and forward core transform of the sixteen 4x4 blocks of a 16x16 block at
     /// once: block (x4, y4) lands in `coef[16 · (x4 + 4 · y4)...]`, raster, equal to ``forward4x4(_:)`` of
-    /// its residual. Exact in Int16 (|coefficient| ≤ 36 · 255).
+    /// its residual. Exact in Int16 (|coefficient| ≤ 36 · 255). Returns the blocks (bit x4 + 4 · y4) with
+    /// some |coefficient| ≥ `threshold` (``Quantizer/nonZeroFrom``): the others quantise to all zeros.
+    @discardableResult
     static func forward16x16(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
-                             coef: UnsafeMutablePointer<Int32>) {
+                             coef: UnsafeMutablePointer<Int32>, reaching threshold: Int32 = 0) -> UInt16 {
         @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> { UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self) }
+        let t = lanes(threshold)
+        var reaching: UInt16 = 0
         for g in 0..<4 {
-            forwardFourBlocks({ r in
+            let four = forwardFourBlocks({ r in
                 residual(bytes(src + (4 &* g &+ r) &* srcStride), bytes(pred + (4 &* g &+ r) &* predStride))
-            }, into: { b in coef + 64 * g + 16 * b })
+            }, into: { b in coef + 64 * g + 16 * b }, reaching: (t, t), acOnly: false)
+            reaching |= UInt16(four) << UInt16(4 * g)
         }
+        return reaching
+    }
+
+    /// A threshold for ``forwardFourBlocks(_:into:reaching:acOnly:)`` (every |coefficient| is below 2^15).
+    @inline(__always) private static func lanes(_ threshold: Int32) -> SIMD8<Int16> {
+        SIMD8(repeating: Int16(truncatingIfNeeded: min(threshold, Int32(Int16.max))))
     }
 
     /// The same for the 8x8 Cb and Cr blocks of a macroblock (prediction rows 8 apart): block blk (raster
-    /// 0...3) of component c (0 Cb, 1 Cr) lands in `coef[16 · (4 · c + blk)...]`.
+    /// 0...3) of component c (0 Cb, 1 Cr) lands in `coef[16 · (4 · c + blk)...]`. Returns the blocks (bit
+    /// 4 · c + blk) with some AC |coefficient| ≥ the component's threshold (``Quantizer/nonZeroFrom``).
     static func forwardChroma(srcCb: UnsafePointer<UInt8>, srcCr: UnsafePointer<UInt8>, srcStride: Int,
-                              predCb: UnsafePointer<UInt8>, predCr: UnsafePointer<UInt8>, coef: UnsafeMutablePointer<Int32>) {
+                              predCb: UnsafePointer<UInt8>, predCr: UnsafePointer<UInt8>, coef: UnsafeMutablePointer<Int32>,
+                              reaching thresholds: (cb: Int32, cr: Int32)) -> UInt8 {
         @inline(__always) func half(_ p: UnsafePointer<UInt8>) -> UInt64 { UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) }
         @inline(__always) func row(_ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
             unsafeBitCast(SIMD2(half(cb), half(cr)), to: SIMD16<UInt8>.self)
         }
+        let t = (lanes(thresholds.cb), lanes(thresholds.cr))
+        var reaching: UInt8 = 0
         for g in 0..<2 {
             // one 16-sample row: the Cb row, then the Cr row
-            forwardFourBlocks({ r in
+            let four = forwardFourBlocks({ r in
                 let y = 4 * g + r
                 return residual(row(srcCb + y &* srcStride, srcCr + y &* srcStride), row(predCb + y &* 8, predCr + y &* 8))
-            }, into: { b in coef + 16 * (4 * (b >> 1) + 2 * g + (b & 1)) })
+            }, into: { b in coef + 16 * (4 * (b >> 1) + 2 * g + (b & 1)) }, reaching: t, acOnly: true)
+            reaching |= ((four & 3) | (four & 12) << 2) << UInt8(2 * g)  // block b → bit 4 · (b >> 1) + 2 · g + (b & 1)
         }
+        return reaching
     }
 
     /// src − pred of 16 samples in Int16: samples 0...7, then 8...15.
@@ -79,9 +96,12 @@ enum Transform {
     /// Forward transform of four horizontally adjacent 4x4 residual blocks given as four rows of 16
     /// differences (samples 0...7, 8...15); block b into `out(b)`, raster. Each vector holds one row (or
     /// column) of two blocks side by side: transposed, the horizontal butterfly, transposed back, the
-    /// vertical butterfly (the integer transform is exact in either order).
+    /// vertical butterfly (the integer transform is exact in either order). Returns the blocks (bit b) with
+    /// some |coefficient| ≥ the threshold of their half (`reaching.0` blocks 0, 1; `.1` blocks 2, 3), the DC
+    /// left out when `acOnly`.
     @inline(__always) private static func forwardFourBlocks(_ row: (Int) -> (SIMD8<Int16>, SIMD8<Int16>),
-                                                            into out: (Int) -> UnsafeMutablePointer<Int32>) {
+                                                            into out: (Int) -> UnsafeMutablePointer<Int32>,
+                                                            reaching thresholds: (SIMD8<Int16>, SIMD8<Int16>), acOnly: Bool) -> UInt8 {
         typealias V = SIMD8<Int16>
         @inline(__always) func butterfly(_ a: V, _ b: V, _ c: V, _ d: V) -> (V, V, V, V) {
             let s03 = a &+ d, s12 = b &+ c, d03 = a &- d, d12 = b &- c
@@ -105,6 +125,13 @@ enum Transform {
         @inline(__always) func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
             unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
         }
+        /// −1 in the lanes of |v| < t (v ≥ −2^15 + 1).
+        @inline(__always) func below(_ v: V, _ t: V) -> V {
+            let sign = v &>> 15
+            return (((v ^ sign) &- sign) &- t) &>> 15
+        }
+        let dcLanes = acOnly ? V(-1, 0, 0, 0, -1, 0, 0, 0) : V.zero
+        var reaching: UInt8 = 0
         let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
         for pair in 0..<2 {  // blocks 0, 1 from the low halves, 2, 3 from the high ones
             let rows = pair == 0 ? (r0.0, r1.0, r2.0, r3.0) : (r0.1, r1.1, r2.1, r3.1)
@@ -117,7 +144,13 @@ enum Transform {
                 UnsafeMutableRawPointer(b + 4 * i).storeBytes(of: widen(v.highHalf), as: SIMD4<Int32>.self)
             }
             store(0, coefficients.0); store(1, coefficients.1); store(2, coefficients.2); store(3, coefficients.3)
+            let t = pair == 0 ? thresholds.0 : thresholds.1
+            let allBelow = unsafeBitCast((below(coefficients.0, t) | dcLanes) & below(coefficients.1, t) & below(coefficients.2, t)
+                                         & below(coefficients.3, t), to: SIMD2<UInt64>.self)
+            if allBelow[0] != UInt64.max { reaching |= 1 << UInt8(2 * pair) }
+            if allBelow[1] != UInt64.max { reaching |= 2 << UInt8(2 * pair) }
         }
+        return reaching
     }
 
     /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6; the
@@ -179,6 +212,18 @@ enum Transform {
 
         /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
         /// pmaddwd per four lanes (``pairProduct(_:_:)``).
+        /// ``quantize(_:levels:first:)`` of a block that ``forward16x16(src:srcStride:pred:predStride:coef:reaching:)``
+        /// or ``forwardChroma(srcCb:srcCr:srcStride:predCb:predCr:coef:reaching:)`` found `reaching` or not:
+        /// all levels 0 without a look at the coefficients when it is not.
+        @inline(__always) func quantize(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, first: Int = 0,
+                                        reaching: Bool) -> Int {
+            guard reaching else {
+                UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
+                return 0
+            }
+            return quantize(coef, levels: levels, first: first)
+        }
+
         @inline(__always) func quantize(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, first: Int = 0) -> Int {
             let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
             let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
