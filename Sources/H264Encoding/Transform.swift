@@ -59,9 +59,10 @@ enum Transform {
         return reaching
     }
 
-    /// A threshold for ``forwardFourBlocks(_:into:reaching:acOnly:)`` (every |coefficient| is below 2^15).
+    /// A threshold t for ``forwardFourBlocks(_:into:reaching:acOnly:)`` as t − 1 in every lane, t at most
+    /// 2^14 (above every |coefficient|).
     @inline(__always) private static func lanes(_ threshold: Int32) -> SIMD8<Int16> {
-        SIMD8(repeating: Int16(truncatingIfNeeded: min(threshold, Int32(Int16.max))))
+        SIMD8(repeating: Int16(truncatingIfNeeded: min(threshold, 1 << 14) &- 1))
     }
 
     /// The same for the 8x8 Cb and Cr blocks of a macroblock (prediction rows 8 apart): block blk (raster
@@ -101,7 +102,7 @@ enum Transform {
     /// left out when `acOnly`.
     @inline(__always) private static func forwardFourBlocks(_ row: (Int) -> (SIMD8<Int16>, SIMD8<Int16>),
                                                             into out: (Int) -> UnsafeMutablePointer<Int32>,
-                                                            reaching thresholds: (SIMD8<Int16>, SIMD8<Int16>), acOnly: Bool) -> UInt8 {
+                                                            reaching thresholds: (SIMD8<Int16>, SIMD8<Int16>), acOnly: Bool) -> UInt8 {  // thresholds as ``lanes(_:)``
         typealias V = SIMD8<Int16>
         @inline(__always) func butterfly(_ a: V, _ b: V, _ c: V, _ d: V) -> (V, V, V, V) {
             let s03 = a &+ d, s12 = b &+ c, d03 = a &- d, d12 = b &- c
@@ -125,12 +126,10 @@ enum Transform {
         @inline(__always) func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
             unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
         }
-        /// −1 in the lanes of |v| < t (v ≥ −2^15 + 1).
-        @inline(__always) func below(_ v: V, _ t: V) -> V {
-            let sign = v &>> 15
-            return (((v ^ sign) &- sign) &- t) &>> 15
-        }
-        let dcLanes = acOnly ? V(-1, 0, 0, 0, -1, 0, 0, 0) : V.zero
+        /// The sign bit set in the lanes of |v| ≥ t: v + t − 1 or t − 1 − v negative (`t1` is t − 1; no
+        /// overflow: |v| < 2^14, t ≤ 2^14).
+        @inline(__always) func outside(_ v: V, _ t1: V) -> V { (v &+ t1) | (t1 &- v) }
+        let kept = acOnly ? V(0, -1, -1, -1, 0, -1, -1, -1) : V(repeating: -1)  // the DC left out of the test
         var reaching: UInt8 = 0
         let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
         for pair in 0..<2 {  // blocks 0, 1 from the low halves, 2, 3 from the high ones
@@ -145,10 +144,10 @@ enum Transform {
             }
             store(0, coefficients.0); store(1, coefficients.1); store(2, coefficients.2); store(3, coefficients.3)
             let t = pair == 0 ? thresholds.0 : thresholds.1
-            let allBelow = unsafeBitCast((below(coefficients.0, t) | dcLanes) & below(coefficients.1, t) & below(coefficients.2, t)
-                                         & below(coefficients.3, t), to: SIMD2<UInt64>.self)
-            if allBelow[0] != UInt64.max { reaching |= 1 << UInt8(2 * pair) }
-            if allBelow[1] != UInt64.max { reaching |= 2 << UInt8(2 * pair) }
+            let any = outside(coefficients.0 & kept, t) | outside(coefficients.1, t) | outside(coefficients.2, t) | outside(coefficients.3, t)
+            let signs = unsafeBitCast(any & V(repeating: Int16.min), to: SIMD2<UInt64>.self)
+            if signs[0] != 0 { reaching |= 1 << UInt8(2 * pair) }
+            if signs[1] != 0 { reaching |= 2 << UInt8(2 * pair) }
         }
         return reaching
     }
