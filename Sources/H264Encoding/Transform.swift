@@ -263,17 +263,26 @@ enum Transform {
     /// Clip1Y(pred + r) of 8.5.14 into four rows of dst, r the residual rows of ``inverse4x4(_:)``.
     @inline(__always) static func addResidual4x4(_ residual: Rows4x4, pred: UnsafePointer<UInt8>, predStride: Int,
                                                  dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        @inline(__always) func add(_ r: Int, _ v: SIMD4<Int32>) {
+        @inline(__always) func samples(_ r: Int) -> SIMD4<Int32> {
             let p = pred + r &* predStride
-            let sum = SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3])) &+ v
-            let positive = sum & ~(sum &>> 31)
-            let over = (255 &- positive) &>> 31  // −1 above 255
-            let clipped = (positive & ~over) | (255 & over)
-            let q = dst + r &* dstStride
-            q[0] = UInt8(truncatingIfNeeded: clipped[0]); q[1] = UInt8(truncatingIfNeeded: clipped[1])
-            q[2] = UInt8(truncatingIfNeeded: clipped[2]); q[3] = UInt8(truncatingIfNeeded: clipped[3])
+            return SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]))
         }
-        add(0, residual.0); add(1, residual.1); add(2, residual.2); add(3, residual.3)
+        @inline(__always) func store(_ r: Int, _ v: SIMD4<Int32>) {
+            let q = dst + r &* dstStride
+            q[0] = UInt8(truncatingIfNeeded: v[0]); q[1] = UInt8(truncatingIfNeeded: v[1])
+            q[2] = UInt8(truncatingIfNeeded: v[2]); q[3] = UInt8(truncatingIfNeeded: v[3])
+        }
+        let top = clip1(SIMD8(lowHalf: samples(0) &+ residual.0, highHalf: samples(1) &+ residual.1))
+        let bottom = clip1(SIMD8(lowHalf: samples(2) &+ residual.2, highHalf: samples(3) &+ residual.3))
+        store(0, top.lowHalf); store(1, top.highHalf); store(2, bottom.lowHalf); store(3, bottom.highHalf)
+    }
+
+    /// Clip1Y of 8.5.14 for 8-bit samples: x clipped to 0...255, branch-free in Int32 lanes (SSE2 has no
+    /// pminsd / pmaxsd).
+    @inline(__always) static func clip1(_ x: SIMD8<Int32>) -> SIMD8<Int32> {
+        let positive = x & ~(x &>> 31)
+        let over = (255 &- positive) &>> 31  // −1 above 255
+        return (positive & ~over) | (255 & over)
     }
 
     /// The residual of a 4x4 block whose only non-zero scaled coefficient is d00 (8.5.12.2): both passes

@@ -170,10 +170,7 @@ enum Transform8x8 {
         dequantize(levels, into: d, qp: qp)
         let residual = inverse(d)
         @inline(__always) func add(_ r: Int, _ v: SIMD8<Int32>) {
-            let sum = widen(samples(pred + r &* predStride)) &+ v
-            let positive = sum & ~(sum &>> 31)
-            let over = (255 &- positive) &>> 31  // −1 above 255
-            let clipped = unsafeBitCast((positive & ~over) | (255 & over), to: SIMD32<UInt8>.self)
+            let clipped = unsafeBitCast(Transform.clip1(widen(samples(pred + r &* predStride)) &+ v), to: SIMD32<UInt8>.self)
             let bytes = SIMD8<UInt8>(clipped[0], clipped[4], clipped[8], clipped[12], clipped[16], clipped[20], clipped[24], clipped[28])
             UnsafeMutableRawPointer(dst + r &* dstStride).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
         }
