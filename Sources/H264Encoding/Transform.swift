@@ -146,8 +146,8 @@ enum Transform {
             let t = pair == 0 ? thresholds.0 : thresholds.1
             let any = outside(coefficients.0 & kept, t) | outside(coefficients.1, t) | outside(coefficients.2, t) | outside(coefficients.3, t)
             let signs = unsafeBitCast(any & V(repeating: Int16.min), to: SIMD2<UInt64>.self)
-            if signs[0] != 0 { reaching |= 1 << UInt8(2 * pair) }
-            if signs[1] != 0 { reaching |= 2 << UInt8(2 * pair) }
+            @inline(__always) func nonZero(_ x: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: (x | (0 &- x)) >> 63) }  // branch-free
+            reaching |= (nonZero(signs[0]) | nonZero(signs[1]) << 1) << UInt8(2 * pair)
         }
         return reaching
     }
