@@ -327,19 +327,24 @@ enum Transform {
         }
     }
 
-    /// Quantises a DC block of `count` values (luma 16, chroma 4).
+    /// Quantises a DC block of `count` values (luma 16, chroma 4), four lanes at a time. Exact in Int32:
+    /// |DC| ≤ 16 · 4080 / 2 (luma) or 4 · 4080 (chroma), MF ≤ 13107 and f ≤ 2^24 · 21 / 64 (the
+    /// dead zones), so |DC| · MF + f < 2^31.
     static func quantizeDC(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, count: Int, qp: Int, deadZone: Int32) -> Int {
         let shift = Int32(16 + qp / 6)
         let f = ((Int32(1) << shift) &* deadZone) / 64
         let m = mfDC(qp)
-        var nonZero = 0
-        for i in 0..<count {
-            let c = coef[i]
-            let a = min(Int32((Int64(abs(c)) * Int64(m) + Int64(f)) >> Int64(shift)), maxLevel)
-            levels[i] = c < 0 ? -a : a
-            if a != 0 { nonZero += 1 }
+        var nonZero = SIMD4<Int32>.zero
+        for i in stride(from: 0, to: count, by: 4) {
+            let c = UnsafeRawPointer(coef + i).loadUnaligned(as: SIMD4<Int32>.self)
+            let sign = c &>> 31
+            var a = (((c ^ sign) &- sign) &* m &+ f) &>> shift
+            let excess = a &- maxLevel
+            a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
+            UnsafeMutableRawPointer(levels + i).storeBytes(of: (a ^ sign) &- sign, as: SIMD4<Int32>.self)
+            nonZero &+= (0 &- a) &>> 31  // −1 per non-zero (a ≥ 0)
         }
-        return nonZero
+        return Int(nonZero.wrappedSum().magnitude)
     }
 
     /// Levels c (raster) → dcY (raster), 8.5.10.
