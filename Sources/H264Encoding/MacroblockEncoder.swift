@@ -320,28 +320,20 @@ struct MacroblockEncoder {
     /// `dc` when given (Intra16x16 and chroma).
     @inline(__always) private func reconstruct4x4(levels: UnsafeMutablePointer<Int32>, count: Int, dc: Int32?, qp: Int,
                                                   pred: UnsafePointer<UInt8>, predStride: Int, dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        if count == 0 && (dc ?? 0) == 0 {
-            for r in 0..<4 { (dst + r * dstStride).update(from: pred + r * predStride, count: 4) }
-            return
-        }
-        if let dc {
-            if count > 0 { Transform.dequantize4x4(levels, into: s.d, qp: qp, first: 1) } else { for i in 1..<16 { s.d[i] = 0 } }
-            s.d[0] = dc
+        let residual: Transform.Rows4x4
+        if count == 0 {
+            let dcValue = dc ?? 0
+            if dcValue == 0 {
+                for r in 0..<4 { (dst + r * dstStride).update(from: pred + r * predStride, count: 4) }
+                return
+            }
+            residual = Transform.inverseDCOnly4x4(dcValue)
         } else {
-            Transform.dequantize4x4(levels, into: s.d, qp: qp)
+            Transform.dequantize4x4(levels, into: s.d, qp: qp, first: dc == nil ? 0 : 1)
+            if let dc { s.d[0] = dc }
+            residual = Transform.inverse4x4(s.d)
         }
-        let residual = Transform.inverse4x4(s.d)
-        @inline(__always) func add(_ r: Int, _ v: SIMD4<Int32>) {
-            let p = pred + r * predStride
-            let sum = SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3])) &+ v
-            let positive = sum & ~(sum &>> 31)
-            let over = (255 &- positive) &>> 31  // −1 above 255
-            let clipped = (positive & ~over) | (255 & over)
-            let q = dst + r * dstStride
-            q[0] = UInt8(truncatingIfNeeded: clipped[0]); q[1] = UInt8(truncatingIfNeeded: clipped[1])
-            q[2] = UInt8(truncatingIfNeeded: clipped[2]); q[3] = UInt8(truncatingIfNeeded: clipped[3])
-        }
-        add(0, residual.0); add(1, residual.1); add(2, residual.2); add(3, residual.3)
+        Transform.addResidual4x4(residual, pred: pred, predStride: predStride, dst: dst, dstStride: dstStride)
     }
 
     // MARK: Chroma residual (both components)
@@ -362,17 +354,18 @@ struct MacroblockEncoder {
         let dz = intra ? Self.intraDeadZone : Self.interDeadZone
         var anyAC = false, anyDC = false
         // coefMB is free here: the luma levels are already taken from it
-        Transform.forwardChroma(srcCb: ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr: ctx.sourceCr.at(8 * mbx, 8 * mby), srcStride: ctx.sourceCb.stride,
-                                predCb: s.predCb, predCr: s.predCr, coef: s.coefMB)
+        let quantizers = (Transform.Quantizer(qp: qpCb, deadZone: dz), Transform.Quantizer(qp: qpCr, deadZone: dz))
+        let reaching = Transform.forwardChroma(srcCb: ctx.sourceCb.at(8 * mbx, 8 * mby), srcCr: ctx.sourceCr.at(8 * mbx, 8 * mby),
+                                               srcStride: ctx.sourceCb.stride, predCb: s.predCb, predCr: s.predCr, coef: s.coefMB,
+                                               reaching: (quantizers.0.nonZeroFrom, quantizers.1.nonZeroFrom))
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
-            let quantizer = Transform.Quantizer(qp: cqp, deadZone: dz)
+            let quantizer = c == 0 ? quantizers.0 : quantizers.1
             for blk in 0..<4 {
                 let coef = s.coefMB + 16 * (4 * c + blk)
                 s.chromaDCCoef[4 * c + blk] = coef[0]
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
-                levels[0] = 0
-                let count = quantizer.quantize(coef, levels: levels, first: 1)
+                let count = quantizer.quantize(coef, levels: levels, first: 1, reaching: reaching & (1 << (4 * c + blk)) != 0)
                 s.counts[16 + 4 * c + blk] = Int32(count)
                 if count > 0 { anyAC = true }
             }
@@ -386,19 +379,26 @@ struct MacroblockEncoder {
     /// from predCb / predCr of what ``quantizeChroma(intra:)`` left in the scratch.
     private mutating func reconstructChroma(_ mb: inout MacroblockSyntax, cbp: Int) {
         let anyAC = cbp == 2
+        let rs = ctx.reconCb.stride
+        let recCb = ctx.reconCb.at(8 * mbx, 8 * mby), recCr = ctx.reconCr.at(8 * mbx, 8 * mby)
+        // the blocks without residual keep the prediction: copied whole first, the others rebuilt over it
+        Transform.copyPrediction(rows: 8, width: 8, pred: s.predCb, predStride: 8, dst: recCb, dstStride: rs)
+        Transform.copyPrediction(rows: 8, width: 8, pred: s.predCr, predStride: 8, dst: recCr, dstStride: rs)
+        mb.chromaDC.withUnsafeMutableBufferPointer { dc in dc.baseAddress?.update(from: s.chromaDCLevels, count: 8) }
+        guard cbp != 0 else { return }  // every DC and AC level 0
         for c in 0..<2 {
             let cqp = c == 0 ? qpCb : qpCr
             let pred = c == 0 ? s.predCb : s.predCr
-            let rec = c == 0 ? ctx.reconCb.at(8 * mbx, 8 * mby) : ctx.reconCr.at(8 * mbx, 8 * mby)
-            let rs = ctx.reconCb.stride
-            for i in 0..<4 { mb.chromaDC[4 * c + i] = s.chromaDCLevels[4 * c + i] }
+            let rec = c == 0 ? recCb : recCr
             Transform.inverseChromaDC(s.chromaDCLevels + 4 * c, into: s.dcC + 4 * c, qp: cqp)
             for blk in 0..<4 {
                 let bx = blk & 1, by = blk >> 1
                 let levels = s.chromaLevels + 16 * (4 * c + blk)
                 let count = anyAC ? Int(s.counts[16 + 4 * c + blk]) : 0
+                let dc = s.dcC[4 * c + blk]
+                if count == 0 && dc == 0 { continue }
                 if count > 0 { Self.scan(levels, into: &mb.chromaAC, at: 16 * (4 * c + blk), from: 1) }
-                reconstruct4x4(levels: levels, count: count, dc: s.dcC[4 * c + blk], qp: cqp, pred: pred + 4 * by * 8 + 4 * bx, predStride: 8,
+                reconstruct4x4(levels: levels, count: count, dc: dc, qp: cqp, pred: pred + 4 * by * 8 + 4 * bx, predStride: 8,
                                dst: rec + (4 &* by &* rs &+ 4 &* bx), dstStride: rs)
             }
         }
@@ -420,11 +420,12 @@ struct MacroblockEncoder {
     mutating func quantizeLumaInter() -> Int {
         let srcY = ctx.sourceY.at(16 * mbx, 16 * mby), ss = ctx.sourceY.stride
         var scores = SIMD4<Int32>.zero
-        Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB)
         let quantizer = Transform.Quantizer(qp: qp, deadZone: Self.interDeadZone)
+        let reaching = Transform.forward16x16(src: srcY, srcStride: ss, pred: s.predY, predStride: 16, coef: s.coefMB,
+                                              reaching: quantizer.nonZeroFrom)
         for blk in 0..<16 {
-            let levels = s.lumaLevels + 16 * blk
-            let count = quantizer.quantize(s.coefMB + 16 * BlockGeometry.raster(blk), levels: levels)
+            let levels = s.lumaLevels + 16 * blk, raster = BlockGeometry.raster(blk)
+            let count = quantizer.quantize(s.coefMB + 16 * raster, levels: levels, reaching: reaching & (1 << raster) != 0)
             s.counts[blk] = Int32(count)
             if count > 0 { scores[blk >> 2] += Self.decimateScore(levels) }
         }
@@ -439,14 +440,16 @@ struct MacroblockEncoder {
     mutating func reconstructLumaInter(_ mb: inout MacroblockSyntax, cbp: Int) -> UInt16 {
         var nonZero: UInt16 = 0
         let recY = ctx.reconY.at(16 * mbx, 16 * mby), rs = ctx.reconY.stride
+        // the blocks without residual keep the prediction: copied whole first, the others rebuilt over it
+        Transform.copyPrediction(rows: 16, width: 16, pred: s.predY, predStride: 16, dst: recY, dstStride: rs)
+        guard cbp != 0 else { return 0 }
         for blk in 0..<16 {
+            let count = cbp & (1 << (blk >> 2)) != 0 ? Int(s.counts[blk]) : 0
+            if count == 0 { continue }
             let x4 = BlockGeometry.x4(blk), y4 = BlockGeometry.y4(blk)
             let levels = s.lumaLevels + 16 * blk
-            let count = cbp & (1 << (blk >> 2)) != 0 ? Int(s.counts[blk]) : 0
-            if count > 0 {
-                nonZero |= 1 << UInt16(4 * y4 + x4)
-                Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 0)
-            }
+            nonZero |= 1 << UInt16(4 * y4 + x4)
+            Self.scan(levels, into: &mb.luma, at: 16 * blk, from: 0)
             reconstruct4x4(levels: levels, count: count, dc: nil, qp: qp, pred: s.predY + 4 * y4 * 16 + 4 * x4, predStride: 16,
                            dst: recY + (4 &* y4 &* rs &+ 4 &* x4), dstStride: rs)
         }
@@ -456,18 +459,20 @@ struct MacroblockEncoder {
     /// How much a block's levels are worth keeping (x264's decimation score): 9 when any |level| > 1, else the sum
     /// over ±1 levels, in `scan` order, of `weight` of the zeros before each.
     @inline(__always) static func decimationScore(_ levels: UnsafePointer<Int32>, scan: [Int], weight: (Int) -> Int32) -> Int32 {
-        var score: Int32 = 0
-        var run = 0
-        var seen = false
-        for k in scan.indices.reversed() {
-            let v = levels[scan[k]]
-            if v == 0 { if seen { run += 1 }; continue }
-            if abs(v) > 1 { return 9 }
-            if seen { score += weight(run) }
-            seen = true
-            run = 0
+        scan.withUnsafeBufferPointer { order in  // no bounds check per level
+            var score: Int32 = 0
+            var run = 0
+            var seen = false
+            for k in order.indices.reversed() {
+                let v = levels[order[k]]
+                if v == 0 { if seen { run += 1 }; continue }
+                if abs(v) > 1 { return 9 }
+                if seen { score += weight(run) }
+                seen = true
+                run = 0
+            }
+            return score + weight(run)
         }
-        return score + weight(run)
     }
 
     /// ``decimationScore(_:scan:weight:)`` of a 4x4 block: 3, 2, 2, 1, 1, 1, then 0.

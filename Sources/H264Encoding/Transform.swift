@@ -42,32 +42,50 @@ enum Transform {
 
     /// Residual (src − pred) and forward core transform of the sixteen 4x4 blocks of a 16x16 block at
     /// once: block (x4, y4) lands in `coef[16 · (x4 + 4 · y4)...]`, raster, equal to ``forward4x4(_:)`` of
-    /// its residual. Exact in Int16 (|coefficient| ≤ 36 · 255).
+    /// its residual. Exact in Int16 (|coefficient| ≤ 36 · 255). Returns the blocks (bit x4 + 4 · y4) with
+    /// some |coefficient| ≥ `threshold` (``Quantizer/nonZeroFrom``): the others quantise to all zeros.
+    @discardableResult
     static func forward16x16(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
-                             coef: UnsafeMutablePointer<Int32>) {
+                             coef: UnsafeMutablePointer<Int32>, reaching threshold: Int32 = 0) -> UInt16 {
         @inline(__always) func bytes(_ p: UnsafePointer<UInt8>) -> SIMD16<UInt8> { UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self) }
+        let t = lanes(threshold)
+        var reaching: UInt16 = 0
         for g in 0..<4 {
-            forwardFourBlocks({ r in
+            let four = forwardFourBlocks({ r in
                 residual(bytes(src + (4 &* g &+ r) &* srcStride), bytes(pred + (4 &* g &+ r) &* predStride))
-            }, into: { b in coef + 64 * g + 16 * b })
+            }, into: { b in coef + 64 * g + 16 * b }, reaching: (t, t), acOnly: false)
+            reaching |= UInt16(four) << UInt16(4 * g)
         }
+        return reaching
+    }
+
+    /// A threshold t for ``forwardFourBlocks(_:into:reaching:acOnly:)`` as t − 1 in every lane, t at most
+    /// 2^14 (above every |coefficient|).
+    @inline(__always) private static func lanes(_ threshold: Int32) -> SIMD8<Int16> {
+        SIMD8(repeating: Int16(truncatingIfNeeded: min(threshold, 1 << 14) &- 1))
     }
 
     /// The same for the 8x8 Cb and Cr blocks of a macroblock (prediction rows 8 apart): block blk (raster
-    /// 0...3) of component c (0 Cb, 1 Cr) lands in `coef[16 · (4 · c + blk)...]`.
+    /// 0...3) of component c (0 Cb, 1 Cr) lands in `coef[16 · (4 · c + blk)...]`. Returns the blocks (bit
+    /// 4 · c + blk) with some AC |coefficient| ≥ the component's threshold (``Quantizer/nonZeroFrom``).
     static func forwardChroma(srcCb: UnsafePointer<UInt8>, srcCr: UnsafePointer<UInt8>, srcStride: Int,
-                              predCb: UnsafePointer<UInt8>, predCr: UnsafePointer<UInt8>, coef: UnsafeMutablePointer<Int32>) {
+                              predCb: UnsafePointer<UInt8>, predCr: UnsafePointer<UInt8>, coef: UnsafeMutablePointer<Int32>,
+                              reaching thresholds: (cb: Int32, cr: Int32)) -> UInt8 {
         @inline(__always) func half(_ p: UnsafePointer<UInt8>) -> UInt64 { UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) }
         @inline(__always) func row(_ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
             unsafeBitCast(SIMD2(half(cb), half(cr)), to: SIMD16<UInt8>.self)
         }
+        let t = (lanes(thresholds.cb), lanes(thresholds.cr))
+        var reaching: UInt8 = 0
         for g in 0..<2 {
             // one 16-sample row: the Cb row, then the Cr row
-            forwardFourBlocks({ r in
+            let four = forwardFourBlocks({ r in
                 let y = 4 * g + r
                 return residual(row(srcCb + y &* srcStride, srcCr + y &* srcStride), row(predCb + y &* 8, predCr + y &* 8))
-            }, into: { b in coef + 16 * (4 * (b >> 1) + 2 * g + (b & 1)) })
+            }, into: { b in coef + 16 * (4 * (b >> 1) + 2 * g + (b & 1)) }, reaching: t, acOnly: true)
+            reaching |= ((four & 3) | (four & 12) << 2) << UInt8(2 * g)  // block b → bit 4 · (b >> 1) + 2 · g + (b & 1)
         }
+        return reaching
     }
 
     /// src − pred of 16 samples in Int16: samples 0...7, then 8...15.
@@ -79,9 +97,12 @@ enum Transform {
     /// Forward transform of four horizontally adjacent 4x4 residual blocks given as four rows of 16
     /// differences (samples 0...7, 8...15); block b into `out(b)`, raster. Each vector holds one row (or
     /// column) of two blocks side by side: transposed, the horizontal butterfly, transposed back, the
-    /// vertical butterfly (the integer transform is exact in either order).
+    /// vertical butterfly (the integer transform is exact in either order). Returns the blocks (bit b) with
+    /// some |coefficient| ≥ the threshold of their half (`reaching.0` blocks 0, 1; `.1` blocks 2, 3), the DC
+    /// left out when `acOnly`.
     @inline(__always) private static func forwardFourBlocks(_ row: (Int) -> (SIMD8<Int16>, SIMD8<Int16>),
-                                                            into out: (Int) -> UnsafeMutablePointer<Int32>) {
+                                                            into out: (Int) -> UnsafeMutablePointer<Int32>,
+                                                            reaching thresholds: (SIMD8<Int16>, SIMD8<Int16>), acOnly: Bool) -> UInt8 {  // thresholds as ``lanes(_:)``
         typealias V = SIMD8<Int16>
         @inline(__always) func butterfly(_ a: V, _ b: V, _ c: V, _ d: V) -> (V, V, V, V) {
             let s03 = a &+ d, s12 = b &+ c, d03 = a &- d, d12 = b &- c
@@ -105,6 +126,11 @@ enum Transform {
         @inline(__always) func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
             unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
         }
+        /// The sign bit set in the lanes of |v| ≥ t: v + t − 1 or t − 1 − v negative (`t1` is t − 1; no
+        /// overflow: |v| < 2^14, t ≤ 2^14).
+        @inline(__always) func outside(_ v: V, _ t1: V) -> V { (v &+ t1) | (t1 &- v) }
+        let kept = acOnly ? V(0, -1, -1, -1, 0, -1, -1, -1) : V(repeating: -1)  // the DC left out of the test
+        var reaching: UInt8 = 0
         let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
         for pair in 0..<2 {  // blocks 0, 1 from the low halves, 2, 3 from the high ones
             let rows = pair == 0 ? (r0.0, r1.0, r2.0, r3.0) : (r0.1, r1.1, r2.1, r3.1)
@@ -117,7 +143,13 @@ enum Transform {
                 UnsafeMutableRawPointer(b + 4 * i).storeBytes(of: widen(v.highHalf), as: SIMD4<Int32>.self)
             }
             store(0, coefficients.0); store(1, coefficients.1); store(2, coefficients.2); store(3, coefficients.3)
+            let t = pair == 0 ? thresholds.0 : thresholds.1
+            let any = outside(coefficients.0 & kept, t) | outside(coefficients.1, t) | outside(coefficients.2, t) | outside(coefficients.3, t)
+            let signs = unsafeBitCast(any & V(repeating: Int16.min), to: SIMD2<UInt64>.self)
+            @inline(__always) func nonZero(_ x: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: (x | (0 &- x)) >> 63) }  // branch-free
+            reaching |= (nonZero(signs[0]) | nonZero(signs[1]) << 1) << UInt8(2 * pair)
         }
+        return reaching
     }
 
     /// Inverse transform of scaled coefficients d (8.5.12.2): rows, then columns, then (x + 32) >> 6; the
@@ -179,13 +211,26 @@ enum Transform {
 
         /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
         /// pmaddwd per four lanes (``pairProduct(_:_:)``).
+        /// ``quantize(_:levels:first:)`` of a block that ``forward16x16(src:srcStride:pred:predStride:coef:reaching:)``
+        /// or ``forwardChroma(srcCb:srcCr:srcStride:predCb:predCr:coef:reaching:)`` found `reaching` or not:
+        /// all levels 0 without a look at the coefficients when it is not.
+        @inline(__always) func quantize(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, first: Int = 0,
+                                        reaching: Bool) -> Int {
+            guard reaching else {
+                UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
+                return 0
+            }
+            return quantize(coef, levels: levels, first: first)
+        }
+
         @inline(__always) func quantize(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, first: Int = 0) -> Int {
             let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
             let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
             let magnitude = (c ^ sign) &- sign
             // Every |c| below the least that quantises to non-zero (all of |c| − that negative): all levels 0,
             // found without the multiplies (most inter blocks).
-            let below = magnitude &- nonZeroFrom
+            // (From position 1 the DC lane counts as below: its level is 0 whatever it is.)
+            let below = (magnitude &- nonZeroFrom) | (first == 1 ? ~acOnly : .zero)
             let both = below.lowHalf & below.highHalf, four = both.lowHalf & both.highHalf
             if (four[0] & four[1] & four[2] & four[3]) < 0 {
                 UnsafeMutableRawPointer(levels).storeBytes(of: .zero, as: SIMD16<Int32>.self)
@@ -215,6 +260,52 @@ enum Transform {
         if first == 1 { d[0] = dc }
     }
 
+    /// Clip1Y(pred + r) of 8.5.14 into four rows of dst, r the residual rows of ``inverse4x4(_:)``.
+    @inline(__always) static func addResidual4x4(_ residual: Rows4x4, pred: UnsafePointer<UInt8>, predStride: Int,
+                                                 dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        @inline(__always) func samples(_ r: Int) -> SIMD4<Int32> {
+            let p = pred + r &* predStride
+            return SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]))
+        }
+        @inline(__always) func store(_ r: Int, _ v: SIMD4<Int32>) {
+            let q = dst + r &* dstStride
+            q[0] = UInt8(truncatingIfNeeded: v[0]); q[1] = UInt8(truncatingIfNeeded: v[1])
+            q[2] = UInt8(truncatingIfNeeded: v[2]); q[3] = UInt8(truncatingIfNeeded: v[3])
+        }
+        let top = clip1(SIMD8(lowHalf: samples(0) &+ residual.0, highHalf: samples(1) &+ residual.1))
+        let bottom = clip1(SIMD8(lowHalf: samples(2) &+ residual.2, highHalf: samples(3) &+ residual.3))
+        store(0, top.lowHalf); store(1, top.highHalf); store(2, bottom.lowHalf); store(3, bottom.highHalf)
+    }
+
+    /// Clip1Y of 8.5.14 for 8-bit samples: x clipped to 0...255, branch-free in Int32 lanes (SSE2 has no
+    /// pminsd / pmaxsd).
+    @inline(__always) static func clip1(_ x: SIMD8<Int32>) -> SIMD8<Int32> {
+        let positive = x & ~(x &>> 31)
+        let over = (255 &- positive) &>> 31  // −1 above 255
+        return (positive & ~over) | (255 & over)
+    }
+
+    /// The residual of a 4x4 block whose only non-zero scaled coefficient is d00 (8.5.12.2): both passes
+    /// spread it unchanged, so every sample is (d00 + 32) >> 6.
+    @inline(__always) static func inverseDCOnly4x4(_ dc: Int32) -> Rows4x4 {
+        let r = SIMD4<Int32>(repeating: (dc &+ 32) &>> 6)
+        return (r, r, r, r)
+    }
+
+    /// The prediction as the reconstruction of rows without residual (8.5.14 with r = 0: Clip1(pred) = pred),
+    /// `width` 8 or 16 samples a row.
+    @inline(__always) static func copyPrediction(rows: Int, width: Int, pred: UnsafePointer<UInt8>, predStride: Int,
+                                                 dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
+        for r in 0..<rows {
+            let p = UnsafeRawPointer(pred + r &* predStride), q = UnsafeMutableRawPointer(dst + r &* dstStride)
+            if width == 16 {
+                q.storeBytes(of: p.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+            } else {
+                q.storeBytes(of: p.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            }
+        }
+    }
+
     // MARK: Intra16x16 luma DC (8.5.10)
 
     /// Forward Hadamard of the 16 DC coefficients (raster of blocks), halved with rounding.
@@ -236,19 +327,24 @@ enum Transform {
         }
     }
 
-    /// Quantises a DC block of `count` values (luma 16, chroma 4).
+    /// Quantises a DC block of `count` values (luma 16, chroma 4), four lanes at a time. Exact in Int32:
+    /// |DC| ≤ 16 · 4080 / 2 (luma) or 4 · 4080 (chroma), MF ≤ 13107 and f ≤ 2^24 · 21 / 64 (the
+    /// dead zones), so |DC| · MF + f < 2^31.
     static func quantizeDC(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, count: Int, qp: Int, deadZone: Int32) -> Int {
         let shift = Int32(16 + qp / 6)
         let f = ((Int32(1) << shift) &* deadZone) / 64
         let m = mfDC(qp)
-        var nonZero = 0
-        for i in 0..<count {
-            let c = coef[i]
-            let a = min(Int32((Int64(abs(c)) * Int64(m) + Int64(f)) >> Int64(shift)), maxLevel)
-            levels[i] = c < 0 ? -a : a
-            if a != 0 { nonZero += 1 }
+        var nonZero = SIMD4<Int32>.zero
+        for i in stride(from: 0, to: count, by: 4) {
+            let c = UnsafeRawPointer(coef + i).loadUnaligned(as: SIMD4<Int32>.self)
+            let sign = c &>> 31
+            var a = (((c ^ sign) &- sign) &* m &+ f) &>> shift
+            let excess = a &- maxLevel
+            a &-= excess & ~(excess &>> 31)  // min(a, maxLevel)
+            UnsafeMutableRawPointer(levels + i).storeBytes(of: (a ^ sign) &- sign, as: SIMD4<Int32>.self)
+            nonZero &+= (0 &- a) &>> 31  // −1 per non-zero (a ≥ 0)
         }
-        return nonZero
+        return Int(nonZero.wrappedSum().magnitude)
     }
 
     /// Levels c (raster) → dcY (raster), 8.5.10.

@@ -49,20 +49,24 @@ enum Transform8x8 {
     /// the order matter), raster. The rows are transposed so that one lane-wise pass transforms all eight.
     static func forward(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
                         coef: UnsafeMutablePointer<Int32>) {
-        @inline(__always) func samples(_ p: UnsafePointer<UInt8>) -> SIMD8<Int16> {
-            DeblockingLanes.widen(unsafeBitCast(SIMD2<UInt64>(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self), 0), to: SIMD16<UInt8>.self)).low
-        }
-        @inline(__always) func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
-            unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
-        }
-        @inline(__always) func row(_ r: Int) -> SIMD8<Int32> {
-            let d = samples(src + r * srcStride) &- samples(pred + r * predStride)
-            return SIMD8(lowHalf: widen(d.lowHalf), highHalf: widen(d.highHalf))
-        }
+        @inline(__always) func row(_ r: Int) -> SIMD8<Int32> { widen(samples(src + r * srcStride) &- samples(pred + r * predStride)) }
         let rows: Block = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
         let out = forward1D(transposed(forward1D(transposed(rows))))
         @inline(__always) func store(_ r: Int, _ v: SIMD8<Int32>) { UnsafeMutableRawPointer(coef + 8 * r).storeBytes(of: v, as: SIMD8<Int32>.self) }
         store(0, out.0); store(1, out.1); store(2, out.2); store(3, out.3); store(4, out.4); store(5, out.5); store(6, out.6); store(7, out.7)
+    }
+
+    /// Eight samples in Int16 lanes.
+    @inline(__always) private static func samples(_ p: UnsafePointer<UInt8>) -> SIMD8<Int16> {
+        DeblockingLanes.widen(unsafeBitCast(SIMD2<UInt64>(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self), 0), to: SIMD16<UInt8>.self)).low
+    }
+
+    /// Int16 lanes sign-extended to Int32 (punpck and an arithmetic shift).
+    @inline(__always) private static func widen(_ v: SIMD8<Int16>) -> SIMD8<Int32> {
+        @inline(__always) func half(_ h: SIMD4<Int16>) -> SIMD4<Int32> {
+            unsafeBitCast(SIMD8<Int16>(0, h[0], 0, h[1], 0, h[2], 0, h[3]), to: SIMD4<Int32>.self) &>> 16
+        }
+        return SIMD8(lowHalf: half(v.lowHalf), highHalf: half(v.highHalf))
     }
 
     /// The 8x8 block's transpose, by its four 4x4 quarters (``Transform/transposed(_:)``).
@@ -130,16 +134,20 @@ enum Transform8x8 {
         }
     }
 
-    /// Inverse transform of d in place (8.5.13.2): rows, columns, then (x + 32) >> 6 — the residual, raster.
-    static func inverse(_ d: UnsafeMutablePointer<Int32>) {
-        for r in 0..<8 { inverse1D(d + 8 * r, step: 1) }
-        for c in 0..<8 { inverse1D(d + c, step: 8) }
-        for i in 0..<64 { d[i] = (d[i] &+ 32) &>> 6 }
+    /// Inverse transform of the scaled coefficients d (8.5.13.2): rows, then columns, then (x + 32) >> 6 — the
+    /// residual rows. Each pass is one lane-wise ``inverse1D(_:)`` across the eight vectors, the block
+    /// transposed before each (the shifts make the order matter; the lanes keep it).
+    static func inverse(_ d: UnsafePointer<Int32>) -> Block {
+        @inline(__always) func row(_ r: Int) -> SIMD8<Int32> { UnsafeRawPointer(d + 8 * r).loadUnaligned(as: SIMD8<Int32>.self) }
+        let horizontal = inverse1D(transposed((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))))  // vector k: column k
+        let v = inverse1D(transposed(horizontal))  // vector k: row k
+        @inline(__always) func rounded(_ x: SIMD8<Int32>) -> SIMD8<Int32> { (x &+ 32) &>> 6 }
+        return (rounded(v.0), rounded(v.1), rounded(v.2), rounded(v.3), rounded(v.4), rounded(v.5), rounded(v.6), rounded(v.7))
     }
 
-    @inline(__always) private static func inverse1D(_ p: UnsafeMutablePointer<Int32>, step: Int) {
-        let d0 = p[0], d1 = p[step], d2 = p[2 * step], d3 = p[3 * step]
-        let d4 = p[4 * step], d5 = p[5 * step], d6 = p[6 * step], d7 = p[7 * step]
+    /// The 1-D inverse transform (8.5.13.2) across the eight vectors, lane by lane.
+    @inline(__always) private static func inverse1D(_ x: Block) -> Block {
+        let (d0, d1, d2, d3, d4, d5, d6, d7) = x
         let a0 = d0 &+ d4, a4 = d0 &- d4
         let a2 = (d2 &>> 1) &- d6, a6 = d2 &+ (d6 &>> 1)
         let b0 = a0 &+ a6, b2 = a4 &+ a2, b4 = a4 &- a2, b6 = a0 &- a6
@@ -149,14 +157,7 @@ enum Transform8x8 {
         let a7 = d3 &+ d5 &+ d1 &+ (d1 &>> 1)
         let b1 = a1 &+ (a7 &>> 2), b7 = a7 &- (a1 &>> 2)
         let b3 = a3 &+ (a5 &>> 2), b5 = (a3 &>> 2) &- a5
-        p[0] = b0 &+ b7
-        p[step] = b2 &+ b5
-        p[2 * step] = b4 &+ b3
-        p[3 * step] = b6 &+ b1
-        p[4 * step] = b6 &- b1
-        p[5 * step] = b4 &- b3
-        p[6 * step] = b2 &- b5
-        p[7 * step] = b0 &- b7
+        return (b0 &+ b7, b2 &+ b5, b4 &+ b3, b6 &+ b1, b6 &- b1, b4 &- b3, b2 &- b5, b0 &- b7)
     }
 
     /// pred + the inverse transform of the scaled levels, clipped (8.5.14), into dst. `d` is 64 words of scratch.
@@ -167,10 +168,13 @@ enum Transform8x8 {
             return
         }
         dequantize(levels, into: d, qp: qp)
-        inverse(d)
-        for r in 0..<8 {
-            let p = pred + r * predStride, q = dst + r * dstStride
-            for c in 0..<8 { q[c] = UInt8(truncatingIfNeeded: min(max(Int32(p[c]) &+ d[8 * r + c], 0), 255)) }
+        let residual = inverse(d)
+        @inline(__always) func add(_ r: Int, _ v: SIMD8<Int32>) {
+            let clipped = unsafeBitCast(Transform.clip1(widen(samples(pred + r &* predStride)) &+ v), to: SIMD32<UInt8>.self)
+            let bytes = SIMD8<UInt8>(clipped[0], clipped[4], clipped[8], clipped[12], clipped[16], clipped[20], clipped[24], clipped[28])
+            UnsafeMutableRawPointer(dst + r &* dstStride).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
         }
+        add(0, residual.0); add(1, residual.1); add(2, residual.2); add(3, residual.3)
+        add(4, residual.4); add(5, residual.5); add(6, residual.6); add(7, residual.7)
     }
 }
