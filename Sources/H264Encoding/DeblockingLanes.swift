@@ -16,7 +16,7 @@ enum DeblockingLanes {
                                          alpha: Int32, beta: Int32, tc0: SIMD3<Int32>, chroma: Bool) {
         let strength = perLine(SIMD4(truncatingIfNeeded: bS), lines: lines)
         // Most edges have no bS 4 line (only macroblock edges next to intra): the strong filter is then skipped.
-        let anyStrong = bS[0] >= 4 || bS[1] >= 4 || bS[2] >= 4 || bS[3] >= 4
+        let anyStrong = (bS[0] | bS[1] | bS[2] | bS[3]) >= 4  // bS is 0...4
         if across == 1 {
             let old = loadColumns(start - 4, stride: along, lines: lines)
             let new = filter(old, bS: strength, tc0: SIMD3(truncatingIfNeeded: tc0), alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
