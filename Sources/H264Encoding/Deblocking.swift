@@ -75,12 +75,13 @@ enum Deblocking {
                 if edge > 0 && !q.isIntra && q.nonZero == 0 && (!q.partitioned || edge != 2) { continue }
                 // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
                 if edge & 1 == 1 && q.transform8x8 { continue }
-                let p = edge == 0 ? state[neighbourAddr] : q
-                let bS = edgeStrength(p: p, q: q, vertical: dir == 0, edge: edge)
+                // p by address: a struct chosen between two would be copied whole at every edge
+                let p = state + (edge == 0 ? neighbourAddr : mbAddr)
+                let bS = edgeStrength(p: p.pointee, q: q, vertical: dir == 0, edge: edge)
                 if bS == .zero { continue }
                 let t: EdgeThresholds
                 if edge == 0 {
-                    t = thresholds(p)
+                    t = thresholds(p.pointee)
                 } else if let known = inner {
                     t = known
                 } else {
