@@ -156,7 +156,8 @@ enum Deblocking {
         @inline(__always) func lineBits(_ bits: UInt16, _ line: Int) -> Int {
             let b = Int(bits)
             if !vertical { return (b >> (4 &* line)) & 15 }
-            return (b >> line) & 1 | ((b >> (line &+ 4)) & 1) << 1 | ((b >> (line &+ 8)) & 1) << 2 | ((b >> (line &+ 12)) & 1) << 3
+            // bits line, line + 4, + 8, + 12 to 12...15 by one multiply (the products' bits never overlap: no carries)
+            return (((b >> line) & 0x1111) &* 0x1248) >> 12 & 15
         }
         let coded = lineBits(p.nonZero, pLine) | lineBits(q.nonZero, edge)
         // Inside the macroblock, motion differs only across the middle edge of a partitioned one (one motion per quadrant).
