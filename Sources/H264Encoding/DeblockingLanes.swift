@@ -11,7 +11,8 @@ enum DeblockingLanes {
     }
 
     /// Filters `lines` (8 or 16) lines of one edge in place; `start` is q0 of the first line, `across`
-    /// steps from p0 to q0, `along` from one line to the next. bS and tC0 per line as 8.7.2.1 and Table 8-17.
+    /// steps from p0 to q0, `along` from one line to the next. bS per quarter of the edge (8.7.2.1); tC0 for
+    /// bS 1, 2, 3 (Table 8-17), picked per line by ``filter(p3:p2:p1:p0:q0:q1:q2:q3:bS:tc0:alpha:beta:chroma:anyStrong:)``.
     @inline(__always) static func filter(_ start: UnsafeMutablePointer<UInt8>, across: Int, along: Int, lines: Int, bS: SIMD4<Int32>,
                                          alpha: Int32, beta: Int32, tc0: SIMD3<Int32>, chroma: Bool) {
         let strength = perLine(SIMD4(truncatingIfNeeded: bS), lines: lines)
@@ -37,7 +38,7 @@ enum DeblockingLanes {
         }
     }
 
-    /// Values per quarter of the edge (bS, tC0) spread over its lines (built whole: a vector written lane
+    /// Values per quarter of the edge (bS) spread over its lines (built whole: a vector written lane
     /// by lane costs a store-forwarding stall).
     @inline(__always) static func perLine(_ v: SIMD4<Int16>, lines: Int) -> SIMD16<Int16> {
         let a = v[0], b = v[1], c = v[2], d = v[3]
