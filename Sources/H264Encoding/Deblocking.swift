@@ -62,6 +62,10 @@ enum Deblocking {
         let mbx = mbAddr % widthInMbs, mby = mbAddr / widthInMbs
         let filterLeft = mbx > 0 && (control.disableIdc != 2 || state[mbAddr - 1].slice == q.slice)
         let filterTop = mby > 0 && (control.disableIdc != 2 || state[mbAddr - widthInMbs].slice == q.slice)
+        @inline(__always) func thresholds(_ p: MacroblockState) -> EdgeThresholds {
+            EdgeThresholds(pQP: Int(p.qp), qQP: Int(q.qp), control: control, cbQPOffset: cbQPOffset, crQPOffset: crQPOffset)
+        }
+        var inner: EdgeThresholds?  // of the edges inside q, worked out at the first one filtered
         for dir in 0..<2 {  // 0: vertical edges, 1: horizontal edges
             let neighbourAddr = dir == 0 ? mbAddr - 1 : mbAddr - widthInMbs
             for edge in 0..<4 {
@@ -71,23 +75,61 @@ enum Deblocking {
                 if edge > 0 && !q.isIntra && q.nonZero == 0 && (!q.partitioned || edge != 2) { continue }
                 // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
                 if edge & 1 == 1 && q.transform8x8 { continue }
-                let p = edge == 0 ? state[neighbourAddr] : q
-                let bS = edgeStrength(p: p, q: q, vertical: dir == 0, edge: edge)
+                // p by address: a struct chosen between two would be copied whole at every edge
+                let p = state + (edge == 0 ? neighbourAddr : mbAddr)
+                let bS = edgeStrength(p: p.pointee, q: q, vertical: dir == 0, edge: edge)
                 if bS == .zero { continue }
-                let qpAv = (Int(p.qp) + Int(q.qp) + 1) >> 1
+                let t: EdgeThresholds
+                if edge == 0 {
+                    t = thresholds(p.pointee)
+                } else if let known = inner {
+                    t = known
+                } else {
+                    t = thresholds(q); inner = t
+                }
                 let lumaStart = dir == 0 ? y.at(16 * mbx + 4 * edge, 16 * mby) : y.at(16 * mbx, 16 * mby + 4 * edge)
                 filterEdge(lumaStart, across: dir == 0 ? 1 : y.stride, along: dir == 0 ? y.stride : 1, lines: 16, bS: bS,
-                           qp: qpAv, control: control, chroma: false)
-                if edge & 1 == 0 {
+                           thresholds: t.luma, chroma: false)
+                if edge & 1 == 0 {  // the chroma edge on this one (4:2:0)
                     for component in 0..<2 {
-                        let plane = component == 0 ? cb : cr, offset = component == 0 ? cbQPOffset : crQPOffset
-                        let cqp = (Transform.chromaQP(lumaQP: Int(p.qp), offset: offset) + Transform.chromaQP(lumaQP: Int(q.qp), offset: offset) + 1) >> 1
+                        let plane = component == 0 ? cb : cr
                         let start = dir == 0 ? plane.at(8 * mbx + 2 * edge, 8 * mby) : plane.at(8 * mbx, 8 * mby + 2 * edge)
                         filterEdge(start, across: dir == 0 ? 1 : plane.stride, along: dir == 0 ? plane.stride : 1, lines: 8, bS: bS,
-                                   qp: cqp, control: control, chroma: true)
+                                   thresholds: component == 0 ? t.cb : t.cr, chroma: true)
                     }
                 }
             }
+        }
+    }
+
+    /// The thresholds of luma, Cb and Cr across one edge between macroblocks p and q (the same one inside a
+    /// macroblock). 8.7.2.2: qPav is the average of the two QPY, or of the two QPC of each chroma component.
+    struct EdgeThresholds {
+        var luma, cb, cr: Thresholds
+
+        @inline(__always) init(pQP: Int, qQP: Int, control: SliceControl, cbQPOffset: Int, crQPOffset: Int) {
+            luma = Thresholds(qPav: (pQP &+ qQP &+ 1) >> 1, control: control)
+            @inline(__always) func chroma(_ offset: Int) -> Thresholds {
+                let qc = Transform.chromaQP(lumaQP: qQP, offset: offset)
+                let pc = pQP == qQP ? qc : Transform.chromaQP(lumaQP: pQP, offset: offset)
+                return Thresholds(qPav: (pc &+ qc &+ 1) >> 1, control: control)
+            }
+            cb = chroma(cbQPOffset)
+            cr = crQPOffset == cbQPOffset ? cb : chroma(crQPOffset)
+        }
+    }
+
+    /// alpha, beta (Table 8-16) and tC0 for bS 1, 2, 3 (Table 8-17) of one edge's indexA and indexB (8.7.2.2).
+    struct Thresholds {
+        var alpha, beta: Int32
+        var tc0: SIMD3<Int32>
+
+        /// At qPav. Where alpha or beta is 0 nothing is filtered (filterSamplesFlag 0): alpha is then 0.
+        @inline(__always) init(qPav: Int, control: SliceControl) {
+            let indexA = min(max(qPav &+ control.offsetA, 0), 51), indexB = min(max(qPav &+ control.offsetB, 0), 51)
+            beta = Deblocking.beta[indexB]
+            alpha = beta == 0 ? 0 : Deblocking.alpha[indexA]
+            tc0 = SIMD3(Deblocking.tc0[3 &* indexA], Deblocking.tc0[3 &* indexA &+ 1], Deblocking.tc0[3 &* indexA &+ 2])
         }
     }
 
@@ -114,7 +156,8 @@ enum Deblocking {
         @inline(__always) func lineBits(_ bits: UInt16, _ line: Int) -> Int {
             let b = Int(bits)
             if !vertical { return (b >> (4 &* line)) & 15 }
-            return (b >> line) & 1 | ((b >> (line &+ 4)) & 1) << 1 | ((b >> (line &+ 8)) & 1) << 2 | ((b >> (line &+ 12)) & 1) << 3
+            // bits line, line + 4, + 8, + 12 to 12...15 by one multiply (the products' bits never overlap: no carries)
+            return (((b >> line) & 0x1111) &* 0x1248) >> 12 & 15
         }
         let coded = lineBits(p.nonZero, pLine) | lineBits(q.nonZero, edge)
         // Inside the macroblock, motion differs only across the middle edge of a partitioned one (one motion per quadrant).
@@ -163,10 +206,8 @@ enum Deblocking {
 
     /// Filters `lines` lines across one edge (8.7.2.3, 8.7.2.4); `start` is q0 of the first line.
     @inline(__always) static func filterEdge(_ start: UnsafeMutablePointer<UInt8>, across: Int, along: Int, lines: Int, bS: SIMD4<Int32>,
-                                             qp: Int, control: SliceControl, chroma: Bool) {
-        let indexA = min(max(qp &+ control.offsetA, 0), 51), indexB = min(max(qp &+ control.offsetB, 0), 51)
-        let a = alpha[indexA], b = beta[indexB]
-        if a == 0 || b == 0 { return }
-        DeblockingLanes.filter(start, across: across, along: along, lines: lines, bS: bS, alpha: a, beta: b, tc0: SIMD3(tc0[3 * indexA], tc0[3 * indexA + 1], tc0[3 * indexA + 2]), chroma: chroma)
+                                             thresholds t: Thresholds, chroma: Bool) {
+        if t.alpha == 0 { return }
+        DeblockingLanes.filter(start, across: across, along: along, lines: lines, bS: bS, alpha: t.alpha, beta: t.beta, tc0: t.tc0, chroma: chroma)
     }
 }

@@ -11,17 +11,16 @@ enum DeblockingLanes {
     }
 
     /// Filters `lines` (8 or 16) lines of one edge in place; `start` is q0 of the first line, `across`
-    /// steps from p0 to q0, `along` from one line to the next. bS and tC0 per line as 8.7.2.1 and Table 8-17.
+    /// steps from p0 to q0, `along` from one line to the next. bS per quarter of the edge (8.7.2.1); tC0 for
+    /// bS 1, 2, 3 (Table 8-17), picked per line by ``filter(p3:p2:p1:p0:q0:q1:q2:q3:bS:tc0:alpha:beta:chroma:anyStrong:)``.
     @inline(__always) static func filter(_ start: UnsafeMutablePointer<UInt8>, across: Int, along: Int, lines: Int, bS: SIMD4<Int32>,
                                          alpha: Int32, beta: Int32, tc0: SIMD3<Int32>, chroma: Bool) {
-        let strength = perLine(SIMD4(Int16(bS[0]), Int16(bS[1]), Int16(bS[2]), Int16(bS[3])), lines: lines)
-        @inline(__always) func clipping(_ s: Int32) -> Int16 { s > 0 && s < 4 ? Int16(tc0[Int(s) - 1]) : 0 }
-        let clipping = perLine(SIMD4(clipping(bS[0]), clipping(bS[1]), clipping(bS[2]), clipping(bS[3])), lines: lines)
+        let strength = perLine(SIMD4(truncatingIfNeeded: bS), lines: lines)
         // Most edges have no bS 4 line (only macroblock edges next to intra): the strong filter is then skipped.
-        let anyStrong = bS[0] >= 4 || bS[1] >= 4 || bS[2] >= 4 || bS[3] >= 4
+        let anyStrong = (bS[0] | bS[1] | bS[2] | bS[3]) >= 4  // bS is 0...4
         if across == 1 {
             let old = loadColumns(start - 4, stride: along, lines: lines)
-            let new = filter(old, bS: strength, tc0: clipping, alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
+            let new = filter(old, bS: strength, tc0: SIMD3(truncatingIfNeeded: tc0), alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
             storeColumns(new, start - 4, stride: along, lines: lines)
         } else {
             @inline(__always) func row(_ k: Int) -> Bytes {
@@ -30,7 +29,7 @@ enum DeblockingLanes {
                 return unsafeBitCast(SIMD2<UInt64>(p.loadUnaligned(as: UInt64.self), 0), to: Bytes.self)
             }
             let old = Samples(p3: row(-4), p2: row(-3), p1: row(-2), p0: row(-1), q0: row(0), q1: row(1), q2: row(2), q3: row(3))
-            let new = filter(old, bS: strength, tc0: clipping, alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
+            let new = filter(old, bS: strength, tc0: SIMD3(truncatingIfNeeded: tc0), alpha: Int16(alpha), beta: Int16(beta), chroma: chroma, anyStrong: anyStrong)
             @inline(__always) func store(_ v: Bytes, _ k: Int) {
                 let p = UnsafeMutableRawPointer(start + k &* across)
                 if lines == 16 { p.storeBytes(of: v, as: Bytes.self) } else { p.storeBytes(of: unsafeBitCast(v, to: SIMD2<UInt64>.self)[0], as: UInt64.self) }
@@ -39,7 +38,7 @@ enum DeblockingLanes {
         }
     }
 
-    /// Values per quarter of the edge (bS, tC0) spread over its lines (built whole: a vector written lane
+    /// Values per quarter of the edge (bS) spread over its lines (built whole: a vector written lane
     /// by lane costs a store-forwarding stall).
     @inline(__always) static func perLine(_ v: SIMD4<Int16>, lines: Int) -> SIMD16<Int16> {
         let a = v[0], b = v[1], c = v[2], d = v[3]
@@ -58,12 +57,12 @@ enum DeblockingLanes {
     @inline(__always) static func select(_ mask: Lanes, _ a: Lanes, _ b: Lanes) -> Lanes { (a & mask) | (b & ~mask) }
 
     /// The filtered samples of up to 16 lines, 8 at a time (chroma edges have 8).
-    @inline(__always) static func filter(_ s: Samples, bS: SIMD16<Int16>, tc0: SIMD16<Int16>, alpha: Int16, beta: Int16, chroma: Bool,
+    @inline(__always) static func filter(_ s: Samples, bS: SIMD16<Int16>, tc0: SIMD3<Int16>, alpha: Int16, beta: Int16, chroma: Bool,
                                          anyStrong: Bool) -> Samples {
         @inline(__always) func half(_ high: Bool) -> Samples {
             @inline(__always) func lanes(_ v: Bytes) -> Lanes { high ? widen(v).high : widen(v).low }
             return filter(p3: lanes(s.p3), p2: lanes(s.p2), p1: lanes(s.p1), p0: lanes(s.p0), q0: lanes(s.q0), q1: lanes(s.q1),
-                          q2: lanes(s.q2), q3: lanes(s.q3), bS: high ? bS.highHalf : bS.lowHalf, tc0: high ? tc0.highHalf : tc0.lowHalf,
+                          q2: lanes(s.q2), q3: lanes(s.q3), bS: high ? bS.highHalf : bS.lowHalf, tc0: tc0,
                           alpha: alpha, beta: beta, chroma: chroma, anyStrong: anyStrong)
         }
         let low = half(false)
@@ -78,8 +77,11 @@ enum DeblockingLanes {
     /// filterSamplesFlag choose; the new samples in the low halves of the result. `anyStrong`: whether any
     /// lane has bS 4 (when none, the bS 4 filter is not computed).
     @inline(__always) static func filter(p3: Lanes, p2: Lanes, p1: Lanes, p0: Lanes, q0: Lanes, q1: Lanes, q2: Lanes, q3: Lanes,
-                                         bS: Lanes, tc0: Lanes, alpha: Int16, beta: Int16, chroma: Bool, anyStrong: Bool) -> Samples {
+                                         bS: Lanes, tc0 table: SIMD3<Int16>, alpha: Int16, beta: Int16, chroma: Bool, anyStrong: Bool) -> Samples {
         let a = Lanes(repeating: alpha), b = Lanes(repeating: beta)
+        // tC0 of each line's bS, from `table` (bS 1, 2, 3; lines of bS 0 or 4 do not use it)
+        let tc0 = Lanes(repeating: table[0]) &+ (less(Lanes(repeating: 1), bS) & Lanes(repeating: table[1] &- table[0]))
+            &+ (less(Lanes(repeating: 2), bS) & Lanes(repeating: table[2] &- table[1]))
         let filtered = less(.zero, bS) & less(abs(p0 &- q0), a) & less(abs(p1 &- p0), b) & less(abs(q1 &- q0), b)
         let strong = less(Lanes(repeating: 3), bS)
         let byte = Lanes(repeating: 255)
