@@ -22,14 +22,8 @@ struct IntraSATDKernelTests {
         var random = Random()
         let stride = 24
         for trial in 0..<40 {
-            var a = [UInt8](repeating: 0, count: 16 * stride), b = a
-            for i in a.indices {
-                switch trial % 4 {
-                case 0: a[i] = 255; b[i] = 0
-                case 1: a[i] = 0; b[i] = 255
-                default: a[i] = random.next(); b[i] = random.next()
-                }
-            }
+            let (a, b) = SA8DKernelTests.blocks(trial % 4 == 0 ? .extremes : trial % 4 == 1 ? .reversedExtremes : .random,
+                                                stride: stride) { random.next() }
             let t = SIMD8<Int32>((0..<8).map { _ in Int32(random.next()) }), l = SIMD8<Int32>((0..<8).map { _ in Int32(random.next()) })
             let dc = Int32(random.next())
             var vertical = b, horizontal = b, flat = b

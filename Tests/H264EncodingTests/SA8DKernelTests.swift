@@ -9,6 +9,22 @@ import Testing
 ///   (all 255 against all 0, the largest coefficients) and on equal blocks (0).
 @Suite("SA8D against the 8x8 Hadamard definition")
 struct SA8DKernelTests {
+    /// The two blocks a kernel test compares, 16 rows of `stride` samples each.
+    enum BlockPair { case extremes, reversedExtremes, equal, random }
+
+    static func blocks(_ kind: BlockPair, stride: Int, next: () -> UInt8) -> (a: [UInt8], b: [UInt8]) {
+        var a = [UInt8](repeating: 0, count: 16 * stride), b = a
+        for i in a.indices {
+            switch kind {
+            case .extremes: a[i] = 255; b[i] = 0
+            case .reversedExtremes: a[i] = 0; b[i] = 255
+            case .equal: a[i] = next(); b[i] = a[i]
+            case .random: a[i] = next(); b[i] = next()
+            }
+        }
+        return (a, b)
+    }
+
     static func reference(_ a: [UInt8], _ b: [UInt8], stride: Int) -> Int32 {
         var total: Int32 = 0
         for q in 0..<4 {
@@ -38,14 +54,7 @@ struct SA8DKernelTests {
         }
         let stride = 24
         for trial in 0..<60 {
-            var a = [UInt8](repeating: 0, count: 16 * stride), b = a
-            for i in a.indices {
-                switch trial % 4 {
-                case 0: a[i] = 255; b[i] = 0
-                case 1: a[i] = next(); b[i] = a[i]
-                default: a[i] = next(); b[i] = next()
-                }
-            }
+            let (a, b) = Self.blocks(trial % 4 == 0 ? .extremes : trial % 4 == 1 ? .equal : .random, stride: stride, next: next)
             let expected = Self.reference(a, b, stride: stride)
             let got = a.withUnsafeBufferPointer { pa in
                 b.withUnsafeBufferPointer { pb -> Int32 in
