@@ -1,7 +1,7 @@
 /// The six directional Intra4x4 predictions of a block (modes 3...8, 8.3.1.2.4-8.3.1.2.9) formed side by side
 /// and their SATDs taken in one pass, as ``MotionSearch/satdBlockRow(_:_:_:_:)`` takes four horizontally adjacent
 /// blocks: the mode decision then reads each SATD instead of predicting and transforming the modes one by one.
-/// Every mode is formed whatever the neighbours (an unavailable one reads stale edge values, never used): the
+/// Every mode is formed whatever the neighbours (an unavailable one reads the zeros ``IntraPrediction/loadEdge4x4(at:stride:_:into:)`` leaves there, never used): the
 /// caller skips it as before. The SATDs equal ``MotionSearch/satd4x4(_:_:_:_:)`` of each prediction (both are
 /// half the sum of the absolute Hadamard coefficients, exactly).
 enum IntraDirectionalSATD4x4 {

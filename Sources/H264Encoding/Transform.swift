@@ -123,9 +123,6 @@ enum Transform {
             @inline(__always) func join(_ x: UInt64, _ y: UInt64) -> V { unsafeBitCast(SIMD2(x, y), to: V.self) }
             return (join(q(a0)[0], q(b0)[0]), join(q(a0)[1], q(b0)[1]), join(q(a1)[0], q(b1)[0]), join(q(a1)[1], q(b1)[1]))
         }
-        @inline(__always) func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
-            unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
-        }
         /// The sign bit set in the lanes of |v| ≥ t: v + t − 1 or t − 1 − v negative (`t1` is t − 1; no
         /// overflow: |v| < 2^14, t ≤ 2^14).
         @inline(__always) func outside(_ v: V, _ t1: V) -> V { (v &+ t1) | (t1 &- v) }
@@ -258,6 +255,11 @@ enum Transform {
         let v = pairProduct(UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int32>.self), dequantVector[qp])
         UnsafeMutableRawPointer(d).storeBytes(of: v, as: SIMD16<Int32>.self)
         if first == 1 { d[0] = dc }
+    }
+
+    /// Int16 lanes sign-extended to Int32 (punpck and an arithmetic shift).
+    @inline(__always) static func widen(_ v: SIMD4<Int16>) -> SIMD4<Int32> {
+        unsafeBitCast(SIMD8<Int16>(0, v[0], 0, v[1], 0, v[2], 0, v[3]), to: SIMD4<Int32>.self) &>> 16
     }
 
     /// Clip1Y(pred + r) of 8.5.14 into four rows of dst, r the residual rows of ``inverse4x4(_:)``.

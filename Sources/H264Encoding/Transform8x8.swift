@@ -61,12 +61,9 @@ enum Transform8x8 {
         DeblockingLanes.widen(unsafeBitCast(SIMD2<UInt64>(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self), 0), to: SIMD16<UInt8>.self)).low
     }
 
-    /// Int16 lanes sign-extended to Int32 (punpck and an arithmetic shift).
+    /// Int16 lanes sign-extended to Int32 (``Transform/widen(_:)`` on each half).
     @inline(__always) private static func widen(_ v: SIMD8<Int16>) -> SIMD8<Int32> {
-        @inline(__always) func half(_ h: SIMD4<Int16>) -> SIMD4<Int32> {
-            unsafeBitCast(SIMD8<Int16>(0, h[0], 0, h[1], 0, h[2], 0, h[3]), to: SIMD4<Int32>.self) &>> 16
-        }
-        return SIMD8(lowHalf: half(v.lowHalf), highHalf: half(v.highHalf))
+        SIMD8(lowHalf: Transform.widen(v.lowHalf), highHalf: Transform.widen(v.highHalf))
     }
 
     /// The 8x8 block's transpose, by its four 4x4 quarters (``Transform/transposed(_:)``).
