@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import VTKMedia
 import VTKTestSupport
 
 // The encoder table (issue #28): per QP, the rate, the Y-PSNR and the CPU time of vtksoft's native engine
@@ -7,7 +8,7 @@ import VTKTestSupport
 // psy), with P pictures only and with B-frames; the Bjøntegaard delta rate of each against x264 veryfast,
 // computed here; on two contents. Every encoder runs on one core (`taskset`), single-threaded.
 //
-//     .build/release/vtk-bench --only encoder-table [--table-frames N] [--table-encoders native,openh264,...]
+//     .build/release/vtk-bench --only encoder-table [--table-frames N] [--table-runs N] [--table-encoders native,openh264,...]
 
 /// One content of the table: raw I420 pictures made at bench time.
 struct EncoderTableContent {
@@ -16,12 +17,17 @@ struct EncoderTableContent {
     let width: Int, height: Int, frames: Int
 }
 
-/// One encode: the coded rate, the mean of the per-picture Y-PSNRs against the source, and the CPU time.
+/// One encode: the coded rate, the mean of the per-picture Y-PSNRs against the source, and the CPU time
+/// (the median of `cpuRuns` when the point was coded more than once).
 struct EncoderTablePoint {
     let qp: Int
     let kbps: Double
     let psnrY: Double
-    let cpuSeconds: Double
+    var cpuSeconds: Double
+    /// The CPU time of every run of the same command, the first first.
+    var cpuRuns: [Double]
+    /// The MD5 of the first run's stream, which every other run must reproduce.
+    let streamMD5: String
 }
 
 /// An encoder of the table, as the command that codes `raw` at `qp` into `output`.
@@ -142,14 +148,65 @@ func encoderTableCurve(_ entry: EncoderTableEntry, _ content: EncoderTableConten
                        qps: [Int] = encoderTableQPs) throws -> [EncoderTablePoint] {
     let output = work.appendingPathComponent("table.\(entry.streamExtension)").path, decoded = work.appendingPathComponent("table-decoded.yuv").path
     return try qps.map { qp in
-        let c = entry.arguments(content, qp, bFrames, output)
-        let pinned = onOneCore(c.tool, c.arguments)
-        let sample = try spawn(pinned.tool, pinned.arguments, extraEnvironment: c.environment)
-        let bytes = (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        let run = try encoderTableEncode(entry, content, qp: qp, bFrames: bFrames, output: output)
         try encoderTableMake(["-i", output, "-pix_fmt", "yuv420p", "-f", "rawvideo", decoded])
         let psnr = try meanLumaPSNR(decoded, content)
-        note("encoder table: \(entry.name) \(bFrames ? "B" : "P") QP \(qp): \(bytes) bytes, \(String(format: "%.3f", psnr)) dB, \(f2(sample.cpu)) s CPU")
-        return EncoderTablePoint(qp: qp, kbps: Double(bytes) * 8 * 30 / Double(content.frames) / 1000, psnrY: psnr, cpuSeconds: sample.cpu)
+        note("encoder table: \(entry.name) \(bFrames ? "B" : "P") QP \(qp): \(run.bytes.count) bytes, \(String(format: "%.3f", psnr)) dB, \(f2(run.cpu)) s CPU")
+        return EncoderTablePoint(qp: qp, kbps: Double(run.bytes.count) * 8 * 30 / Double(content.frames) / 1000, psnrY: psnr,
+                                 cpuSeconds: run.cpu, cpuRuns: [run.cpu], streamMD5: MD5.hex(run.bytes))
+    }
+}
+
+/// One encode of `content` at `qp` with `entry` into `output`, on one core: the stream and the CPU time.
+func encoderTableEncode(_ entry: EncoderTableEntry, _ content: EncoderTableContent, qp: Int, bFrames: Bool,
+                        output: String) throws -> (bytes: Data, cpu: Double) {
+    let c = entry.arguments(content, qp, bFrames, output)
+    let pinned = onOneCore(c.tool, c.arguments)
+    let sample = try spawn(pinned.tool, pinned.arguments, extraEnvironment: c.environment)
+    guard let bytes = FileManager.default.contents(atPath: output) else { throw BenchFailure("\(entry.name) wrote no \(shortPath(output))") }
+    return (bytes, sample.cpu)
+}
+
+/// How many times the encoders whose CPU ratio has a goal (native and the reference) code each point:
+/// `--table-runs N` (default 3, 1 with --smoke). One run's CPU time on this shared machine moved by up to a
+/// third between two `make bench` runs (native, P, QP 22: 2.9 to 4.0 s); the median of interleaved runs does not
+/// follow one slow moment.
+func encoderTableRuns() -> Int {
+    argv.firstIndex(of: "--table-runs").flatMap { argv.index(after: $0) < argv.count ? Int(argv[argv.index(after: $0)]) : nil }
+        .map { max(1, $0) } ?? (smoke ? 1 : 3)
+}
+
+/// The entries whose CPU time is taken as a median of runs: the native engine and the reference.
+func encoderTableTimesRepeatedly(_ entry: EncoderTableEntry) -> Bool {
+    entry.name == "native" || entry.name == encoderTableReference
+}
+
+/// Codes every point of the `timed` curves `runs` − 1 more times, the entries in turn at each QP (so that
+/// a slow moment of the machine falls on both sides of a ratio), and gives each point the median of its
+/// runs' CPU times. Each run must write the same stream as the first: an encoder whose output changes
+/// from one run to the next is reported, not averaged.
+func repeatEncodes(_ curves: inout [(EncoderTableEntry, [EncoderTablePoint])], _ content: EncoderTableContent, bFrames: Bool, runs: Int) throws {
+    guard runs > 1 else { return }
+    let timed = curves.indices.filter { encoderTableTimesRepeatedly(curves[$0].0) }
+    for _ in 1..<runs {
+        for point in encoderTableQPs.indices {
+            for index in timed {
+                let entry = curves[index].0, qp = curves[index].1[point].qp
+                let output = work.appendingPathComponent("table-again.\(entry.streamExtension)").path
+                let run = try encoderTableEncode(entry, content, qp: qp, bFrames: bFrames, output: output)
+                guard MD5.hex(run.bytes) == curves[index].1[point].streamMD5 else {
+                    throw BenchFailure("\(entry.name) \(bFrames ? "B" : "P") QP \(qp) coded a different stream on another run of the same command")
+                }
+                curves[index].1[point].cpuRuns.append(run.cpu)
+            }
+        }
+    }
+    for index in timed {
+        for point in curves[index].1.indices {
+            curves[index].1[point].cpuSeconds = median(curves[index].1[point].cpuRuns)
+            note("encoder table: \(curves[index].0.name) \(bFrames ? "B" : "P") QP \(curves[index].1[point].qp): CPU s of \(runs) runs "
+                 + curves[index].1[point].cpuRuns.map(f2).joined(separator: ", ") + ", median \(f2(curves[index].1[point].cpuSeconds))")
+        }
     }
 }
 
@@ -157,11 +214,12 @@ nonisolated(unsafe) var encoderTableJSON: [[String: Any]] = []
 
 /// The whole table as markdown: per content and GOP structure, the points of every encoder, then the
 /// BD-rate and CPU time of each against x264 veryfast with the issue's goals for the native engine.
-func encoderTableSection(frames: Int, keyint: Int, only: Set<String>?) throws -> String {
+func encoderTableSection(frames: Int, keyint: Int, runs: Int, only: Set<String>?) throws -> String {
     let entries = encoderTableEntries(keyint: keyint).filter { only?.contains($0.name) ?? true || $0.name == encoderTableReference }
     let contents = try encoderTableContents(frames: frames)
     var out = "\n### Encoder table: CQP at QP \(encoderTableQPs.map(String.init).joined(separator: ", ")), \(frames) frames, IDR every \(keyint), one core each\n\n"
-    out += "Rate at 30 fps; Y-PSNR is the mean over pictures against the source; CPU is user + system of the whole process (`taskset`, one thread). "
+    out += "Rate at 30 fps; Y-PSNR is the mean over pictures against the source; CPU is user + system of the whole process (`taskset`, one thread)"
+        + (runs > 1 ? ": for native and \(encoderTableReference), the median of \(runs) runs of each point, the two taken in turn (each run coding the same bytes), for the others one run. " : ". ")
         + "x264 at `-tune psnr` (no AQ, no psy); B rows: native `--bframes 3 --b-pyramid`, x264 its preset's B-frames (3, pyramid); "
         + "openh264 codes no B-frames. BD-rate: Bjøntegaard, cubic fit of log-rate over PSNR, over the overlapping PSNR range.\n"
     for content in contents {
@@ -171,6 +229,7 @@ func encoderTableSection(frames: Int, keyint: Int, only: Set<String>?) throws ->
             for entry in entries where !bFrames || entry.hasBFrames {
                 curves.append((entry, try encoderTableCurve(entry, content, bFrames: bFrames)))
             }
+            try repeatEncodes(&curves, content, bFrames: bFrames, runs: runs)
             out += "\n#### \(content.label), \(gop)\n\n| encoder | " + encoderTableQPs.map { "QP \($0): kbit/s, dB, CPU s" }.joined(separator: " | ")
                 + " | BD-rate vs \(encoderTableReference) | CPU ÷ \(encoderTableReference)'s |\n|---|" + String(repeating: "---:|", count: encoderTableQPs.count + 2) + "\n"
             guard let reference = curves.first(where: { $0.0.name == encoderTableReference })?.1 else { continue }
@@ -183,7 +242,7 @@ func encoderTableSection(frames: Int, keyint: Int, only: Set<String>?) throws ->
                     + " | \(bd.map { String(format: "%+.1f%%", $0) } ?? "n/a") | \(f2(cpuRatio)) |\n"
                 encoderTableJSON.append(["content": content.label, "gop": gop, "encoder": entry.name, "bdRatePercent": bd ?? NSNull(),
                                          "cpuRatio": cpuRatio, "frames": frames,
-                                         "points": points.map { ["qp": $0.qp, "kbps": $0.kbps, "psnrY": $0.psnrY, "cpuSeconds": $0.cpuSeconds] }])
+                                         "points": points.map { ["qp": $0.qp, "kbps": $0.kbps, "psnrY": $0.psnrY, "cpuSeconds": $0.cpuSeconds, "cpuSecondsOfEachRun": $0.cpuRuns] }])
                 if entry.name == "native" {
                     let goal = bFrames ? 0.0 : 10.0
                     encoderTableTargets.append("| native, \(content.label), \(gop): BD-rate vs \(encoderTableReference) ≤ \(goal == 0 ? "0" : "+10")% | "
@@ -203,17 +262,18 @@ func encoderTableSection(frames: Int, keyint: Int, only: Set<String>?) throws ->
 /// Rows for the targets table, filled by ``encoderTableSection(frames:keyint:only:)``.
 nonisolated(unsafe) var encoderTableTargets: [String] = []
 
-/// `--table-frames N` (default: 150, 10 with --smoke) and `--table-encoders a,b` (x264 veryfast, the reference, always runs).
-func encoderTableOptions() -> (frames: Int, only: Set<String>?) {
+/// `--table-frames N` (default: 150, 10 with --smoke), `--table-encoders a,b` (x264 veryfast, the reference, always runs)
+/// and `--table-runs N` (``encoderTableRuns()``).
+func encoderTableOptions() -> (frames: Int, runs: Int, only: Set<String>?) {
     func value(_ flag: String) -> String? { argv.firstIndex(of: flag).flatMap { argv.index(after: $0) < argv.count ? argv[argv.index(after: $0)] : nil } }
     let frames = value("--table-frames").flatMap(Int.init) ?? (smoke ? settings.frames : 150)
     let only = value("--table-encoders").map { Set($0.split(separator: ",").map { $0.replacingOccurrences(of: "-", with: " ") }) }
-    return (frames, only)
+    return (frames, encoderTableRuns(), only)
 }
 
 func runEncoderTable() {
     section("encoder table") {
         let options = encoderTableOptions()
-        emit(try encoderTableSection(frames: options.frames, keyint: smoke ? settings.keyint : 60, only: options.only))
+        emit(try encoderTableSection(frames: options.frames, keyint: smoke ? settings.keyint : 60, runs: options.runs, only: options.only))
     }
 }

@@ -30,7 +30,7 @@ if argv.contains("--help") || argv.contains("-h") {
                vtk-bench --only rtp-latency | encode-speed | play-timing | encoder-table | h265-engine
                vtk-bench --only 'decode 720p,decode CIF,round trip'    these sections of the main run
                vtk-bench --smoke --out DIR                  every section once on tiny inputs (make bench-smoke)
-        encoder table: --table-frames N, --table-encoders a,b
+        encoder table: --table-frames N, --table-encoders a,b, --table-runs N
         """)
     exit(0)
 }
