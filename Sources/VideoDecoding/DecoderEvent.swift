@@ -4,9 +4,13 @@ public enum DecoderEvent<Format: Hashable & Sendable, Request: Hashable & Sendab
                          PictureID: Hashable & Sendable, Problem: Hashable & Sendable>: Hashable, Sendable {
     /// A new sequence begins (first picture, or parameter sets that need a new decoder): size the surface
     /// pool for `dpbCapacity` pictures plus the output queue.
-    case newSequence(Format, dpbCapacity: Int)
+    ///
+    /// This case and ``decode(_:)`` carry their payload boxed (`indirect`): a format or request holds whole
+    /// parameter sets (H.264's request was 688 bytes), and inline they sized every event, so that a picture's
+    /// few events took an allocation too large for malloc's per-thread cache.
+    indirect case newSequence(Format, dpbCapacity: Int)
     /// Decode this picture into a new surface for `request.picture.id`.
-    case decode(Request)
+    indirect case decode(Request)
     /// Show this picture (display order).
     case output(Picture)
     /// The picture was dropped without output (no_output_of_prior_pics_flag, or skipped before a keyframe).
