@@ -93,7 +93,8 @@ extension MacroblockEncoder {
     }
 
     /// The cost of a partition's whole-sample positions: SAD + λ·(mvd bits). A method of a value rather than a
-    /// closure over the search's locals, so that it is inlined at every call (the closure was not).
+    /// closure over the search's locals: neither is inlined at its calls, and the closure with the early stop cost 0.9%
+    /// more of a P-only encode's instructions (callgrind, 12 frames 720p QP 27).
     struct PartitionSADCost {
         var source: UnsafePointer<UInt8>, sourceStride: Int
         /// The reference plane's sample at the partition's own position (the zero vector).
