@@ -135,8 +135,7 @@ enum MotionSearch {
 
     /// 8 samples of a row beside the 8 of the row four below, as 8 16-bit lanes (``satdBlock8x8(_:_:_:_:)``).
     @inline(__always) static func rowPair(_ p: UnsafePointer<UInt8>, _ stride: Int) -> SIMD8<Int16> {
-        unsafeBitCast(SIMD2(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self), UnsafeRawPointer(p + 4 &* stride).loadUnaligned(as: UInt64.self)),
-                      to: SIMD8<Int16>.self)
+        unsafeBitCast(Transform.halves(p, p + 4 &* stride), to: SIMD8<Int16>.self)
     }
 
     /// A luma prediction read where it lies, never written out, 16 samples at a time.

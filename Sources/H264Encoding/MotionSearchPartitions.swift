@@ -1,14 +1,19 @@
 /// Motion search of a 16x8 or 8x16 partition: SAD at integer positions (the start vectors, then a small
 /// diamond while it improves), then half- and quarter-sample refinement on SATD, costs with λ·(mvd bits).
 extension MacroblockEncoder {
-    /// SAD of a w x h block, w 16 or 8.
+    /// SAD of a 16x8 (`w` 16) or 8x16 block, by loops of fixed length (unrolled whole). Once the upper half summed
+    /// reaches `limit`, that partial sum (≥ limit): enough for a search that keeps only a cost strictly below its best.
     @inline(__always) static func partitionSAD(_ a: UnsafePointer<UInt8>, _ aStride: Int, _ b: UnsafePointer<UInt8>, _ bStride: Int,
-                                               w: Int, h: Int) -> Int32 {
+                                               w: Int, stoppingAt limit: Int32) -> Int32 {
         var sum: UInt32 = 0  // ≤ 128 · 255
         if w == 16 {
-            for row in 0..<h { sum &+= MotionSearch.sadRow(a + row &* aStride, b + row &* bStride) }
+            for row in 0..<4 { sum &+= MotionSearch.sadRow(a + row &* aStride, b + row &* bStride) }
+            if Int32(truncatingIfNeeded: sum) >= limit { return Int32(truncatingIfNeeded: sum) }
+            for row in 4..<8 { sum &+= MotionSearch.sadRow(a + row &* aStride, b + row &* bStride) }
         } else {
-            for row in 0..<h { sum &+= MotionSearch.sadRow8(a + row &* aStride, b + row &* bStride) }
+            for row in 0..<8 { sum &+= MotionSearch.sadRow8(a + row &* aStride, b + row &* bStride) }
+            if Int32(truncatingIfNeeded: sum) >= limit { return Int32(truncatingIfNeeded: sum) }
+            for row in 8..<16 { sum &+= MotionSearch.sadRow8(a + row &* aStride, b + row &* bStride) }
         }
         return Int32(truncatingIfNeeded: sum)
     }
@@ -56,20 +61,19 @@ extension MacroblockEncoder {
         let src = UnsafePointer(ctx.sourceY.at(bx, by)), ss = ctx.sourceY.stride
         let loX = -ref.padding + 4 - bx, hiX = ref.width + ref.padding - 22 - bx
         let loY = -ref.padding + 4 - by, hiY = ref.height + ref.padding - 22 - by
-        let lam = lambda, pvx = Int32(mvp.x), pvy = Int32(mvp.y)
-        @inline(__always) func intCost(_ x: Int, _ y: Int) -> Int32 {
-            lam &* MotionSearch.bitsMVD(4 &* x, 4 &* y, pvx, pvy)
-                &+ Self.partitionSAD(src, ss, ref.full.at(bx &+ x, by &+ y), ref.full.stride, w: w, h: h)
-        }
+        let costs = PartitionSADCost(source: src, sourceStride: ss, reference: ref.full.at(bx, by), referenceStride: ref.full.stride,
+                                     w: w, lambda: lambda, mvp: SIMD2(Int32(mvp.x), Int32(mvp.y)))
         @inline(__always) func clampedInt(_ v: SIMD2<Int16>) -> (Int, Int) {
             (min(max((Int(v.x) + 2) >> 2, loX), hiX), min(max((Int(v.y) + 2) >> 2, loY), hiY))
         }
         var (bestX, bestY) = clampedInt(mvp)
-        var bestCost = intCost(bestX, bestY)
+        var bestCost = costs.cost(bestX, bestY, below: .max)
+        let (startX, startY) = clampedInt(SIMD2(starts[0], starts[1]))
         for k in 0..<2 {
             let (x, y) = clampedInt(SIMD2(starts[2 * k], starts[2 * k + 1]))
-            if x == bestX && y == bestY { continue }
-            let c = intCost(x, y)
+            // a position costed before (the mvp's or the first start's) cannot win on a strict <
+            if (x == bestX && y == bestY) || (k == 1 && x == startX && y == startY) { continue }
+            let c = costs.cost(x, y, below: bestCost)
             if c < bestCost { bestCost = c; bestX = x; bestY = y }
         }
         var step = -1
@@ -79,13 +83,31 @@ extension MacroblockEncoder {
             for k in 0..<4 where k != step {
                 let x = cx &+ (k == 0 ? -1 : (k == 1 ? 1 : 0)), y = cy &+ (k == 2 ? -1 : (k == 3 ? 1 : 0))
                 guard x >= loX && x <= hiX && y >= loY && y <= hiY else { continue }
-                let c = intCost(x, y)
+                let c = costs.cost(x, y, below: bestCost)
                 if c < bestCost { bestCost = c; bestX = x; bestY = y; moved = k }
             }
             if moved < 0 { break }
             step = moved ^ 1
         }
         return (SIMD2(bestX, bestY), bestCost)
+    }
+
+    /// The cost of a partition's whole-sample positions: SAD + λ·(mvd bits). A method of a value rather than a
+    /// closure over the search's locals: neither is inlined at its calls, and the closure with the early stop cost 0.9%
+    /// more of a P-only encode's instructions (callgrind, 12 frames 720p QP 27).
+    struct PartitionSADCost {
+        var source: UnsafePointer<UInt8>, sourceStride: Int
+        /// The reference plane's sample at the partition's own position (the zero vector).
+        var reference: UnsafePointer<UInt8>, referenceStride: Int
+        /// 16 (16x8) or 8 (8x16).
+        var w: Int, lambda: Int32, mvp: SIMD2<Int32>
+
+        /// The cost at (x, y) in whole samples; a cost at or above `best` never wins (strict <): its SAD may stop there.
+        @inline(__always) func cost(_ x: Int, _ y: Int, below best: Int32) -> Int32 {
+            let mvCost = lambda &* MotionSearch.bitsMVD(4 &* x, 4 &* y, mvp.x, mvp.y)
+            return MacroblockEncoder.partitionSAD(source, sourceStride, reference + (y &* referenceStride &+ x), referenceStride, w: w,
+                                                  stoppingAt: best &- mvCost) &+ mvCost
+        }
     }
 
     /// The SAD of the 16x16 macroblock at `mv` rounded to whole samples, plus λ·`bits`: what partitions must beat

@@ -71,10 +71,7 @@ enum Transform {
     static func forwardChroma(srcCb: UnsafePointer<UInt8>, srcCr: UnsafePointer<UInt8>, srcStride: Int,
                               predCb: UnsafePointer<UInt8>, predCr: UnsafePointer<UInt8>, coef: UnsafeMutablePointer<Int32>,
                               reaching thresholds: (cb: Int32, cr: Int32)) -> UInt8 {
-        @inline(__always) func half(_ p: UnsafePointer<UInt8>) -> UInt64 { UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) }
-        @inline(__always) func row(_ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
-            unsafeBitCast(SIMD2(half(cb), half(cr)), to: SIMD16<UInt8>.self)
-        }
+        @inline(__always) func row(_ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>) -> SIMD16<UInt8> { halves(cb, cr) }
         let t = (lanes(thresholds.cb), lanes(thresholds.cr))
         var reaching: UInt8 = 0
         for g in 0..<2 {
@@ -255,6 +252,12 @@ enum Transform {
         let v = pairProduct(UnsafeRawPointer(levels).loadUnaligned(as: SIMD16<Int32>.self), dequantVector[qp])
         UnsafeMutableRawPointer(d).storeBytes(of: v, as: SIMD16<Int32>.self)
         if first == 1 { d[0] = dc }
+    }
+
+    /// 8 bytes at `low`, then 8 at `high`, as one vector (two movq and a punpcklqdq; two UInt64 loads put in a SIMD2
+    /// compile to a broadcast and a masked blend).
+    @inline(__always) static func halves(_ low: UnsafePointer<UInt8>, _ high: UnsafePointer<UInt8>) -> SIMD16<UInt8> {
+        SIMD16(lowHalf: UnsafeRawPointer(low).loadUnaligned(as: SIMD8<UInt8>.self), highHalf: UnsafeRawPointer(high).loadUnaligned(as: SIMD8<UInt8>.self))
     }
 
     /// Int16 lanes sign-extended to Int32 (punpck and an arithmetic shift).
