@@ -189,7 +189,8 @@ enum Deblocking {
     /// The vectors are read only where compared.
     @inline(__always) static func motionStrength(p: UnsafePointer<MacroblockState>, pq: Int, q: UnsafePointer<MacroblockState>,
                                                  qq: Int) -> Int32 {
-        let pr0 = p.pointee.ref(pq, list: 0), pr1 = p.pointee.ref(pq, list: 1), qr0 = q.pointee.ref(qq, list: 0), qr1 = q.pointee.ref(qq, list: 1)
+        let pr = p.pointee.refs(pq), qr = q.pointee.refs(qq)
+        let pr0 = pr[0], pr1 = pr[1], qr0 = qr[0], qr1 = qr[1]
         let pCount = (pr0 >= 0 ? 1 : 0) + (pr1 >= 0 ? 1 : 0)
         let qCount = (qr0 >= 0 ? 1 : 0) + (qr1 >= 0 ? 1 : 0)
         if pCount != qCount { return 1 }
