@@ -202,7 +202,8 @@ enum Deblocking {
         }
         let pmv0 = p.pointee.mv(pq, list: 0), pmv1 = p.pointee.mv(pq, list: 1)
         let qmv0 = q.pointee.mv(qq, list: 0), qmv1 = q.pointee.mv(qq, list: 1)
-        let p0 = p.pointee.picture(pq, list: 0), p1 = p.pointee.picture(pq, list: 1), q0 = q.pointee.picture(qq, list: 0), q1 = q.pointee.picture(qq, list: 1)
+        let p0 = p.pointee.picture(pq, list: 0), p1 = p.pointee.picture(pq, list: 1)
+        let q0 = q.pointee.picture(qq, list: 0), q1 = q.pointee.picture(qq, list: 1)
         guard (p0 == q0 && p1 == q1) || (p0 == q1 && p1 == q0) else { return 1 }
         if p0 != p1 {
             if p0 == q0 { return far(pmv0, qmv0) || far(pmv1, qmv1) ? 1 : 0 }

@@ -36,9 +36,8 @@ enum Transform {
         }
         let horizontal = butterfly(transposed((row(0), row(1), row(2), row(3))))  // vector k: column k
         let vertical = butterfly(transposed(horizontal))  // vector k: row k
-        let raw = UnsafeMutableRawPointer(b)
-        raw.storeBytes(of: vertical.0, as: SIMD4<Int32>.self); raw.storeBytes(of: vertical.1, toByteOffset: 16, as: SIMD4<Int32>.self)
-        raw.storeBytes(of: vertical.2, toByteOffset: 32, as: SIMD4<Int32>.self); raw.storeBytes(of: vertical.3, toByteOffset: 48, as: SIMD4<Int32>.self)
+        @inline(__always) func store(_ r: Int, _ v: SIMD4<Int32>) { UnsafeMutableRawPointer(b + 4 &* r).storeBytes(of: v, as: SIMD4<Int32>.self) }
+        store(0, vertical.0); store(1, vertical.1); store(2, vertical.2); store(3, vertical.3)
     }
 
     /// The 4x4 residual src − pred into `coef` (raster), a row of four bytes at a time.
