@@ -55,16 +55,20 @@ enum Deblocking {
     @inline(__always)
     private static func filterMacroblock(_ mbAddr: Int, y: PlanePointer, cb: PlanePointer, cr: PlanePointer, state: UnsafePointer<MacroblockState>,
                                          widthInMbs: Int, slices: [SliceControl], cbQPOffset: Int, crQPOffset: Int) {
-        let q = state[mbAddr]
-        guard q.kind != .notCoded, q.slice >= 0 else { return }
-        let control = slices[Int(q.slice)]
+        // q by address, as p below: a copy of the whole state costs more than the few fields read
+        let q = state + mbAddr
+        guard q.pointee.kind != .notCoded, q.pointee.slice >= 0 else { return }
+        let slice = q.pointee.slice, qQP = Int(q.pointee.qp)
+        let control = slices[Int(slice)]
         if control.disableIdc == 1 { return }
         let mbx = mbAddr % widthInMbs, mby = mbAddr / widthInMbs
-        let filterLeft = mbx > 0 && (control.disableIdc != 2 || state[mbAddr - 1].slice == q.slice)
-        let filterTop = mby > 0 && (control.disableIdc != 2 || state[mbAddr - widthInMbs].slice == q.slice)
-        @inline(__always) func thresholds(_ p: MacroblockState) -> EdgeThresholds {
-            EdgeThresholds(pQP: Int(p.qp), qQP: Int(q.qp), control: control, cbQPOffset: cbQPOffset, crQPOffset: crQPOffset)
+        let filterLeft = mbx > 0 && (control.disableIdc != 2 || state[mbAddr - 1].slice == slice)
+        let filterTop = mby > 0 && (control.disableIdc != 2 || state[mbAddr - widthInMbs].slice == slice)
+        @inline(__always) func thresholds(pQP: Int) -> EdgeThresholds {
+            EdgeThresholds(pQP: pQP, qQP: qQP, control: control, cbQPOffset: cbQPOffset, crQPOffset: crQPOffset)
         }
+        let innerSkipped = !q.pointee.isIntra && q.pointee.nonZero == 0, partitioned = q.pointee.partitioned
+        let transform8x8 = q.pointee.transform8x8
         var inner: EdgeThresholds?  // of the edges inside q, worked out at the first one filtered
         for dir in 0..<2 {  // 0: vertical edges, 1: horizontal edges
             let neighbourAddr = dir == 0 ? mbAddr - 1 : mbAddr - widthInMbs
@@ -72,20 +76,20 @@ enum Deblocking {
                 if edge == 0 && !(dir == 0 ? filterLeft : filterTop) { continue }
                 // inner edges of an inter macroblock with no coefficients: bS 0 throughout (one motion per 8x8 quadrant, so
                 // only edge 2 of a partitioned one may differ)
-                if edge > 0 && !q.isIntra && q.nonZero == 0 && (!q.partitioned || edge != 2) { continue }
+                if edge > 0 && innerSkipped && (!partitioned || edge != 2) { continue }
                 // transform_size_8x8_flag: no luma edges inside the 8x8 blocks (8.7), and chroma (4:2:0) has none there
-                if edge & 1 == 1 && q.transform8x8 { continue }
+                if edge & 1 == 1 && transform8x8 { continue }
                 // p by address: a struct chosen between two would be copied whole at every edge
                 let p = state + (edge == 0 ? neighbourAddr : mbAddr)
-                let bS = edgeStrength(p: p.pointee, q: q, vertical: dir == 0, edge: edge)
+                let bS = edgeStrength(p: p, q: q, vertical: dir == 0, edge: edge)
                 if bS == .zero { continue }
                 let t: EdgeThresholds
                 if edge == 0 {
-                    t = thresholds(p.pointee)
+                    t = thresholds(pQP: Int(p.pointee.qp))
                 } else if let known = inner {
                     t = known
                 } else {
-                    t = thresholds(q); inner = t
+                    t = thresholds(pQP: qQP); inner = t
                 }
                 let lumaStart = dir == 0 ? y.at(16 * mbx + 4 * edge, 16 * mby) : y.at(16 * mbx, 16 * mby + 4 * edge)
                 filterEdge(lumaStart, across: dir == 0 ? 1 : y.stride, along: dir == 0 ? y.stride : 1, lines: 16, bS: bS,
@@ -140,7 +144,7 @@ enum Deblocking {
         if !macroblockEdge && !q.partitioned { return 0 }  // one 16x16 partition: same motion both sides
         let pq = MacroblockState.quadrant(ofRaster: pBlk), qq = MacroblockState.quadrant(ofRaster: qBlk)
         if !macroblockEdge && pq == qq { return 0 }
-        return motionStrength(p: p, pq: pq, q: q, qq: qq)
+        return withUnsafePointer(to: p) { p in withUnsafePointer(to: q) { q in motionStrength(p: p, pq: pq, q: q, qq: qq) } }
     }
 
     /// bS of the four pairs of 4x4 blocks across edge `edge` (0...3, 0 the macroblock edge) of q, vertical
@@ -148,9 +152,11 @@ enum Deblocking {
     /// ``strength(p:pBlk:q:qBlk:macroblockEdge:)`` pair by pair, with the non-zero bits of the four blocks
     /// either side taken at once and the motion compared once per pair of quadrants (lanes 0-1 and 2-3
     /// lie in one quadrant each side).
-    @inline(__always) static func edgeStrength(p: MacroblockState, q: MacroblockState, vertical: Bool, edge: Int) -> SIMD4<Int32> {
+    /// p and q by address: the states are not copied (a call the compiler may keep would copy both whole).
+    @inline(__always) static func edgeStrength(p: UnsafePointer<MacroblockState>, q: UnsafePointer<MacroblockState>, vertical: Bool,
+                                               edge: Int) -> SIMD4<Int32> {
         let macroblockEdge = edge == 0
-        if p.isIntra || q.isIntra { return SIMD4(repeating: macroblockEdge ? 4 : 3) }
+        if p.pointee.isIntra || q.pointee.isIntra { return SIMD4(repeating: macroblockEdge ? 4 : 3) }
         let pLine = macroblockEdge ? 3 : edge &- 1  // p's column (vertical edges) or row of blocks next to the edge
         /// The four blocks of column or row `line` of `bits` (raster) as bits 0...3, in the order along the edge.
         @inline(__always) func lineBits(_ bits: UInt16, _ line: Int) -> Int {
@@ -159,20 +165,20 @@ enum Deblocking {
             // bits line, line + 4, + 8, + 12 to 12...15 by one multiply (the products' bits never overlap: no carries)
             return (((b >> line) & 0x1111) &* 0x1248) >> 12 & 15
         }
-        let coded = lineBits(p.nonZero, pLine) | lineBits(q.nonZero, edge)
+        let coded = lineBits(p.pointee.nonZero, pLine) | lineBits(q.pointee.nonZero, edge)
         // Inside the macroblock, motion differs only across the middle edge of a partitioned one (one motion per quadrant).
-        let motionMatters = macroblockEdge || (q.partitioned && edge == 2)
+        let motionMatters = macroblockEdge || (q.pointee.partitioned && edge == 2)
         @inline(__always) func motion(_ half: Int) -> Int32 {
             guard motionMatters else { return 0 }
             let pq = vertical ? 2 &* half &+ pLine >> 1 : 2 &* (pLine >> 1) &+ half
             let qq = vertical ? 2 &* half &+ edge >> 1 : 2 &* (edge >> 1) &+ half
             // The same pictures with the same vectors: bS 0 (a picture is −1 exactly where its refIdx is)
-            if p.motionKey(pq) == q.motionKey(qq) { return 0 }
+            if p.pointee.motionKey(pq) == q.pointee.motionKey(qq) { return 0 }
             return motionStrength(p: p, pq: pq, q: q, qq: qq)
         }
         // Unpartitioned macroblocks have one motion in all four quadrants (``MacroblockState/setUniform(refIdx:mv:pictures:)``):
         // the second half of the edge then compares the same motion as the first.
-        let uniform = !p.partitioned && !q.partitioned
+        let uniform = !p.pointee.partitioned && !q.pointee.partitioned
         let m0 = coded & 3 == 3 && !(uniform && coded & 12 != 12) ? 0 : motion(0)
         let m1 = coded & 12 == 12 ? 0 : (uniform ? m0 : motion(1))
         return SIMD4(coded & 1 != 0 ? 2 : m0, coded & 2 != 0 ? 2 : m0, coded & 4 != 0 ? 2 : m1, coded & 8 != 0 ? 2 : m1)
@@ -180,20 +186,24 @@ enum Deblocking {
 
     /// bS 1 or 0 across blocks with no coefficients, of inter macroblocks p and q, in quadrants pq and qq
     /// (8.7.2.1: different reference pictures or numbers of motion vectors, or vectors 4 quarter samples apart).
-    @inline(__always) static func motionStrength(p: MacroblockState, pq: Int, q: MacroblockState, qq: Int) -> Int32 {
-        let pr0 = p.ref(pq, list: 0), pr1 = p.ref(pq, list: 1), qr0 = q.ref(qq, list: 0), qr1 = q.ref(qq, list: 1)
+    /// The vectors are read only where compared.
+    @inline(__always) static func motionStrength(p: UnsafePointer<MacroblockState>, pq: Int, q: UnsafePointer<MacroblockState>,
+                                                 qq: Int) -> Int32 {
+        let pr = p.pointee.refs(pq), qr = q.pointee.refs(qq)
+        let pr0 = pr[0], pr1 = pr[1], qr0 = qr[0], qr1 = qr[1]
         let pCount = (pr0 >= 0 ? 1 : 0) + (pr1 >= 0 ? 1 : 0)
         let qCount = (qr0 >= 0 ? 1 : 0) + (qr1 >= 0 ? 1 : 0)
         if pCount != qCount { return 1 }
         @inline(__always) func far(_ a: SIMD2<Int16>, _ b: SIMD2<Int16>) -> Bool { abs(Int(a.x) - Int(b.x)) >= 4 || abs(Int(a.y) - Int(b.y)) >= 4 }
-        let pmv0 = p.mv(pq, list: 0), pmv1 = p.mv(pq, list: 1)
-        let qmv0 = q.mv(qq, list: 0), qmv1 = q.mv(qq, list: 1)
         if pCount == 1 {
             let pl = pr0 >= 0 ? 0 : 1, ql = qr0 >= 0 ? 0 : 1
-            if p.picture(pq, list: pl) != q.picture(qq, list: ql) { return 1 }
-            return far(pl == 0 ? pmv0 : pmv1, ql == 0 ? qmv0 : qmv1) ? 1 : 0
+            if p.pointee.picture(pq, list: pl) != q.pointee.picture(qq, list: ql) { return 1 }
+            return far(p.pointee.mv(pq, list: pl), q.pointee.mv(qq, list: ql)) ? 1 : 0
         }
-        let p0 = p.picture(pq, list: 0), p1 = p.picture(pq, list: 1), q0 = q.picture(qq, list: 0), q1 = q.picture(qq, list: 1)
+        let pmv0 = p.pointee.mv(pq, list: 0), pmv1 = p.pointee.mv(pq, list: 1)
+        let qmv0 = q.pointee.mv(qq, list: 0), qmv1 = q.pointee.mv(qq, list: 1)
+        let p0 = p.pointee.picture(pq, list: 0), p1 = p.pointee.picture(pq, list: 1)
+        let q0 = q.pointee.picture(qq, list: 0), q1 = q.pointee.picture(qq, list: 1)
         guard (p0 == q0 && p1 == q1) || (p0 == q1 && p1 == q0) else { return 1 }
         if p0 != p1 {
             if p0 == q0 { return far(pmv0, qmv0) || far(pmv1, qmv1) ? 1 : 0 }

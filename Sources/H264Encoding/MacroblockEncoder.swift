@@ -245,7 +245,7 @@ struct MacroblockEncoder {
             mb.prevIntra4x4PredModeFlag[blk] = bestMode == predMode
             mb.remIntra4x4PredMode[blk] = UInt8(bestMode <= predMode ? bestMode : bestMode - 1)
             // residual of this block, reconstructed at once (the next block predicts from it)
-            for r in 0..<4 { for c in 0..<4 { s.coef[4 &* r &+ c] = Int32(src[r &* ss &+ c]) &- Int32(pred[16 &* r &+ c]) } }
+            Transform.residual4x4(src: src, srcStride: ss, pred: pred, predStride: 16, into: s.coef)
             Transform.forward4x4(s.coef)
             let levels = s.lumaLevels + 16 * blk
             let count = quantizer.quantize(s.coef, levels: levels)

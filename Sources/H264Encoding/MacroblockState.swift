@@ -27,10 +27,15 @@ struct MacroblockState {
     /// The quadrant (8x8 block, raster) of the 4x4 block `raster` (raster index 0...15).
     @inline(__always) static func quadrant(ofRaster raster: Int) -> Int { (raster >> 3) << 1 | (raster & 3) >> 1 }
 
+    /// One lane of 32 bits read (lanes of a vector at a runtime index cost a store and a load each).
     @inline(__always) func mv(_ quadrant: Int, list: Int) -> SIMD2<Int16> {
-        SIMD2(motion[4 * quadrant + 2 * list], motion[4 * quadrant + 2 * list + 1])
+        unsafeBitCast(unsafeBitCast(motion, to: SIMD8<UInt32>.self)[2 &* quadrant &+ list], to: SIMD2<Int16>.self)
     }
     @inline(__always) func ref(_ quadrant: Int, list: Int) -> Int8 { refIdx[2 * quadrant + list] }
+    /// refIdxL0 and refIdxL1 of quadrant q, read as one lane of 16 bits.
+    @inline(__always) func refs(_ quadrant: Int) -> SIMD2<Int8> {
+        unsafeBitCast(unsafeBitCast(refIdx, to: SIMD4<UInt16>.self)[quadrant], to: SIMD2<Int8>.self)
+    }
     @inline(__always) func picture(_ quadrant: Int, list: Int) -> Int32 { refPicture[2 * quadrant + list] }
 
     /// Quadrant q's vectors (mvL0, mvL1) and pictures (both lists) as two 64-bit values: equal for two

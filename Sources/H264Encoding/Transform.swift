@@ -26,17 +26,28 @@ enum Transform {
         return [29, 30, 31, 32, 32, 33, 34, 34, 35, 35, 36, 36, 37, 37, 37, 38, 38, 38, 39, 39, 39, 39][qPI - 30]
     }
 
-    /// Forward core transform (the inverse of 8.5.12.2 up to scaling).
+    /// Forward core transform (the inverse of 8.5.12.2 up to scaling), in place: rows, then columns, each
+    /// pass one butterfly over four vectors with the block transposed before it (as ``inverse4x4(_:)``).
     @inline(__always) static func forward4x4(_ b: UnsafeMutablePointer<Int32>) {
-        for r in 0..<4 {
-            let p = b + 4 * r
-            let s03 = p[0] &+ p[3], s12 = p[1] &+ p[2], d03 = p[0] &- p[3], d12 = p[1] &- p[2]
-            p[0] = s03 &+ s12; p[2] = s03 &- s12; p[1] = 2 &* d03 &+ d12; p[3] = d03 &- 2 &* d12
+        @inline(__always) func row(_ r: Int) -> SIMD4<Int32> { UnsafeRawPointer(b + 4 &* r).loadUnaligned(as: SIMD4<Int32>.self) }
+        @inline(__always) func butterfly(_ v: Rows4x4) -> Rows4x4 {
+            let s03 = v.0 &+ v.3, s12 = v.1 &+ v.2, d03 = v.0 &- v.3, d12 = v.1 &- v.2
+            return (s03 &+ s12, 2 &* d03 &+ d12, s03 &- s12, d03 &- 2 &* d12)
         }
-        for c in 0..<4 {
-            let p = b + c
-            let s03 = p[0] &+ p[12], s12 = p[4] &+ p[8], d03 = p[0] &- p[12], d12 = p[4] &- p[8]
-            p[0] = s03 &+ s12; p[8] = s03 &- s12; p[4] = 2 &* d03 &+ d12; p[12] = d03 &- 2 &* d12
+        let horizontal = butterfly(transposed((row(0), row(1), row(2), row(3))))  // vector k: column k
+        let vertical = butterfly(transposed(horizontal))  // vector k: row k
+        @inline(__always) func store(_ r: Int, _ v: SIMD4<Int32>) { UnsafeMutableRawPointer(b + 4 &* r).storeBytes(of: v, as: SIMD4<Int32>.self) }
+        store(0, vertical.0); store(1, vertical.1); store(2, vertical.2); store(3, vertical.3)
+    }
+
+    /// The 4x4 residual src − pred into `coef` (raster), a row of four bytes at a time.
+    @inline(__always) static func residual4x4(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
+                                              into coef: UnsafeMutablePointer<Int32>) {
+        @inline(__always) func row(_ p: UnsafePointer<UInt8>) -> SIMD4<Int32> {
+            SIMD4(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
+        }
+        for r in 0..<4 {
+            UnsafeMutableRawPointer(coef + 4 &* r).storeBytes(of: row(src + r &* srcStride) &- row(pred + r &* predStride), as: SIMD4<Int32>.self)
         }
     }
 

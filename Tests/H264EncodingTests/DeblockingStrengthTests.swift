@@ -54,7 +54,9 @@ struct DeblockingStrengthTests {
             for vertical in [true, false] {
                 for edge in 0..<4 {
                     let neighbour = edge == 0 ? p : q
-                    let lanes = Deblocking.edgeStrength(p: neighbour, q: q, vertical: vertical, edge: edge)
+                    let lanes = withUnsafePointer(to: neighbour) { p in
+                        withUnsafePointer(to: q) { q in Deblocking.edgeStrength(p: p, q: q, vertical: vertical, edge: edge) }
+                    }
                     for k in 0..<4 {
                         let qBlk = vertical ? 4 * k + edge : 4 * edge + k
                         let pBlk = edge > 0 ? (vertical ? qBlk - 1 : qBlk - 4) : (vertical ? 4 * k + 3 : 12 + k)
