@@ -43,12 +43,15 @@ enum Transform {
     /// The 4x4 residual src − pred into `coef` (raster), a row of four bytes at a time.
     @inline(__always) static func residual4x4(src: UnsafePointer<UInt8>, srcStride: Int, pred: UnsafePointer<UInt8>, predStride: Int,
                                               into coef: UnsafeMutablePointer<Int32>) {
-        @inline(__always) func row(_ p: UnsafePointer<UInt8>) -> SIMD4<Int32> {
-            SIMD4(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
-        }
         for r in 0..<4 {
-            UnsafeMutableRawPointer(coef + 4 &* r).storeBytes(of: row(src + r &* srcStride) &- row(pred + r &* predStride), as: SIMD4<Int32>.self)
+            UnsafeMutableRawPointer(coef + 4 &* r).storeBytes(of: fourSamples(src + r &* srcStride) &- fourSamples(pred + r &* predStride),
+                                                              as: SIMD4<Int32>.self)
         }
+    }
+
+    /// Four 8-bit samples in Int32 lanes, loaded at once.
+    @inline(__always) static func fourSamples(_ p: UnsafePointer<UInt8>) -> SIMD4<Int32> {
+        SIMD4(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
     }
 
     /// Residual (src − pred) and forward core transform of the sixteen 4x4 blocks of a 16x16 block at
@@ -214,8 +217,6 @@ enum Transform {
             mf = quantMFVector[qp]
         }
 
-        /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
-        /// pmaddwd per four lanes (``pairProduct(_:_:)``).
         /// ``quantize(_:levels:first:)`` of a block that ``forward16x16(src:srcStride:pred:predStride:coef:reaching:)``
         /// or ``forwardChroma(srcCb:srcCr:srcStride:predCb:predCr:coef:reaching:)`` found `reaching` or not:
         /// all levels 0 without a look at the coefficients when it is not.
@@ -228,6 +229,8 @@ enum Transform {
             return quantize(coef, levels: levels, first: first)
         }
 
+        /// The coefficients are the forward transform's, |c| ≤ 36 · 255: with MF < 2^15 the product is one
+        /// pmaddwd per four lanes (``pairProduct(_:_:)``).
         @inline(__always) func quantize(_ coef: UnsafeMutablePointer<Int32>, levels: UnsafeMutablePointer<Int32>, first: Int = 0) -> Int {
             let c = UnsafeRawPointer(coef).loadUnaligned(as: SIMD16<Int32>.self)
             let sign = c &>> 31  // −1 where negative: (x ^ sign) − sign is |x|, then the sign again
@@ -279,10 +282,7 @@ enum Transform {
     /// Clip1Y(pred + r) of 8.5.14 into four rows of dst, r the residual rows of ``inverse4x4(_:)``.
     @inline(__always) static func addResidual4x4(_ residual: Rows4x4, pred: UnsafePointer<UInt8>, predStride: Int,
                                                  dst: UnsafeMutablePointer<UInt8>, dstStride: Int) {
-        @inline(__always) func samples(_ r: Int) -> SIMD4<Int32> {
-            let p = pred + r &* predStride
-            return SIMD4(Int32(p[0]), Int32(p[1]), Int32(p[2]), Int32(p[3]))
-        }
+        @inline(__always) func samples(_ r: Int) -> SIMD4<Int32> { fourSamples(pred + r &* predStride) }
         @inline(__always) func store(_ r: Int, _ v: SIMD4<Int32>) {
             let q = dst + r &* dstStride
             q[0] = UInt8(truncatingIfNeeded: v[0]); q[1] = UInt8(truncatingIfNeeded: v[1])
